@@ -26,24 +26,29 @@ import numpy as np
 # Bounds that make overflow impossible: doubles give at most C(25 + 3, 4) = 20,475
 # non-increasing source sequences; differing dice at most 2 * 25 * 25 = 1,250.
 CAPACITY = 32768
-_TABLE_BITS = 16
-_TABLE_SIZE = 1 << _TABLE_BITS
-_TABLE_MASK = _TABLE_SIZE - 1
 MAX_MOVES = 4
 NO_MOVE = -1
 # A move is stored as (source, destination, hit); destination 0 means borne off.
 MOVE_FIELDS = 3
 
+# The dedup table starts small enough to stay in the L1 cache (most rolls give a few dozen
+# plays) and is rebuilt at full size when a roll has many plays.
+_SMALL_TABLE = 1 << 10
+_LARGE_TABLE = 1 << 16
+# state vector slots
+_COUNT, _BEST, _STAMP, _MASK = 0, 1, 2, 3
+
 _jit = nb.njit(cache=True, nogil=True)
 
 
 @_jit
-def _destination(board: np.ndarray, source: int, die: int) -> int:
+def _destination(board: np.ndarray, source: int, die: int, outside: int) -> int:
     """Where a checker of the side on roll on ``source`` lands with ``die``, or -1 if it can't.
 
     RULES.md §3: checkers on the bar enter first; a move lands on an open point (empty, own,
-    or a single opposing blot); bearing off needs all checkers home, an exact die, or a
-    higher die from the highest occupied point.
+    or a single opposing blot); bearing off needs all checkers home (``outside`` counts the
+    mover's checkers on points 7..24 and the bar), an exact die, or a higher die from the
+    highest occupied point.
     """
     if board[source] <= 0:
         return -1
@@ -52,9 +57,8 @@ def _destination(board: np.ndarray, source: int, die: int) -> int:
     target = source - die
     if target >= 1:
         return target if board[target] >= -1 else -1
-    for point in range(7, 26):
-        if board[point] > 0:
-            return -1
+    if outside > 0:
+        return -1
     if target == 0:
         return 0
     for point in range(source + 1, 7):
@@ -102,71 +106,93 @@ def board_key(board: np.ndarray) -> tuple[np.uint64, np.uint64]:
 
 @_jit
 def new_scratch() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
-                           np.ndarray, np.ndarray]:
-    """Buffers for :func:`generate`: results, their moves, the key table and a state vector.
+                           np.ndarray]:
+    """Buffers for :func:`generate`, allocated once and reused for every roll.
 
-    ``state`` holds [count, best score, stamp].
+    ``(boards, moves, keys, table, state, line)``: the resulting boards, their moves, their
+    keys, the dedup table (low, high, stamp per slot), ``state`` = [count, best score,
+    stamp, table mask], and the moves of the line being searched.
     """
     boards = np.empty((CAPACITY, 26), dtype=np.int8)
     moves = np.empty((CAPACITY, MAX_MOVES, MOVE_FIELDS), dtype=np.int8)
-    table_low = np.zeros(_TABLE_SIZE, dtype=np.uint64)
-    table_high = np.zeros(_TABLE_SIZE, dtype=np.uint64)
-    table_stamp = np.zeros(_TABLE_SIZE, dtype=np.int64)
-    state = np.zeros(3, dtype=np.int64)
+    keys = np.empty((CAPACITY, 2), dtype=np.uint64)
+    table = np.zeros((_LARGE_TABLE, 3), dtype=np.uint64)
+    state = np.zeros(4, dtype=np.int64)
     line = np.full((MAX_MOVES, MOVE_FIELDS), NO_MOVE, dtype=np.int8)
-    return boards, moves, table_low, table_high, table_stamp, state, line
+    return boards, moves, keys, table, state, line
 
 
 @_jit
-def _leaf(board, score, depth, line, boards, moves, table_low, table_high, table_stamp, state):
+def _insert(table: np.ndarray, mask: int, stamp: np.uint64, low: np.uint64,
+            high: np.uint64) -> bool:
+    """Add a key to the table; False if it was already there."""
+    slot = np.int64(((low * np.uint64(0x9E3779B97F4A7C15))
+                     ^ (high * np.uint64(0xC2B2AE3D27D4EB4F))) >> np.uint64(40)) & mask
+    while table[slot, 2] == stamp:
+        if table[slot, 0] == low and table[slot, 1] == high:
+            return False
+        slot = (slot + 1) & mask
+    table[slot, 0] = low
+    table[slot, 1] = high
+    table[slot, 2] = stamp
+    return True
+
+
+@_jit
+def _leaf(board: np.ndarray, score: int, depth: int, line: np.ndarray, boards: np.ndarray,
+          moves: np.ndarray, keys: np.ndarray, table: np.ndarray, state: np.ndarray) -> None:
     """Record a finished line of play if it scores at least as well as the best so far."""
-    if score < state[1]:
+    if score < state[_BEST]:
         return
-    if score > state[1]:
-        state[1] = score
-        state[0] = 0
-        state[2] += 1  # forget every key stored for worse-scoring leaves
+    if score > state[_BEST]:
+        state[_BEST] = score
+        state[_COUNT] = 0
+        state[_STAMP] += 1  # forget every key stored for worse-scoring leaves
     low, high = board_key(board)
-    slot = np.int64(((low * np.uint64(0x9E3779B97F4A7C15)) ^ (high * np.uint64(0xC2B2AE3D27D4EB4F)))
-                    >> np.uint64(64 - _TABLE_BITS))
-    stamp = state[2]
-    while table_stamp[slot] == stamp:
-        if table_low[slot] == low and table_high[slot] == high:
-            return
-        slot = (slot + 1) & _TABLE_MASK
-    table_stamp[slot] = stamp
-    table_low[slot] = low
-    table_high[slot] = high
-    n = state[0]
+    if not _insert(table, state[_MASK], np.uint64(state[_STAMP]), low, high):
+        return
+    n = state[_COUNT]
     boards[n, :] = board
+    keys[n, 0] = low
+    keys[n, 1] = high
     for m in range(MAX_MOVES):
         for f in range(MOVE_FIELDS):
             moves[n, m, f] = line[m, f] if m < depth else NO_MOVE
-    state[0] = n + 1
+    n += 1
+    state[_COUNT] = n
+    if n == _SMALL_TABLE // 2 and state[_MASK] == _SMALL_TABLE - 1:
+        # Many plays: move to the large table before the small one gets crowded.
+        state[_MASK] = _LARGE_TABLE - 1
+        state[_STAMP] += 1
+        stamp = np.uint64(state[_STAMP])
+        for i in range(n):
+            _insert(table, state[_MASK], stamp, keys[i, 0], keys[i, 1])
 
 
 @_jit
-def _search(board, dice, ndice, same_dice, line, boards, moves, table_low, table_high,
-            table_stamp, state):
+def _search(board: np.ndarray, dice: np.ndarray, ndice: int, same_dice: bool, outside: int,
+            line: np.ndarray, boards: np.ndarray, moves: np.ndarray, keys: np.ndarray,
+            table: np.ndarray, state: np.ndarray) -> None:
     """Depth-first expansion of one ordering of the dice (see the module doc).
 
     Iterative, with an explicit stack (``next_source`` per depth): numba cannot cache
-    recursive functions.
+    recursive functions. ``outside`` (checkers not yet home) is kept up to date per depth.
     """
     next_source = np.empty(MAX_MOVES + 1, dtype=np.int64)
+    outside_at = np.empty(MAX_MOVES + 1, dtype=np.int64)
     moved = np.zeros(MAX_MOVES + 1, dtype=np.bool_)
     next_source[0] = 25
+    outside_at[0] = outside
     depth = 0
     while depth >= 0:
         if depth == ndice:
-            _leaf(board, 8 * depth, depth, line, boards, moves, table_low, table_high,
-                  table_stamp, state)
+            _leaf(board, 8 * depth, depth, line, boards, moves, keys, table, state)
         else:
             die = dice[depth]
             source = next_source[depth]
             target = -1
             while source >= 1:
-                target = _destination(board, source, die)
+                target = _destination(board, source, die, outside_at[depth])
                 if target >= 0:
                     break
                 source -= 1
@@ -176,6 +202,7 @@ def _search(board, dice, ndice, same_dice, line, boards, moves, table_low, table
                 line[depth, 0] = source
                 line[depth, 1] = target
                 line[depth, 2] = _apply(board, source, target)
+                outside_at[depth + 1] = outside_at[depth] - (1 if source > 6 >= target else 0)
                 depth += 1
                 # Doubles: the next move starts no higher than this one.
                 next_source[depth] = source if same_dice else 25
@@ -185,15 +212,15 @@ def _search(board, dice, ndice, same_dice, line, boards, moves, table_low, table
                 # The rest of the roll cannot be played: a partial play. A die played
                 # alone scores its value on top, so the higher die wins when only one can.
                 score = 8 * depth + (dice[0] if depth == 1 else 0)
-                _leaf(board, score, depth, line, boards, moves, table_low, table_high,
-                      table_stamp, state)
+                _leaf(board, score, depth, line, boards, moves, keys, table, state)
         depth -= 1
         if depth >= 0:
             _undo(board, line[depth, 0], line[depth, 1], line[depth, 2])
 
 
 @_jit
-def generate(board, dice, boards, moves, table_low, table_high, table_stamp, state, line):
+def generate(board: np.ndarray, dice: np.ndarray, boards: np.ndarray, moves: np.ndarray,
+             keys: np.ndarray, table: np.ndarray, state: np.ndarray, line: np.ndarray) -> int:
     """All distinct legal plays of ``board`` for ``dice`` (1 to 4 values still to play).
 
     ``dice`` is the list of moves still available: ``[a, b]`` for a roll of two different
@@ -204,21 +231,24 @@ def generate(board, dice, boards, moves, table_low, table_high, table_stamp, sta
     unchanged, with no moves.
     """
     work = board.copy()
-    state[0] = 0
-    state[1] = -1
-    state[2] += 1
+    state[_COUNT] = 0
+    state[_BEST] = -1
+    state[_STAMP] += 1
+    state[_MASK] = _SMALL_TABLE - 1
+    outside = 0
+    for point in range(7, 26):
+        if work[point] > 0:
+            outside += work[point]
     ndice = dice.shape[0]
     same = True
     for i in range(1, ndice):
         if dice[i] != dice[0]:
             same = False
-    _search(work, dice, ndice, same, line, boards, moves, table_low, table_high,
-            table_stamp, state)
+    _search(work, dice, ndice, same, outside, line, boards, moves, keys, table, state)
     if not same:
         reverse = dice[::-1].copy()
-        _search(work, reverse, ndice, same, line, boards, moves, table_low, table_high,
-                table_stamp, state)
-    return state[0]
+        _search(work, reverse, ndice, same, outside, line, boards, moves, keys, table, state)
+    return int(state[_COUNT])
 
 
 @_jit
@@ -234,14 +264,16 @@ def roll_dice(die1: int, die2: int) -> np.ndarray:
 
 @_jit
 def count_plays_batch(positions: np.ndarray, rolls: np.ndarray) -> np.ndarray:
-    """Number of distinct legal plays for each (board, roll) row — for tests and benchmarks."""
-    boards, moves, table_low, table_high, table_stamp, state, line = new_scratch()
+    """Number of distinct legal plays for each (board, roll) row — for tests and benchmarks.
+
+    A roll with no legal move counts as one play (the pass).
+    """
+    boards, moves, keys, table, state, line = new_scratch()
     n = positions.shape[0]
     counts = np.empty(n, dtype=np.int64)
     for i in range(n):
         dice = roll_dice(rolls[i, 0], rolls[i, 1])
-        counts[i] = generate(positions[i], dice, boards, moves, table_low, table_high,
-                             table_stamp, state, line)
+        counts[i] = generate(positions[i], dice, boards, moves, keys, table, state, line)
     return counts
 
 
@@ -253,7 +285,7 @@ def plays_batch(positions: np.ndarray, rolls: np.ndarray) -> tuple[np.ndarray, n
     offsets[i + 1]]``, boards seen from the side that moved. A roll with no legal move
     yields the unchanged board.
     """
-    boards, moves, table_low, table_high, table_stamp, state, line = new_scratch()
+    boards, moves, keys, table, state, line = new_scratch()
     n = positions.shape[0]
     offsets = np.zeros(n + 1, dtype=np.int64)
     capacity = max(1024, n * 32)
@@ -261,8 +293,7 @@ def plays_batch(positions: np.ndarray, rolls: np.ndarray) -> tuple[np.ndarray, n
     total = 0
     for i in range(n):
         dice = roll_dice(rolls[i, 0], rolls[i, 1])
-        count = generate(positions[i], dice, boards, moves, table_low, table_high,
-                         table_stamp, state, line)
+        count = generate(positions[i], dice, boards, moves, keys, table, state, line)
         if total + count > capacity:
             while total + count > capacity:
                 capacity *= 2

@@ -70,7 +70,7 @@ def _buffers() -> tuple[np.ndarray, ...]:
     if buffers is None:
         buffers = _movegen.new_scratch()
         _scratch.buffers = buffers
-    return buffers  # type: ignore[no-any-return]
+    return buffers
 
 
 def _check_dice(dice: Sequence[int]) -> tuple[int, ...]:
@@ -81,7 +81,9 @@ def _check_dice(dice: Sequence[int]) -> tuple[int, ...]:
         if isinstance(die, bool) or not isinstance(die, int | np.integer) or not 1 <= die <= 6:
             raise InvalidDiceError(f"a die shows 1 to 6, got {die!r}")
     if len(set(values)) > 1 and len(values) != 2:
-        raise InvalidDiceError(f"dice left in a turn are two different numbers or all equal: {values}")
+        raise InvalidDiceError(
+            f"dice left in a turn are two different numbers or all equal: {values}"
+        )
     return values
 
 
@@ -95,9 +97,8 @@ def plays_with(position: Position, dice: Sequence[int]) -> tuple[Play, ...]:
     if not isinstance(position, Position):
         raise TypeError(f"expected a Position, got {type(position).__name__}")
     values = np.array(_check_dice(dice), dtype=np.int64)
-    boards, moves, table_low, table_high, table_stamp, state, line = _buffers()
-    count = _movegen.generate(position.array(), values, boards, moves, table_low, table_high,
-                              table_stamp, state, line)
+    boards, moves, keys, table, state, line = _buffers()
+    count = _movegen.generate(position.array(), values, boards, moves, keys, table, state, line)
     plays = []
     for i in range(count):
         play_moves = tuple(

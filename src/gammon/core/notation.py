@@ -18,6 +18,7 @@ returns is always legal.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -111,7 +112,7 @@ def parse_segments(text: str) -> list[tuple[list[int], list[bool]]]:
             hit = part.endswith("*")
             points.append(_parse_point(part.rstrip("*"), first=index == 0))
             hits.append(hit)
-        for a, b in zip(points, points[1:], strict=False):
+        for a, b in itertools.pairwise(points):
             if b >= a:
                 raise NotationError(f"checkers move from higher points to lower: {token!r}")
             if b == BAR:

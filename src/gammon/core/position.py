@@ -102,7 +102,8 @@ class Position:
         Point ``25`` is that side's bar. Example: a lone checker each on the 1-points
         (each side's ace point is the other's 24-point):
 
-        >>> Position.from_points({1: 1}, {1: 1}).board[1], Position.from_points({1: 1}, {1: 1}).board[24]
+        >>> aces = Position.from_points({1: 1}, {1: 1})
+        >>> aces.board[1], aces.board[24]
         (1, -1)
         """
         board = [0] * SLOTS
@@ -121,7 +122,9 @@ class Position:
     def from_id(cls, position_id: str) -> Position:
         """Decode a GNU Backgammon Position ID (14 characters of base64)."""
         if not isinstance(position_id, str):
-            raise InvalidPositionError(f"Position ID must be a string, not {type(position_id).__name__}")
+            raise InvalidPositionError(
+                f"Position ID must be a string, not {type(position_id).__name__}"
+            )
         text = position_id.strip()
         if len(text) != _ID_LENGTH:
             raise InvalidPositionError(
@@ -161,7 +164,10 @@ class Position:
                     f"Position ID puts both sides on point {slot + 1}: {text!r}"
                 )
             board[index] -= opponent[slot]
-        return cls(board)
+        decoded = cls(board)
+        if decoded.id() != text:  # e.g. set padding bits: the same board, spelled wrongly
+            raise InvalidPositionError(f"Position ID is not in canonical form: {text!r}")
+        return decoded
 
     # -- the standard IDs -----------------------------------------------------------------
 

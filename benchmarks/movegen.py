@@ -1,0 +1,83 @@
+"""Legal-play generation speed: (position, dice) pairs per second on one core.
+
+Positions come from random self-play games with a fixed seed (every position a side
+actually faced, with the roll it got). The timed path is the engine's batch path
+(`plays_batch`: every distinct resulting board for each pair); the per-position Python API
+(`legal_plays`, which also builds Play objects) is timed on a slice for comparison.
+
+Run: ``python benchmarks/movegen.py [--pairs 20000] [--repeats 7] [--seed 1]``
+(also ``gammon bench movegen``). Prints the median of the repeats and every run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+
+import numpy as np
+
+from gammon.core import _movegen
+from gammon.core.dice import Roll
+from gammon.core.moves import legal_plays
+from gammon.core.position import Position
+
+
+def self_play_pairs(count: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """(position, roll) pairs met in random self-play games from the opening."""
+    rng = random.Random(seed)
+    boards: list[np.ndarray] = []
+    rolls: list[tuple[int, int]] = []
+    position = Position.initial()
+    while len(boards) < count:
+        roll = Roll.roll(rng)
+        boards.append(position.array())
+        rolls.append((roll.die1, roll.die2))
+        play = rng.choice(legal_plays(position, roll))
+        position = play.position.swap()
+        if play.position.winner() is not None:
+            position = Position.initial()
+    return np.stack(boards), np.array(rolls, dtype=np.int64)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pairs", type=int, default=20_000)
+    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+
+    print(f"collecting {args.pairs} (position, dice) pairs from self-play, seed {args.seed} ...",
+          flush=True)
+    boards, rolls = self_play_pairs(args.pairs, args.seed)
+    _movegen.plays_batch(boards[:10], rolls[:10])  # compile (or load the cache) outside timing
+
+    rates = []
+    total_plays = 0
+    for run in range(args.repeats):
+        start = time.perf_counter()
+        offsets, _ = _movegen.plays_batch(boards, rolls)
+        elapsed = time.perf_counter() - start
+        total_plays = int(offsets[-1])
+        rates.append(len(boards) / elapsed)
+        print(f"  run {run + 1}/{args.repeats}: {rates[-1]:,.0f} positions/s", flush=True)
+    print(f"batch path (plays_batch): median {statistics.median(rates):,.0f} positions/s "
+          f"over {len(boards):,} pairs, {total_plays:,} distinct plays "
+          f"({total_plays / len(boards):.1f} per pair)")
+
+    sample = min(2_000, len(boards))
+    positions = [Position.from_board(b) for b in boards[:sample]]
+    roll_values = [Roll(int(a), int(b)) for a, b in rolls[:sample]]
+    start = time.perf_counter()
+    for position, roll in zip(positions, roll_values, strict=True):
+        legal_plays(position, roll)
+    python_rate = sample / (time.perf_counter() - start)
+    print(f"Python API (legal_plays, Play objects): {python_rate:,.0f} positions/s "
+          f"over {sample:,} pairs")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,130 @@
+"""The ``gammon`` command.
+
+``gammon show POSITION_ID [MATCH_ID]`` draws a position; ``gammon moves POSITION_ID DICE``
+lists every legal play with the Position ID that follows it (seen from the opponent, who is
+on roll next — GNU Backgammon's convention); without a position it reads ``POSITION_ID DICE``
+lines from standard input and answers each with one JSON array, flushed per line.
+``gammon bench NAME`` runs ``benchmarks/NAME.py`` of a source checkout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import runpy
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TextIO
+
+from gammon.core.dice import Roll
+from gammon.core.moves import legal_plays
+from gammon.core.position import Position
+
+
+class UsageError(ValueError):
+    """Bad input on the command line: reported in one line, exit status 2."""
+
+
+def _plays_for(position_id: str, dice: str) -> list[dict[str, str]]:
+    position = Position.from_id(position_id)
+    roll = Roll.parse(dice)
+    return [
+        {"play": play.notation(), "position_id": play.position.swap().id()}
+        for play in legal_plays(position, roll)
+    ]
+
+
+def cmd_moves(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
+    if args.position_id is None:
+        return _moves_batch(stdin, out)
+    if args.dice is None:
+        raise UsageError("moves needs DICE after the Position ID, e.g. 'gammon moves ID 31'")
+    plays = _plays_for(args.position_id, args.dice)
+    if args.json:
+        out.write(json.dumps(plays) + "\n")
+    else:
+        for play in plays:
+            out.write(f"{play['play']}\t{play['position_id']}\n")
+    return 0
+
+
+def _moves_batch(stdin: TextIO, out: TextIO) -> int:
+    """One JSON array per input line; a bad line gets ``{"error": ...}`` and the rest go on."""
+    for line in stdin:
+        fields = line.split()
+        if not fields:
+            continue
+        try:
+            if len(fields) != 2:
+                raise UsageError(f"expected 'POSITION_ID DICE', got {line.strip()!r}")
+            answer: object = _plays_for(fields[0], fields[1])
+        except ValueError as error:
+            answer = {"error": str(error)}
+        out.write(json.dumps(answer) + "\n")
+        out.flush()
+    return 0
+
+
+def cmd_show(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
+    from gammon.formats.text_board import draw
+
+    position = Position.from_id(args.position_id)
+    notes: list[str] = [f"Position ID: {position.id()}"]
+    if args.match_id is not None:
+        from gammon.formats.match_id import describe_match_id
+
+        notes.extend(describe_match_id(args.match_id))
+    out.write(draw(position, notes=notes) + "\n")
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
+    root = Path(__file__).resolve().parents[3] / "benchmarks"
+    script = root / f"{args.name}.py"
+    if not script.is_file():
+        known = sorted(p.stem for p in root.glob("*.py")) if root.is_dir() else []
+        raise UsageError(f"no benchmark {args.name!r} (known: {', '.join(known) or 'none'})")
+    sys.argv = [str(script), *args.rest]
+    runpy.run_path(str(script), run_name="__main__")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="gammon", description="The gammon backgammon system.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    show = commands.add_parser("show", help="draw a position as text")
+    show.add_argument("position_id", metavar="POSITION_ID")
+    show.add_argument("match_id", metavar="MATCH_ID", nargs="?")
+    show.set_defaults(handler=cmd_show)
+
+    moves = commands.add_parser("moves", help="list the legal plays of a position and roll")
+    moves.add_argument("position_id", metavar="POSITION_ID", nargs="?",
+                       help="omit to read 'POSITION_ID DICE' lines from standard input")
+    moves.add_argument("dice", metavar="DICE", nargs="?", help="e.g. 31 or 3-1")
+    moves.add_argument("--json", action="store_true", help="print a JSON array")
+    moves.set_defaults(handler=cmd_moves)
+
+    bench = commands.add_parser("bench", help="run a benchmark from benchmarks/")
+    bench.add_argument("name", metavar="NAME", help="e.g. movegen")
+    bench.add_argument("rest", nargs=argparse.REMAINDER, help="arguments for the benchmark")
+    bench.set_defaults(handler=cmd_bench)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
+         stdin: TextIO | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.handler(args, out or sys.stdout, stdin or sys.stdin))
+    except ValueError as error:  # every malformed input raises a narrow ValueError
+        print(f"gammon: error: {error}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

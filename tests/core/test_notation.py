@@ -1,0 +1,81 @@
+"""Move notation: canonical formatting and tolerant parsing (GNU Backgammon style)."""
+
+from __future__ import annotations
+
+import pytest
+
+from gammon.core.dice import Roll
+from gammon.core.moves import IllegalPlayError, Move
+from gammon.core.notation import NotationError, format_play, parse_play
+from gammon.core.position import Position
+
+START = Position.initial()
+
+
+@pytest.mark.parametrize(
+    ("moves", "text"),
+    [
+        ([Move(24, 18), Move(13, 11, True)], "24/18 13/11*"),
+        ([Move(25, 22)], "bar/22"),
+        ([Move(6, 0)], "6/off"),
+        ([Move(13, 11), Move(13, 11)], "13/11(2)"),
+        ([Move(24, 21, True), Move(21, 16)], "24/21*/16"),
+        ([Move(24, 21), Move(21, 16)], "24/16"),
+        ([Move(6, 5), Move(13, 11)], "13/11 6/5"),
+        ([], ""),
+    ],
+)
+def test_format_is_canonical(moves: list[Move], text: str) -> None:
+    assert format_play(moves) == text
+
+
+@pytest.mark.parametrize(
+    ("roll", "text", "canonical"),
+    [
+        (Roll(3, 1), "8/5 6/5", "8/5 6/5"),
+        (Roll(3, 1), "6/5 8/5", "8/5 6/5"),  # any order
+        (Roll(3, 1), "  8-5   6-5 ", "8/5 6/5"),  # spaces and dashes
+        (Roll(6, 4), "24/14", "24/14"),
+        (Roll(6, 4), "24/18/14", "24/14"),
+        (Roll(6, 4), "24/18 18/14", "24/14"),
+        (Roll(1, 1), "6/5(2) 8/7(2)", "8/7(2) 6/5(2)"),
+        (Roll(6, 5), "24/13", "24/13"),
+    ],
+)
+def test_parse_is_tolerant(roll: Roll, text: str, canonical: str) -> None:
+    assert parse_play(START, roll, text).notation() == canonical
+
+
+def test_bar_and_off_can_be_written_as_numbers() -> None:
+    on_bar = Position.from_points({25: 1, 6: 14}, {6: 15})
+    assert parse_play(on_bar, Roll(3, 1), "25/22 6/5").notation() == "bar/22 6/5"
+    home = Position.from_points({6: 2, 3: 1}, {6: 15})
+    assert parse_play(home, Roll(6, 3), "6/0 3/0").notation() == "6/off 3/off"
+
+
+def test_intermediate_hit_chooses_the_path() -> None:
+    # Their blot on my 21; my 19 is open too: 24/16 with 5-3 can pass either way.
+    position = Position.from_points({24: 1, 6: 14}, {4: 1, 12: 14})
+    quiet = parse_play(position, Roll(5, 3), "24/16")
+    hitting = parse_play(position, Roll(5, 3), "24/21*/16")
+    assert quiet.position.on_bar() == (0, 0)
+    assert hitting.position.on_bar() == (0, 1)
+
+
+@pytest.mark.parametrize("text", ["24/18 13/12", "24/19", "8/5 6/5 1/0", "7/4 6/5"])
+def test_illegal_plays_are_refused(text: str) -> None:
+    with pytest.raises(IllegalPlayError):
+        parse_play(START, Roll(3, 1), text)
+
+
+def test_passing_is_refused_when_a_play_exists() -> None:
+    with pytest.raises(IllegalPlayError):
+        parse_play(START, Roll(3, 1), "")
+
+
+@pytest.mark.parametrize(
+    "text", ["8/", "/5", "8/5/", "x/5", "5/8", "8/5(9)", "8/5((2)", "off/5", "8/bar", "30/20"]
+)
+def test_malformed_notation_is_refused(text: str) -> None:
+    with pytest.raises(NotationError):
+        parse_play(START, Roll(3, 1), text)
