@@ -79,3 +79,40 @@ def test_passing_is_refused_when_a_play_exists() -> None:
 def test_malformed_notation_is_refused(text: str) -> None:
     with pytest.raises(NotationError):
         parse_play(START, Roll(3, 1), text)
+
+
+# Plays as GNU Backgammon 1.07 writes them in its hint list, with the Position ID of the
+# result (seen from the side that moved), read off gnubg.
+GNUBG_PLAYS = [
+    ("4HPwATDgc/ABMA", "31", "8/5 6/5", "4HPwATCwZ/ABMA"),
+    ("4HPwATDgc/ABMA", "31", "24/20", "4HPwATDgc/ABIQ"),
+    ("4HPwATDgc/ABMA", "53", "24/16", "4HPwATDgc/ARIA"),
+    ("4HPkASjgc/ABMA", "61", "8/2* 6/5", "4HPkAVCiZ/ABMA"),
+    ("yHPwATDgc/ABMA", "53", "24/21*/16", "4Dn4AFjgc/ARIA"),
+    ("4HPkASjgc/ABMA", "61", "8/2*/1*", "4HPkAWDBZ/ABMA"),
+    ("4HPwATDgc/ABMA", "44", "24/20(2) 13/9(2)", "4HPwATDgc8MBAw"),
+    ("4HPwATDgc/ABMA", "44", "24/20 13/9(3)", "4HPwATDgc4cBIQ"),
+    ("4HPwATDgc/ABMA", "44", "13/9(4)", "4HPwATDgcw8BMA"),
+    ("ELvdBQDWNZcAQA", "32", "bar/23 8/5", "ELvdBQDWbZYAEA"),
+    ("ELvdBQDWNZcAQA", "32", "bar/20*", "gN3uAkDWNZcAAg"),
+    ("xHPwATDgc/ABUA", "31", "bar/22*/21", "4Dn4AFjgc/ABIg"),
+    ("xHPwATDgc/ABUA", "31", "bar/22* 24/23", "4Dn4AFjgc/ABFA"),
+    ("xHPwATDgc/ABUA", "31", "bar/21", "xHPwATDgc/ABIg"),
+    ("BNfdBgCX3EoAYA", "61", "bar/24 bar/19", "BNfdBgCX3EqAIA"),
+    ("d3cHAABsBwAAAA", "66", "5/off(3) 4/off", "d3cHAAAsAAAAAA"),
+    ("d3cHAABsBwAAAA", "65", "5/off(2)", "d3cHAABsAQAAAA"),
+    ("d3cHAABsBwAAAA", "11", "4/off", "d3cHAACsAwAAAA"),
+    ("d3cHAABsBwAAAA", "11", "3/off 3/2", "d3cHAACyAwAAAA"),
+    ("d3cHAABsBwAAAA", "64", "5/1 5/off", "d3cHAADZAgAAAA"),
+    ("mwOBBDu8dwMAAA", "33", "6/off(2)", "mwOBBDu8dwAAAA"),
+]
+
+
+@pytest.mark.parametrize(("position_id", "dice", "text", "after"), GNUBG_PLAYS)
+def test_gnu_backgammon_notation_reads_as_gnu_backgammon_plays_it(
+    position_id: str, dice: str, text: str, after: str
+) -> None:
+    play = parse_play(Position.from_id(position_id), Roll.parse(dice), text)
+    assert play.position.id() == after
+    # and our canonical form names the same play
+    assert parse_play(Position.from_id(position_id), Roll.parse(dice), play.notation()) == play
