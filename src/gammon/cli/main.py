@@ -72,11 +72,33 @@ def cmd_show(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
     position = Position.from_id(args.position_id)
     notes: list[str] = [f"Position ID: {position.id()}"]
     if args.match_id is not None:
-        from gammon.formats.match_id import describe_match_id
-
-        notes.extend(describe_match_id(args.match_id))
+        notes.extend(_describe_match(args.match_id))
     out.write(draw(position, notes=notes) + "\n")
     return 0
+
+
+def _describe_match(match_id: str) -> list[str]:
+    """Lines about the cube, score and turn from a Match ID; X is the player on roll."""
+    from gammon.formats.match_id import MatchKey, Resignation
+
+    key = MatchKey.from_id(match_id)
+    x = key.dice_owner
+    name = {x: "X", 1 - x: "O"}
+    if key.match_length:
+        score = (f"Match to {key.match_length}: X {key.score[x]}, O {key.score[1 - x]}"
+                 + (" (Crawford game)" if key.crawford else ""))
+    else:
+        score = f"Money session: X {key.score[x]}, O {key.score[1 - x]}"
+    owner = "centred" if key.cube_owner is None else f"owned by {name[key.cube_owner]}"
+    lines = [f"Match ID: {key.id()}", score, f"Cube: {key.cube} ({owner})"]
+    if key.dice is not None:
+        lines.append(f"Dice: {key.dice[0]}-{key.dice[1]}")
+    if key.double_offered:
+        lines.append(f"{name[1 - key.turn]} doubles; {name[key.turn]} to take or drop")
+    if key.resignation != Resignation.NONE:
+        lines.append(f"{name[1 - key.turn]} offers to resign a "
+                     f"{key.resignation.name.lower()}")
+    return lines
 
 
 def cmd_bench(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:

@@ -152,12 +152,16 @@ def _leaf(board: np.ndarray, score: int, depth: int, line: np.ndarray, boards: n
     if not _insert(table, state[_MASK], np.uint64(state[_STAMP]), low, high):
         return
     n = state[_COUNT]
-    boards[n, :] = board
+    for i in range(26):  # explicit loops: cheaper than slice assignment in numba
+        boards[n, i] = board[i]
     keys[n, 0] = low
     keys[n, 1] = high
-    for m in range(MAX_MOVES):
-        for f in range(MOVE_FIELDS):
-            moves[n, m, f] = line[m, f] if m < depth else NO_MOVE
+    for m in range(depth):
+        moves[n, m, 0] = line[m, 0]
+        moves[n, m, 1] = line[m, 1]
+        moves[n, m, 2] = line[m, 2]
+    for m in range(depth, MAX_MOVES):
+        moves[n, m, 0] = NO_MOVE
     n += 1
     state[_COUNT] = n
     if n == _SMALL_TABLE // 2 and state[_MASK] == _SMALL_TABLE - 1:
