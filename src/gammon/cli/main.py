@@ -112,6 +112,24 @@ def cmd_bench(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
     return 0
 
 
+def cmd_train(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
+    from gammon.engine.training import TrainingRun, train
+
+    run = TrainingRun(games=args.games, seed=args.seed, alpha_start=args.alpha_start,
+                      alpha_end=args.alpha_end, contact_hidden=args.contact_hidden,
+                      race_hidden=args.race_hidden, checkpoint_every=args.checkpoint_every,
+                      benchmark_every=args.benchmark_every)
+    if args.checkpoint_every % run.chunk:
+        raise UsageError(f"--checkpoint-every must be a multiple of {run.chunk}")
+
+    def log(line: str) -> None:
+        out.write(line + "\n")
+        out.flush()
+
+    train(Path(args.out), run, log=log)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gammon", description="The gammon backgammon system.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -127,6 +145,20 @@ def build_parser() -> argparse.ArgumentParser:
     moves.add_argument("dice", metavar="DICE", nargs="?", help="e.g. 31 or 3-1")
     moves.add_argument("--json", action="store_true", help="print a JSON array")
     moves.set_defaults(handler=cmd_moves)
+
+    train = commands.add_parser(
+        "train", help="self-play TD training of the networks (resumes from --out)")
+    train.add_argument("--out", required=True, help="checkpoint file (.npz), resumed if present")
+    train.add_argument("--games", type=int, default=300_000)
+    train.add_argument("--seed", type=int, default=1)
+    train.add_argument("--alpha-start", type=float, default=0.1)
+    train.add_argument("--alpha-end", type=float, default=0.02)
+    train.add_argument("--contact-hidden", type=int, default=128)
+    train.add_argument("--race-hidden", type=int, default=64)
+    train.add_argument("--checkpoint-every", type=int, default=5_000)
+    train.add_argument("--benchmark-every", type=int, default=25_000,
+                       help="games between quick duplicate matches against pubeval (0: never)")
+    train.set_defaults(handler=cmd_train)
 
     bench = commands.add_parser("bench", help="run a benchmark from benchmarks/")
     bench.add_argument("name", metavar="NAME", help="e.g. movegen")

@@ -1,0 +1,101 @@
+"""Games between players at full speed (numba): self-play and benchmarks.
+
+A *player kind* is an int: ``NEURAL`` (the networks at 0-ply), ``PUBEVAL`` (Tesauro's
+evaluator) or ``RANDOM`` (a uniformly random legal play). Games are cubeless money games;
+a game's dice come from ``np.random`` seeded with the game's seed, so the same seed gives
+the same dice in the same order whoever plays — the basis of duplicate-dice matches.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from gammon.core import _movegen
+from gammon.engine import pubeval
+from gammon.engine.evaluate import choose_play, new_scratch, swap_board, terminal_result
+from gammon.engine.network import OUTPUTS, Arrays
+
+NEURAL, PUBEVAL, RANDOM = 0, 1, 2
+MAX_PLIES = 2000  # far beyond any real game; guards against an endless loop
+
+INITIAL = np.array([0, -2, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, -5, 5, 0, 0, 0, -3, 0, -5, 0, 0, 0, 0,
+                    2, 0], dtype=np.int8)
+
+_jit = nb.njit(cache=True, nogil=True)
+
+
+@_jit
+def roll() -> tuple[int, int]:
+    return np.random.randint(1, 7), np.random.randint(1, 7)
+
+
+@_jit
+def opening_roll() -> tuple[int, int]:
+    """The opening: dice are rolled until they differ (RULES.md §2)."""
+    while True:
+        d1, d2 = roll()
+        if d1 != d2:
+            return d1, d2
+
+
+@_jit
+def _points(result: np.ndarray) -> int:
+    """Points won by the side whose terminal result this is: 1, 2 or 3."""
+    if result[2] > 0.5:
+        return 3
+    if result[1] > 0.5:
+        return 2
+    return 1
+
+
+@_jit
+def play_game(kinds: np.ndarray, nets0: Arrays, nets1: Arrays, seed: int) -> int:
+    """One game; ``kinds[0]`` (with networks ``nets0``) moves first. Returns player 0's
+    points (negative if it lost)."""
+    np.random.seed(seed)
+    gen = _movegen.new_scratch()
+    scratch = new_scratch()
+    probs = np.empty(OUTPUTS, dtype=np.float64)
+    result = np.empty(OUTPUTS, dtype=np.float64)
+    board = INITIAL.copy()
+    turn = 0
+    for ply in range(MAX_PLIES):
+        d1, d2 = opening_roll() if ply == 0 else roll()
+        dice = _movegen.roll_dice(d1, d2)
+        count = _movegen.generate(board, dice, gen[0], gen[1], gen[2], gen[3], gen[4], gen[5])
+        kind = kinds[turn]
+        if kind == NEURAL:
+            best = choose_play(gen[0], count, nets0 if turn == 0 else nets1, scratch, probs)
+        elif kind == PUBEVAL:
+            best = pubeval.choose(board, gen[0], count)
+        else:
+            best = np.random.randint(0, count)
+        after = gen[0][best]
+        if terminal_result(after, result):
+            points = _points(result)
+            return points if turn == 0 else -points
+        swap_board(after, board)
+        turn = 1 - turn
+    return 0
+
+
+@_jit
+def duplicate_match(kind: int, opponent: int, nets: Arrays, opponent_nets: Arrays, pairs: int,
+                    seed: int) -> np.ndarray:
+    """``pairs`` pairs of games with duplicate dice: each seed played from both seats.
+
+    Returns ``float64[pairs, 2]``: the first player's points in the game where it moved
+    first and in the game where the opponent moved first.
+    """
+    out = np.empty((pairs, 2), dtype=np.float64)
+    kinds = np.empty(2, dtype=np.int64)
+    for i in range(pairs):
+        game_seed = seed * 1_000_003 + i
+        kinds[0] = kind
+        kinds[1] = opponent
+        out[i, 0] = play_game(kinds, nets, opponent_nets, game_seed)
+        kinds[0] = opponent
+        kinds[1] = kind
+        out[i, 1] = -play_game(kinds, opponent_nets, nets, game_seed)
+    return out

@@ -1,0 +1,138 @@
+"""Position evaluation (0-ply) and play choice, compiled with numba.
+
+``nets`` is the tuple of the eight weight arrays of a :class:`NetworkPair` (contact, then
+race). Every function here is numba-compiled so that self-play training, benchmarks and
+search can call them in tight loops without returning to Python.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from gammon.core import _movegen
+from gammon.engine.features import INPUTS, encode, is_race
+from gammon.engine.network import OUTPUTS, Arrays, equity, forward, invert, make_consistent
+
+_jit = nb.njit(cache=True, nogil=True)
+MAX_HIDDEN = 512
+
+
+@_jit
+def new_scratch() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(inputs, hidden, probabilities, swapped board) buffers for one evaluation."""
+    return (np.empty(INPUTS, dtype=np.float32), np.empty(MAX_HIDDEN, dtype=np.float64),
+            np.empty(OUTPUTS, dtype=np.float64), np.empty(26, dtype=np.int8))
+
+
+@_jit
+def swap_board(board: np.ndarray, out: np.ndarray) -> None:
+    """The board seen from the other side (see :meth:`Position.swap`)."""
+    for i in range(26):
+        out[i] = -board[25 - i]
+
+
+@_jit
+def terminal_result(after: np.ndarray, out: np.ndarray) -> bool:
+    """If the mover has borne off all 15 in ``after`` (mover's view), write the result.
+
+    Gammon: the loser has borne off none; backgammon: and still has a checker in the
+    winner's home board (points 1..6) or on the bar (RULES.md §4).
+    """
+    for i in range(1, 26):
+        if after[i] > 0:
+            return False
+    loser_on_board = 0
+    loser_back = False
+    for i in range(0, 25):
+        if after[i] < 0:
+            loser_on_board -= after[i]
+            if i <= 6:
+                loser_back = True
+    gammon = loser_on_board == 15
+    out[0] = 1.0
+    out[1] = 1.0 if gammon else 0.0
+    out[2] = 1.0 if gammon and loser_back else 0.0
+    out[3] = 0.0
+    out[4] = 0.0
+    return True
+
+
+@_jit
+def evaluate_position(board: np.ndarray, nets: Arrays, scratch: Arrays, out: np.ndarray) -> None:
+    """Probabilities for the side on roll of ``board`` (before it rolls)."""
+    inputs, hidden, _, _ = scratch
+    encode(board, inputs)
+    if is_race(board):
+        forward(inputs, nets[4], nets[5], nets[6], nets[7], hidden, out)
+    else:
+        forward(inputs, nets[0], nets[1], nets[2], nets[3], hidden, out)
+    make_consistent(out)
+
+
+@_jit
+def evaluate_after(after: np.ndarray, nets: Arrays, scratch: Arrays, out: np.ndarray) -> None:
+    """Probabilities for the side that just moved, given the board after its play."""
+    if terminal_result(after, out):
+        return
+    _, _, theirs, swapped = scratch
+    swap_board(after, swapped)
+    evaluate_position(swapped, nets, scratch, theirs)
+    invert(theirs, out)
+
+
+@_jit
+def choose_play(boards: np.ndarray, count: int, nets: Arrays, scratch: Arrays,
+                best_probs: np.ndarray) -> int:
+    """Index of the play with the highest cubeless equity at 0-ply; its probabilities go
+    to ``best_probs``."""
+    probs = np.empty(OUTPUTS, dtype=np.float64)
+    best = 0
+    best_equity = -1e9
+    for i in range(count):
+        evaluate_after(boards[i], nets, scratch, probs)
+        e = equity(probs)
+        if e > best_equity:
+            best_equity = e
+            best = i
+            best_probs[:] = probs
+    return best
+
+
+@_jit
+def evaluate_plays(after_boards: np.ndarray, nets: Arrays) -> np.ndarray:
+    """Mover's probabilities for each board in ``after_boards`` (``float64[N, 5]``)."""
+    scratch = new_scratch()
+    n = after_boards.shape[0]
+    out = np.empty((n, OUTPUTS), dtype=np.float64)
+    for i in range(n):
+        evaluate_after(after_boards[i], nets, scratch, out[i])
+    return out
+
+
+@_jit
+def evaluate_positions(boards: np.ndarray, nets: Arrays) -> np.ndarray:
+    """Side-on-roll probabilities for each board (``float64[N, 5]``)."""
+    scratch = new_scratch()
+    n = boards.shape[0]
+    out = np.empty((n, OUTPUTS), dtype=np.float64)
+    for i in range(n):
+        evaluate_position(boards[i], nets, scratch, out[i])
+    return out
+
+
+@_jit
+def best_plays_batch(boards: np.ndarray, rolls: np.ndarray, nets: Arrays) -> np.ndarray:
+    """0-ply choice for many (board, roll) rows: the chosen resulting boards (mover's view)."""
+    gen = _movegen.new_scratch()
+    scratch = new_scratch()
+    probs = np.empty(OUTPUTS, dtype=np.float64)
+    n = boards.shape[0]
+    out = np.empty((n, 26), dtype=np.int8)
+    for i in range(n):
+        dice = _movegen.roll_dice(rolls[i, 0], rolls[i, 1])
+        count = _movegen.generate(boards[i], dice, gen[0], gen[1], gen[2], gen[3], gen[4],
+                                  gen[5])
+        best = choose_play(gen[0], count, nets, scratch, probs)
+        out[i] = gen[0][best]
+    return out

@@ -1,0 +1,176 @@
+"""Self-play TD(0) training of the contact and race networks (``gammon train``).
+
+Each game is played by the networks against themselves at 0-ply. Before every roll, the
+position's evaluation is moved toward the evaluation of the play then chosen (the
+temporal difference, Tesauro's TD-Gammon with lambda = 0), and at the end of the game
+toward the exact result. The whole game loop is numba-compiled.
+
+Training runs in chunks of games; chunk ``k`` draws its dice from ``seed * 1_000_003 + k``,
+so a run is reproducible and resumes exactly from a checkpoint (saved every
+``checkpoint_every`` games, atomically). The learning rate falls linearly from
+``alpha_start`` to ``alpha_end`` over ``games`` games.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numba as nb
+import numpy as np
+
+from gammon.core import _movegen
+from gammon.engine.arena import (
+    INITIAL,
+    MAX_PLIES,
+    NEURAL,
+    PUBEVAL,
+    duplicate_match,
+    opening_roll,
+    roll,
+)
+from gammon.engine.evaluate import choose_play, new_scratch, swap_board, terminal_result
+from gammon.engine.features import INPUTS, encode, is_race
+from gammon.engine.network import OUTPUTS, Arrays, NetworkPair, forward
+
+_jit = nb.njit(cache=True, nogil=True)
+
+
+@_jit
+def _td_step(inputs: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray,
+             b2: np.ndarray, hidden: np.ndarray, out: np.ndarray, delta_hidden: np.ndarray,
+             target: np.ndarray, alpha: float) -> float:
+    """One gradient step of the squared error between ``out`` (just computed by
+    :func:`forward` for ``inputs``) and ``target``; returns the error before the step."""
+    units = b1.shape[0]
+    delta_out = np.empty(OUTPUTS, dtype=np.float64)
+    error = 0.0
+    for k in range(OUTPUTS):
+        diff = out[k] - target[k]
+        error += diff * diff
+        delta_out[k] = diff * out[k] * (1.0 - out[k])
+    for j in range(units):
+        back = 0.0
+        for k in range(OUTPUTS):
+            back += w2[j, k] * delta_out[k]
+        delta_hidden[j] = back * hidden[j] * (1.0 - hidden[j])
+    for j in range(units):
+        h = hidden[j]
+        for k in range(OUTPUTS):
+            w2[j, k] -= alpha * h * delta_out[k]
+    for k in range(OUTPUTS):
+        b2[k] -= alpha * delta_out[k]
+    for i in range(inputs.shape[0]):
+        x = inputs[i]
+        if x != 0.0:
+            for j in range(units):
+                w1[i, j] -= alpha * x * delta_hidden[j]
+    for j in range(units):
+        b1[j] -= alpha * delta_hidden[j]
+    return error
+
+
+@_jit
+def train_games(nets: Arrays, games: int, seed: int, alpha: float) -> np.ndarray:
+    """Play and learn from ``games`` self-play games; returns [plies, squared error sum]."""
+    np.random.seed(seed)
+    gen = _movegen.new_scratch()
+    scratch = new_scratch()
+    inputs = np.empty(INPUTS, dtype=np.float32)
+    hidden = np.empty(512, dtype=np.float64)
+    delta_hidden = np.empty(512, dtype=np.float64)
+    out = np.empty(OUTPUTS, dtype=np.float64)
+    target = np.empty(OUTPUTS, dtype=np.float64)
+    board = np.empty(26, dtype=np.int8)
+    stats = np.zeros(2, dtype=np.float64)
+    for _ in range(games):
+        board[:] = INITIAL
+        for ply in range(MAX_PLIES):
+            d1, d2 = opening_roll() if ply == 0 else roll()
+            dice = _movegen.roll_dice(d1, d2)
+            count = _movegen.generate(board, dice, gen[0], gen[1], gen[2], gen[3], gen[4],
+                                      gen[5])
+            best = choose_play(gen[0], count, nets, scratch, target)
+            # The value before the roll moves toward the value of the play chosen.
+            encode(board, inputs)
+            if is_race(board):
+                w1, b1, w2, b2 = nets[4], nets[5], nets[6], nets[7]
+            else:
+                w1, b1, w2, b2 = nets[0], nets[1], nets[2], nets[3]
+            forward(inputs, w1, b1, w2, b2, hidden, out)
+            stats[1] += _td_step(inputs, w1, b1, w2, b2, hidden, out, delta_hidden, target,
+                                 alpha)
+            stats[0] += 1
+            after = gen[0][best]
+            if terminal_result(after, target):
+                break
+            swap_board(after, board)
+    return stats
+
+
+@dataclass
+class TrainingRun:
+    """Settings of one training run; with the seed they determine the weights exactly."""
+
+    games: int = 300_000
+    seed: int = 1
+    alpha_start: float = 0.1
+    alpha_end: float = 0.02
+    chunk: int = 500
+    checkpoint_every: int = 5_000
+    benchmark_every: int = 25_000
+    benchmark_pairs: int = 500
+    contact_hidden: int = 128
+    race_hidden: int = 64
+
+    def alpha(self, done: int) -> float:
+        share = min(done / max(self.games, 1), 1.0)
+        return self.alpha_start + (self.alpha_end - self.alpha_start) * share
+
+
+def pubeval_score(nets: NetworkPair, pairs: int, seed: int) -> tuple[float, float]:
+    """Mean points per game against pubeval with duplicate dice, and its 95% half-width."""
+    results = duplicate_match(NEURAL, PUBEVAL, nets.arrays(), nets.arrays(), pairs, seed)
+    per_pair = results.mean(axis=1)
+    mean = float(per_pair.mean())
+    half_width = 1.96 * float(per_pair.std(ddof=1)) / np.sqrt(len(per_pair))
+    return mean, half_width
+
+
+def train(path: Path, run: TrainingRun, *, log: object = print) -> NetworkPair:
+    """Train into the checkpoint at ``path`` (resuming it when it exists)."""
+    say = log if callable(log) else print
+    if path.exists():
+        nets = NetworkPair.load(path)
+        with np.load(path) as data:
+            done = int(data["meta_games_done"])
+            saved_seed = int(data["meta_seed"])
+        if saved_seed != run.seed:
+            raise ValueError(f"{path} was trained with seed {saved_seed}, not {run.seed}")
+        say(f"resuming {path} at {done:,} games")
+    else:
+        nets = NetworkPair.random(contact_hidden=run.contact_hidden,
+                                  race_hidden=run.race_hidden, seed=run.seed)
+        done = 0
+        say(f"new networks: {run.contact_hidden} contact / {run.race_hidden} race hidden units")
+    arrays = nets.arrays()  # the kernel updates these arrays in place
+    started = time.perf_counter()
+    since_start = 0
+    while done < run.games:
+        chunk_index = done // run.chunk
+        size = min(run.chunk, run.games - done)
+        alpha = run.alpha(done)
+        stats = train_games(arrays, size, run.seed * 1_000_003 + chunk_index, alpha)
+        done += size
+        since_start += size
+        rate = since_start / (time.perf_counter() - started)
+        say(f"games {done:,}/{run.games:,}  {rate:,.0f} games/s  alpha {alpha:.4f}  "
+            f"plies/game {stats[0] / size:.1f}  td error {stats[1] / max(stats[0], 1):.4f}")
+        if done % run.checkpoint_every == 0 or done == run.games:
+            nets.save(path, games_done=done, seed=run.seed, alpha_start=run.alpha_start,
+                      alpha_end=run.alpha_end, games=run.games, chunk=run.chunk)
+        if run.benchmark_every and (done % run.benchmark_every == 0 or done == run.games):
+            mean, half = pubeval_score(nets, run.benchmark_pairs, seed=999)
+            say(f"  vs pubeval ({2 * run.benchmark_pairs} games): {mean:+.3f} ± {half:.3f} ppg")
+    return nets
