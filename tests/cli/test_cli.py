@@ -1,0 +1,106 @@
+"""The `gammon` command line: show, moves (single and batch mode), and bad input."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+
+from gammon.cli.main import main
+from gammon.core.position import Position
+
+START = "4HPwATDgc/ABMA"
+
+
+def run(argv: list[str], stdin: str = "") -> tuple[int, str]:
+    out = io.StringIO()
+    code = main(argv, out=out, stdin=io.StringIO(stdin))
+    return code, out.getvalue()
+
+
+def test_moves_lists_every_play_with_the_position_id_seen_by_the_opponent() -> None:
+    code, text = run(["moves", START, "31"])
+    assert code == 0
+    lines = text.splitlines()
+    assert len(lines) == 16
+    plays = dict(line.split("\t") for line in lines)
+    # 8/5 6/5 seen from the opponent: our 5-point (their 20) now holds two of "their" checkers
+    after = Position.from_id(plays["8/5 6/5"])
+    assert after.opponent_checkers(20) == 2 and after.opponent_checkers(17) == 2
+
+
+def test_moves_accepts_dice_with_a_dash_and_prints_json() -> None:
+    code, text = run(["moves", START, "3-1", "--json"])
+    assert code == 0
+    plays = json.loads(text)
+    assert len(plays) == 16
+    assert all(set(p) == {"play", "position_id"} for p in plays)
+    assert any(p["play"] == "8/5 6/5" for p in plays)
+
+
+def test_a_roll_with_no_legal_play_yields_one_empty_play() -> None:
+    code, text = run(["moves", "4HPwATDgc/ABUA", "66"])
+    assert code == 0
+    (line,) = text.splitlines()
+    play, position_id = line.split("\t")
+    assert play == ""
+    assert Position.from_id(position_id) == Position.from_id("4HPwATDgc/ABUA").swap()
+
+
+def test_batch_mode_answers_one_json_array_per_line_and_survives_bad_lines() -> None:
+    code, text = run(["moves"], stdin=f"{START} 21\nnot-an-id 33\n\n{START} 77\n{START}\n")
+    assert code == 0
+    answers = [json.loads(line) for line in text.splitlines()]
+    assert len(answers) == 4
+    assert len(answers[0]) == 15
+    assert "Position ID" in answers[1]["error"]
+    assert "die" in answers[2]["error"]
+    assert "POSITION_ID DICE" in answers[3]["error"]
+
+
+def test_batch_mode_flushes_each_answer_before_reading_the_next_line() -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gammon.cli.main", "moves"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        process.stdin.write(f"{START} 31\n")
+        process.stdin.flush()
+        first = process.stdout.readline()  # would hang if the answer were buffered
+        assert len(json.loads(first)) == 16
+    finally:
+        process.stdin.close()
+        process.wait(timeout=60)
+        process.stdout.close()
+    assert process.returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("argv", "reason"),
+    [
+        (["moves", "4HPwATDgc/AB", "31"], "14 characters"),
+        (["moves", START, "71"], "die"),
+        (["moves", START, "3"], "two digits"),
+        (["moves", START], "DICE"),
+        (["show", "????????????AA"], "base64"),
+        (["show", START, "cAlvATAAIAAB"], "score"),
+    ],
+)
+def test_malformed_input_exits_non_zero_with_a_one_line_reason(
+    argv: list[str], reason: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _ = run(argv)
+    assert code == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and reason in error
+
+
+def test_show_draws_the_board_with_pips_and_match_details() -> None:
+    code, text = run(["show", START, "cAlvATAAIAAA"])
+    assert code == 0
+    assert "pips 167" in text
+    assert "Match to" in text and "Cube: 1 (centred)" in text and "Dice: 6-3" in text
