@@ -1,7 +1,9 @@
 """Games between players at full speed (numba): self-play and benchmarks.
 
-A *player kind* is an int: ``NEURAL`` (the networks at 0-ply), ``PUBEVAL`` (Tesauro's
-evaluator) or ``RANDOM`` (a uniformly random legal play). Games are cubeless money games;
+A *player kind* is an int: ``NEURAL`` (the networks at 0-ply), ``NEURAL_1PLY`` and
+``NEURAL_2PLY`` (the networks with search and the default move filter), ``PUBEVAL``
+(Tesauro's evaluator) or ``RANDOM`` (a uniformly random legal play; it draws from the dice
+stream, so games with it are not duplicates). Games are cubeless money games;
 a game's dice come from ``np.random`` seeded with the game's seed, so the same seed gives
 the same dice in the same order whoever plays — the basis of duplicate-dice matches.
 """
@@ -12,31 +14,14 @@ import numba as nb
 import numpy as np
 
 from gammon.core import _movegen
-from gammon.engine import pubeval
+from gammon.engine import pubeval, search
 from gammon.engine.evaluate import choose_play, new_scratch, swap_board, terminal_result
 from gammon.engine.network import OUTPUTS, Arrays
+from gammon.engine.playout import INITIAL, MAX_PLIES, opening_roll, roll
 
-NEURAL, PUBEVAL, RANDOM = 0, 1, 2
-MAX_PLIES = 2000  # far beyond any real game; guards against an endless loop
-
-INITIAL = np.array([0, -2, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, -5, 5, 0, 0, 0, -3, 0, -5, 0, 0, 0, 0,
-                    2, 0], dtype=np.int8)
+NEURAL, PUBEVAL, RANDOM, NEURAL_1PLY, NEURAL_2PLY = 0, 1, 2, 3, 4
 
 _jit = nb.njit(cache=True, nogil=True)
-
-
-@_jit
-def roll() -> tuple[int, int]:
-    return np.random.randint(1, 7), np.random.randint(1, 7)
-
-
-@_jit
-def opening_roll() -> tuple[int, int]:
-    """The opening: dice are rolled until they differ (RULES.md §2)."""
-    while True:
-        d1, d2 = roll()
-        if d1 != d2:
-            return d1, d2
 
 
 @_jit
@@ -59,6 +44,12 @@ def play_game(kinds: np.ndarray, nets0: Arrays, nets1: Arrays, seed: int) -> int
     probs = np.empty(OUTPUTS, dtype=np.float64)
     result = np.empty(OUTPUTS, dtype=np.float64)
     board = INITIAL.copy()
+    levels1 = _movegen.new_scratch()
+    levels2 = _movegen.new_scratch()
+    ranked = np.empty((_movegen.CAPACITY, OUTPUTS), dtype=np.float64)
+    depth = np.empty(_movegen.CAPACITY, dtype=np.int64)
+    keep = np.array([8, 2], dtype=np.int64)
+    margin = np.array([0.16, 0.04], dtype=np.float64)
     turn = 0
     for ply in range(MAX_PLIES):
         d1, d2 = opening_roll() if ply == 0 else roll()
@@ -67,6 +58,10 @@ def play_game(kinds: np.ndarray, nets0: Arrays, nets1: Arrays, seed: int) -> int
         kind = kinds[turn]
         if kind == NEURAL:
             best = choose_play(gen[0], count, nets0 if turn == 0 else nets1, scratch, probs)
+        elif kind >= NEURAL_1PLY:
+            search.rank_plays(gen[0], count, kind - NEURAL_1PLY + 1, keep, margin,
+                              nets0 if turn == 0 else nets1, levels1, levels2, ranked, depth)
+            best = search.best_ranked(ranked, depth, count)
         elif kind == PUBEVAL:
             best = pubeval.choose(board, gen[0], count)
         else:

@@ -1,8 +1,12 @@
 """Position evaluation (0-ply) and play choice, compiled with numba.
 
-``nets`` is the tuple of the eight weight arrays of a :class:`NetworkPair` (contact, then
-race). Every function here is numba-compiled so that self-play training, benchmarks and
-search can call them in tight loops without returning to Python.
+``nets`` is a tuple of ten arrays: the eight weight arrays of a :class:`NetworkPair`
+(contact, then race), then the one-sided bear-off tables (rolls to finish, rolls to the
+first checker off) of :class:`gammon.engine.bearoff.BearoffDatabase`; build it with
+:func:`kernel_arrays`. Pure bear-offs are evaluated exactly from the tables, other races by
+the race network, everything else by the contact network. Every function here is
+numba-compiled so that self-play training, benchmarks and search can call them in tight
+loops without returning to Python.
 """
 
 from __future__ import annotations
@@ -11,18 +15,34 @@ import numba as nb
 import numpy as np
 
 from gammon.core import _movegen
+from gammon.engine.bearoff import BearoffDatabase, is_bearoff_board, race_probabilities
 from gammon.engine.features import INPUTS, encode, is_race
-from gammon.engine.network import OUTPUTS, Arrays, equity, forward, invert, make_consistent
+from gammon.engine.network import (
+    OUTPUTS,
+    Arrays,
+    NetworkPair,
+    equity,
+    forward,
+    invert,
+    make_consistent,
+)
 
 _jit = nb.njit(cache=True, nogil=True)
 MAX_HIDDEN = 512
 
 
+def kernel_arrays(nets: NetworkPair, bearoff: BearoffDatabase | None = None) -> Arrays:
+    """The ``nets`` tuple the kernels take: the weights, then the bear-off tables."""
+    database = bearoff or BearoffDatabase.load()
+    return (*nets.arrays(), database.rolls, database.first_off)
+
+
 @_jit
-def new_scratch() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(inputs, hidden, probabilities, swapped board) buffers for one evaluation."""
+def new_scratch() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(inputs, hidden, probabilities, swapped board, bear-off tails) buffers."""
     return (np.empty(INPUTS, dtype=np.float32), np.empty(MAX_HIDDEN, dtype=np.float64),
-            np.empty(OUTPUTS, dtype=np.float64), np.empty(26, dtype=np.int8))
+            np.empty(OUTPUTS, dtype=np.float64), np.empty(26, dtype=np.int8),
+            np.empty((2, 64), dtype=np.float64))
 
 
 @_jit
@@ -61,11 +81,15 @@ def terminal_result(after: np.ndarray, out: np.ndarray) -> bool:
 @_jit
 def evaluate_position(board: np.ndarray, nets: Arrays, scratch: Arrays, out: np.ndarray) -> None:
     """Probabilities for the side on roll of ``board`` (before it rolls)."""
-    inputs, hidden, _, _ = scratch
-    encode(board, inputs)
+    inputs, hidden = scratch[0], scratch[1]
     if is_race(board):
+        if is_bearoff_board(board):
+            race_probabilities(board, nets[8], nets[9], out, scratch[4])
+            return
+        encode(board, inputs)
         forward(inputs, nets[4], nets[5], nets[6], nets[7], hidden, out)
     else:
+        encode(board, inputs)
         forward(inputs, nets[0], nets[1], nets[2], nets[3], hidden, out)
     make_consistent(out)
 
@@ -75,7 +99,7 @@ def evaluate_after(after: np.ndarray, nets: Arrays, scratch: Arrays, out: np.nda
     """Probabilities for the side that just moved, given the board after its play."""
     if terminal_result(after, out):
         return
-    _, _, theirs, swapped = scratch
+    theirs, swapped = scratch[2], scratch[3]
     swap_board(after, swapped)
     evaluate_position(swapped, nets, scratch, theirs)
     invert(theirs, out)

@@ -21,18 +21,17 @@ import numba as nb
 import numpy as np
 
 from gammon.core import _movegen
-from gammon.engine.arena import (
-    INITIAL,
-    MAX_PLIES,
-    NEURAL,
-    PUBEVAL,
-    duplicate_match,
-    opening_roll,
-    roll,
+from gammon.engine.arena import NEURAL, PUBEVAL, duplicate_match
+from gammon.engine.evaluate import (
+    choose_play,
+    kernel_arrays,
+    new_scratch,
+    swap_board,
+    terminal_result,
 )
-from gammon.engine.evaluate import choose_play, new_scratch, swap_board, terminal_result
 from gammon.engine.features import INPUTS, encode, is_race
 from gammon.engine.network import OUTPUTS, Arrays, NetworkPair, forward
+from gammon.engine.playout import INITIAL, MAX_PLIES, opening_roll, roll
 
 _jit = nb.njit(cache=True, nogil=True)
 
@@ -131,7 +130,8 @@ class TrainingRun:
 
 def pubeval_score(nets: NetworkPair, pairs: int, seed: int) -> tuple[float, float]:
     """Mean points per game against pubeval with duplicate dice, and its 95% half-width."""
-    results = duplicate_match(NEURAL, PUBEVAL, nets.arrays(), nets.arrays(), pairs, seed)
+    arrays = kernel_arrays(nets)
+    results = duplicate_match(NEURAL, PUBEVAL, arrays, arrays, pairs, seed)
     per_pair = results.mean(axis=1)
     mean = float(per_pair.mean())
     half_width = 1.96 * float(per_pair.std(ddof=1)) / np.sqrt(len(per_pair))
@@ -154,7 +154,7 @@ def train(path: Path, run: TrainingRun, *, log: object = print) -> NetworkPair:
                                   race_hidden=run.race_hidden, seed=run.seed)
         done = 0
         say(f"new networks: {run.contact_hidden} contact / {run.race_hidden} race hidden units")
-    arrays = nets.arrays()  # the kernel updates these arrays in place
+    arrays = kernel_arrays(nets)  # the kernel updates the weight arrays in place
     started = time.perf_counter()
     since_start = 0
     while done < run.games:

@@ -1,0 +1,211 @@
+"""N-ply search with move filters, and truncated rollouts (numba).
+
+Plies are counted as GNU Backgammon counts them. A candidate play is judged by the
+position it leaves, with the opponent on roll:
+
+* 0-ply: the network's evaluation of that position;
+* 1-ply: the average, over the opponent's 21 rolls, of the position after the opponent's
+  best reply (chosen at 0-ply);
+* 2-ply: the same, one roll deeper: after each reply, the average over our 21 rolls of our
+  best play (chosen at 0-ply).
+
+At the root a *move filter* keeps the few best candidates of each shallower ply before the
+next, more expensive, ply looks at them: ``keep[n]`` candidates at most, and only those
+within ``margin[n]`` of the best equity at ply ``n``.
+
+Each depth has its own move-generator buffers (``levels``), since generating the replies
+of a position must not overwrite the candidates still being examined above it.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from gammon.core import _movegen
+from gammon.engine.evaluate import (
+    choose_play,
+    evaluate_after,
+    evaluate_position,
+    new_scratch,
+    swap_board,
+    terminal_result,
+)
+from gammon.engine.network import OUTPUTS, Arrays, equity, invert
+from gammon.engine.playout import MAX_PLIES, roll
+
+_jit = nb.njit(cache=True, nogil=True)
+MAX_PLY = 2
+
+# The 21 distinct rolls and their weights out of 36.
+ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(1, a + 1)], dtype=np.int64)
+ROLL_WEIGHTS = np.array([1.0 if a == b else 2.0 for a, b in ROLLS], dtype=np.float64) / 36.0
+
+
+def new_levels() -> list[Arrays]:
+    """Move-generator buffers for the root and each ply below it."""
+    return [_movegen.new_scratch() for _ in range(MAX_PLY + 1)]
+
+
+@_jit
+def _generate(board: np.ndarray, d1: int, d2: int, level: Arrays) -> int:
+    dice = _movegen.roll_dice(d1, d2)
+    return _movegen.generate(board, dice, level[0], level[1], level[2], level[3], level[4],
+                             level[5])
+
+
+@_jit
+def _one_ply(board: np.ndarray, nets: Arrays, scratch: Arrays, level: Arrays,
+             out: np.ndarray) -> None:
+    """Side on roll's probabilities: the average over its 21 rolls of its best play."""
+    best_probs = np.empty(OUTPUTS, dtype=np.float64)
+    for k in range(OUTPUTS):
+        out[k] = 0.0
+    for r in range(ROLLS.shape[0]):
+        count = _generate(board, ROLLS[r, 0], ROLLS[r, 1], level)
+        choose_play(level[0], count, nets, scratch, best_probs)
+        for k in range(OUTPUTS):
+            out[k] += ROLL_WEIGHTS[r] * best_probs[k]
+
+
+@_jit
+def _two_ply(board: np.ndarray, nets: Arrays, scratch: Arrays, level1: Arrays,
+             level2: Arrays, out: np.ndarray) -> None:
+    """As :func:`_one_ply`, but each best play (chosen at 0-ply) is then valued at 1-ply."""
+    best_probs = np.empty(OUTPUTS, dtype=np.float64)
+    deeper = np.empty(OUTPUTS, dtype=np.float64)
+    swapped = np.empty(26, dtype=np.int8)
+    for k in range(OUTPUTS):
+        out[k] = 0.0
+    for r in range(ROLLS.shape[0]):
+        count = _generate(board, ROLLS[r, 0], ROLLS[r, 1], level1)
+        best = choose_play(level1[0], count, nets, scratch, best_probs)
+        after = level1[0][best]
+        if not terminal_result(after, best_probs):
+            swap_board(after, swapped)
+            _one_ply(swapped, nets, scratch, level2, deeper)
+            invert(deeper, best_probs)
+        for k in range(OUTPUTS):
+            out[k] += ROLL_WEIGHTS[r] * best_probs[k]
+
+
+@_jit
+def position_value(board: np.ndarray, plies: int, nets: Arrays, scratch: Arrays,
+                   level1: Arrays, level2: Arrays, out: np.ndarray) -> None:
+    """Probabilities for the side on roll of ``board`` (before it rolls) at ``plies``
+    (0, 1 or 2). Written without recursion: numba cannot cache recursive functions."""
+    if plies <= 0:
+        evaluate_position(board, nets, scratch, out)
+    elif plies == 1:
+        _one_ply(board, nets, scratch, level1, out)
+    else:
+        _two_ply(board, nets, scratch, level1, level2, out)
+
+
+@_jit
+def play_value(after: np.ndarray, plies: int, nets: Arrays, scratch: Arrays, level1: Arrays,
+               level2: Arrays, out: np.ndarray) -> None:
+    """Probabilities for the side that just moved, from the board after its play."""
+    if plies == 0 or terminal_result(after, out):
+        evaluate_after(after, nets, scratch, out)
+        return
+    swapped = np.empty(26, dtype=np.int8)
+    theirs = np.empty(OUTPUTS, dtype=np.float64)
+    swap_board(after, swapped)
+    position_value(swapped, plies, nets, scratch, level1, level2, theirs)
+    invert(theirs, out)
+
+
+@_jit
+def rank_plays(boards: np.ndarray, count: int, plies: int, keep: np.ndarray,
+               margin: np.ndarray, nets: Arrays, level1: Arrays, level2: Arrays,
+               probs: np.ndarray, depth: np.ndarray) -> None:
+    """Evaluate ``boards[:count]`` (candidate plays) with the move filter.
+
+    Every candidate gets a 0-ply evaluation; survivors of the filter at ply n are
+    evaluated at ply n + 1, up to ``plies``. ``probs[i]`` holds candidate i's deepest
+    evaluation and ``depth[i]`` the ply it reached.
+    """
+    scratch = new_scratch()
+    alive = np.ones(count, dtype=np.bool_)
+    for i in range(count):
+        play_value(boards[i], 0, nets, scratch, level1, level2, probs[i])
+        depth[i] = 0
+    for ply in range(1, plies + 1):
+        # filter on the ply just done
+        equities = np.full(count, -1e9)
+        for i in range(count):
+            if alive[i]:
+                equities[i] = equity(probs[i])
+        order = np.argsort(-equities)
+        best = equities[order[0]]
+        kept = 0
+        for rank in range(count):
+            i = order[rank]
+            if alive[i] and kept < keep[ply - 1] and equities[i] >= best - margin[ply - 1]:
+                kept += 1
+            else:
+                alive[i] = False
+        if kept <= 1 and ply > 1:
+            break  # a single survivor needs no deeper look
+        for i in range(count):
+            if alive[i]:
+                play_value(boards[i], ply, nets, scratch, level1, level2, probs[i])
+                depth[i] = ply
+
+
+@_jit
+def best_ranked(probs: np.ndarray, depth: np.ndarray, count: int) -> int:
+    """The best candidate after :func:`rank_plays`: deepest ply first, then equity."""
+    best = 0
+    for i in range(1, count):
+        if depth[i] > depth[best] or (depth[i] == depth[best]
+                                      and equity(probs[i]) > equity(probs[best])):
+            best = i
+    return best
+
+
+@_jit
+def rollout(board: np.ndarray, games: int, truncate: int, seed: int, nets: Arrays,
+            level: Arrays) -> np.ndarray:
+    """Truncated rollout of ``board`` (side on roll, before rolling), 0-ply play.
+
+    Each game is played for ``truncate`` plies (0: to the end) and then scored by the
+    network. Game ``g`` draws its dice from ``seed * 1_000_003 + g``. Returns
+    ``float64[games, 5]``, each row the side on roll's result or estimate.
+    """
+    scratch = new_scratch()
+    probs = np.empty(OUTPUTS, dtype=np.float64)
+    result = np.empty(OUTPUTS, dtype=np.float64)
+    out = np.empty((games, OUTPUTS), dtype=np.float64)
+    current = np.empty(26, dtype=np.int8)
+    limit = truncate if truncate > 0 else MAX_PLIES
+    for g in range(games):
+        np.random.seed(seed * 1_000_003 + g)
+        current[:] = board
+        side = 0  # 0 while the original side is on roll
+        finished = False
+        for _ in range(limit):
+            d1, d2 = roll()
+            count = _generate(current, d1, d2, level)
+            best = choose_play(level[0], count, nets, scratch, probs)
+            after = level[0][best]
+            if terminal_result(after, result):
+                finished = True
+                break
+            swap_board(after, current)
+            side = 1 - side
+        if finished:
+            # ``result`` is for the side that made the last play
+            if side == 0:
+                out[g] = result
+            else:
+                invert(result, out[g])
+        else:
+            evaluate_position(current, nets, scratch, probs)
+            if side == 0:
+                out[g] = probs
+            else:
+                invert(probs, out[g])
+    return out
+
