@@ -113,19 +113,27 @@ def cmd_bench(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
 
 
 def cmd_train(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
+    from gammon.engine.bootstrap import BootstrapRun, bootstrap
     from gammon.engine.training import TrainingRun, train
 
+    def log(line: str) -> None:
+        out.write(line + "\n")
+        out.flush()
+
+    if args.stage == "bootstrap":
+        if args.start is None:
+            raise UsageError("--stage bootstrap needs --from CHECKPOINT")
+        bootstrap(Path(args.start), Path(args.out),
+                  BootstrapRun(rounds=args.rounds, games=args.games, seed=args.seed,
+                               alpha=args.alpha_start, epochs=args.epochs),
+                  log=log)
+        return 0
     run = TrainingRun(games=args.games, seed=args.seed, alpha_start=args.alpha_start,
                       alpha_end=args.alpha_end, contact_hidden=args.contact_hidden,
                       race_hidden=args.race_hidden, checkpoint_every=args.checkpoint_every,
                       benchmark_every=args.benchmark_every)
     if args.checkpoint_every % run.chunk:
         raise UsageError(f"--checkpoint-every must be a multiple of {run.chunk}")
-
-    def log(line: str) -> None:
-        out.write(line + "\n")
-        out.flush()
-
     train(Path(args.out), run, log=log)
     return 0
 
@@ -149,9 +157,16 @@ def build_parser() -> argparse.ArgumentParser:
     train = commands.add_parser(
         "train", help="self-play TD training of the networks (resumes from --out)")
     train.add_argument("--out", required=True, help="checkpoint file (.npz), resumed if present")
-    train.add_argument("--games", type=int, default=300_000)
+    train.add_argument("--stage", choices=("td", "bootstrap"), default="td",
+                       help="td: self-play TD(0); bootstrap: fit 0-ply to 1-ply evaluations")
+    train.add_argument("--from", dest="start", help="bootstrap: the networks to start from")
+    train.add_argument("--rounds", type=int, default=5, help="bootstrap: rounds")
+    train.add_argument("--epochs", type=int, default=4, help="bootstrap: epochs per round")
+    train.add_argument("--games", type=int, default=300_000,
+                       help="td: games in all; bootstrap: games sampled per round")
     train.add_argument("--seed", type=int, default=1)
-    train.add_argument("--alpha-start", type=float, default=0.1)
+    train.add_argument("--alpha-start", type=float, default=0.1,
+                       help="td: first learning rate; bootstrap: the learning rate")
     train.add_argument("--alpha-end", type=float, default=0.02)
     train.add_argument("--contact-hidden", type=int, default=128)
     train.add_argument("--race-hidden", type=int, default=64)
