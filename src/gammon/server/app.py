@@ -1,0 +1,651 @@
+"""The ASGI app: :func:`create_app` builds it (FastAPI), with the HTTP API (OpenAPI at
+``/docs``), the WebSocket at ``/ws`` (PROTOCOL.md) and the web client's static files.
+
+Sessions are a signed cookie (``gammon_session``, itsdangerous, signed with the database's
+secret key or ``GAMMON_SECRET_KEY``) holding the user id. A browser without one becomes a
+guest on its first request to ``/api/me`` (or any call that needs a player), so guests can
+play at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import re
+import secrets
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from importlib import resources
+from pathlib import Path
+from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+from fastapi import Depends, FastAPI, HTTPException, Request, Response, WebSocket
+from fastapi.responses import PlainTextResponse
+from fastapi.staticfiles import StaticFiles
+from itsdangerous import BadSignature, URLSafeTimedSerializer
+from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy.exc import IntegrityError
+from starlette.websockets import WebSocketDisconnect
+
+from gammon.core.dice import Roll
+from gammon.core.position import Position
+from gammon.server import protocol
+from gammon.server.bots import rank_plays
+from gammon.server.db import Repository, User, make_engine, migrate, secret_key
+from gammon.server.fairness import verify
+from gammon.server.matfile import write_mat
+from gammon.server.protocol import ProtocolError
+from gammon.server.pubsub import LocalBus, RedisBus
+from gammon.server.service import Hub, MatchConfig, ServiceError
+from gammon.server.settings import Settings
+
+log = logging.getLogger(__name__)
+COOKIE = "gammon_session"
+SESSION_AGE = 30 * 24 * 3600
+NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{2,19}$")
+# argon2id with the library's RFC 9106 "low memory" profile
+hasher = PasswordHasher()
+
+
+# -- rate limits -----------------------------------------------------------------------
+
+
+class RateLimiter:
+    """Token buckets: ``allow(key, per_minute, burst)``."""
+
+    def __init__(self, enabled: bool = True) -> None:
+        self.enabled = enabled
+        self._buckets: dict[str, tuple[float, float]] = {}
+
+    def allow(self, key: str, per_minute: float, burst: int) -> bool:
+        if not self.enabled:
+            return True
+        now = time.monotonic()
+        tokens, last = self._buckets.get(key, (float(burst), now))
+        tokens = min(float(burst), tokens + (now - last) * per_minute / 60.0)
+        if len(self._buckets) > 100_000:
+            self._buckets.clear()
+        if tokens < 1.0:
+            self._buckets[key] = (tokens, now)
+            return False
+        self._buckets[key] = (tokens - 1.0, now)
+        return True
+
+
+def _limit(request: Request, kind: str, per_minute: float, burst: int) -> None:
+    client = request.client.host if request.client else "?"
+    if not request.app.state.limiter.allow(f"{kind}:{client}", per_minute, burst):
+        raise HTTPException(429, {"code": "rate_limited", "message": f"too many {kind} requests"})
+
+
+# -- request bodies --------------------------------------------------------------------
+
+
+class Credentials(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: Annotated[str, Field(max_length=40)]
+    password: Annotated[str, Field(min_length=1, max_length=200)]
+
+
+class Options(BaseModel):
+    """A player's options (RULES.md §8), kept for future games."""
+
+    model_config = ConfigDict(extra="forbid")
+    confirm_turn: bool = False
+    auto_roll: bool = False
+    graphics: Literal["high", "low"] = "high"
+    flip: bool = False
+    auto_bearoff: bool = False
+    sound: bool = True
+    language: Annotated[str, Field(pattern=r"^[a-z]{2}(-[A-Z]{2})?$")] = "en"
+    numbering: bool = True
+
+
+class NewGame(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    kind: Literal["single", "money", "match"] = "match"
+    length: Annotated[int, Field(ge=1, le=25)] = 5
+    cube: bool = True
+    clock: Literal["none", "italian", "italian_per_point", "polish"] = "none"
+    private: bool = False
+    bot: Annotated[int, Field(ge=1, le=2)] | None = None
+    jacoby: bool = False
+    beavers: bool = False
+    winner_rolls_anew: bool = False
+    client_seed: Annotated[str, Field(max_length=64)] = ""
+
+
+class Join(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    client_seed: Annotated[str, Field(max_length=64)] = ""
+
+
+class HintRequest(BaseModel):
+    position_id: Annotated[str, Field(max_length=20)]
+    dice: Annotated[str, Field(max_length=5)]
+
+
+class EvalRequest(BaseModel):
+    position_id: Annotated[str, Field(max_length=20)]
+
+
+# -- sessions --------------------------------------------------------------------------
+
+
+def _serializer(request: Request | WebSocket) -> URLSafeTimedSerializer:
+    return request.app.state.signer  # type: ignore[no-any-return]
+
+
+def _session_user_id(request: Request | WebSocket) -> int | None:
+    cookie = request.cookies.get(COOKIE)
+    if not cookie:
+        return None
+    try:
+        data = _serializer(request).loads(cookie, max_age=SESSION_AGE)
+    except BadSignature:
+        return None
+    return data.get("uid") if isinstance(data, dict) else None
+
+
+def _set_session(request: Request, response: Response, user: User) -> None:
+    response.set_cookie(COOKIE, _serializer(request).dumps({"uid": user.id}),
+                        max_age=SESSION_AGE, httponly=True, samesite="lax",
+                        secure=request.app.state.settings.cookie_secure)
+
+
+async def current_user(request: Request) -> User | None:
+    uid = _session_user_id(request)
+    if uid is None:
+        return None
+    return await request.app.state.repo.user(uid)  # type: ignore[no-any-return]
+
+
+async def player(request: Request, response: Response) -> User:
+    """The signed-in user, or a new guest (whose session cookie is set on the response)."""
+    user = await current_user(request)
+    if user is None:
+        user = await _new_guest(request)
+        _set_session(request, response, user)
+    return user
+
+
+async def _new_guest(request: Request) -> User:
+    _limit(request, "guest", 30, 30)
+    repo: Repository = request.app.state.repo
+    for _ in range(5):
+        try:
+            return await repo.create_user(f"guest-{secrets.token_hex(4)}", "guest")
+        except IntegrityError:
+            continue
+    raise HTTPException(500, "could not name a guest")
+
+
+Player = Annotated[User, Depends(player)]
+
+
+def _hub(request: Request) -> Hub:
+    return request.app.state.hub  # type: ignore[no-any-return]
+
+
+def _error(error: ServiceError) -> HTTPException:
+    status = {"not_found": 404, "not_a_player": 403, "reserved": 403,
+              "too_many_games": 429}.get(error.code, 409)
+    return HTTPException(status, {"code": error.code, "message": error.message})
+
+
+# -- WebSocket connections -------------------------------------------------------------
+
+
+class WSConnection:
+    """One browser socket: a send queue drained by a writer task, and lag measurement."""
+
+    QUEUE_LIMIT = 2000
+
+    def __init__(self, websocket: WebSocket, user: User) -> None:
+        self.websocket = websocket
+        self.user = user
+        self.lag = 0.0
+        self.muted: set[str] = set()
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self.pings: dict[int, float] = {}
+        self.closed = False
+
+    def send_text(self, text: str) -> None:
+        if self.closed:
+            return
+        if self.queue.qsize() > self.QUEUE_LIMIT:  # a client that does not read: drop it
+            self.closed = True
+            self.queue.put_nowait(None)
+            return
+        self.queue.put_nowait(text)
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.send_text(json.dumps(message))
+
+    async def writer(self) -> None:
+        while True:
+            text = await self.queue.get()
+            if text is None:
+                with contextlib.suppress(Exception):
+                    await self.websocket.close(1008)
+                return
+            await self.websocket.send_text(text)
+
+    def pong(self, n: int) -> None:
+        sent = self.pings.pop(n, None)
+        if sent is not None:
+            half = (time.monotonic() - sent) / 2
+            self.lag = half if self.lag == 0.0 else 0.7 * self.lag + 0.3 * half
+
+
+def _origin_ok(websocket: WebSocket, settings: Settings) -> bool:
+    """Browsers send Origin: it must be this host or one of ``allowed_origins``."""
+    origin = websocket.headers.get("origin")
+    if origin is None:
+        return True  # not a browser
+    if origin in settings.allowed_origins:
+        return True
+    host = websocket.headers.get("host", "")
+    return urlsplit(origin).netloc == host
+
+
+async def _socket(websocket: WebSocket) -> None:
+    app = websocket.app
+    settings: Settings = app.state.settings
+    if not _origin_ok(websocket, settings):
+        await websocket.close(code=4403)
+        return
+    uid = _session_user_id(websocket)
+    user = None if uid is None else await app.state.repo.user(uid)
+    await websocket.accept()
+    if user is None:
+        await websocket.send_text(json.dumps({
+            "type": "error", "code": "unauthenticated",
+            "message": "no session: call /api/me, /api/login or /api/guest first"}))
+        await websocket.close(code=4401)
+        return
+    conn = WSConnection(websocket, user)
+    hub: Hub = app.state.hub
+    writer = asyncio.create_task(conn.writer())
+    pinger = asyncio.create_task(_pinger(conn, settings.ping_interval))
+    conn.send({"type": "welcome", "user": user.public(), "server_time": time.time()})
+    try:
+        while not conn.closed:
+            frame = await websocket.receive()
+            received = time.time()
+            if frame["type"] == "websocket.disconnect":
+                break
+            raw = frame.get("text")
+            if raw is None:
+                raw = frame.get("bytes") or b""
+            await _handle(app, hub, conn, raw, received)
+    except WebSocketDisconnect:
+        pass
+    finally:
+        conn.closed = True
+        hub.disconnect(conn)
+        pinger.cancel()
+        conn.queue.put_nowait(None)
+        with contextlib.suppress(Exception, asyncio.CancelledError):
+            await pinger
+        writer.cancel()
+        with contextlib.suppress(Exception, asyncio.CancelledError):
+            await writer
+
+
+async def _pinger(conn: WSConnection, interval: float) -> None:
+    n = 0
+    while True:
+        n += 1
+        conn.pings = {k: v for k, v in conn.pings.items() if k > n - 5}
+        conn.pings[n] = time.monotonic()
+        conn.send({"type": "ping", "n": n, "server_time": time.time()})
+        await asyncio.sleep(interval)
+
+
+async def _handle(app: Any, hub: Hub, conn: WSConnection, raw: str | bytes,
+                  received: float) -> None:
+    """One client message: parsed in the one place, then dispatched; any refusal becomes an
+    error message and changes nothing."""
+    settings: Settings = app.state.settings
+    message: Any = None
+    try:
+        message = protocol.parse_client_message(raw, max_bytes=settings.max_message_bytes)
+        match message:
+            case protocol.SubscribeMessage():
+                await hub.subscribe(conn, message.match, message.since)
+            case protocol.UnsubscribeMessage():
+                hub.unsubscribe(conn, message.match)
+            case protocol.ChatMessage():
+                text = message.text.strip()[: settings.max_chat_length]
+                if not text:
+                    raise ProtocolError("malformed", "empty chat message")
+                if not app.state.limiter.allow(f"chat:{conn.user.id}", 20, 5):
+                    raise ServiceError("rate_limited", "too many chat messages")
+                await hub.chat(conn, message.match, text)
+            case protocol.MuteMessage():
+                (conn.muted.add if message.muted else conn.muted.discard)(message.match)
+                conn.send({"type": "muted", "match": message.match, "muted": message.muted})
+            case protocol.PingMessage():
+                conn.send({"type": "pong", "server_time": time.time(), "id": message.id})
+            case protocol.PongMessage():
+                conn.pong(message.n)
+            case _:
+                await hub.act(conn, message, received)
+    except (ProtocolError, ServiceError) as error:
+        _send_error(hub, conn, message, error.code, error.message)
+    except Exception:
+        log.exception("message failed")
+        _send_error(hub, conn, message, "internal", "the server could not handle this message")
+
+
+def _send_error(hub: Hub, conn: WSConnection, message: Any, code: str, text: str) -> None:
+    out: dict[str, Any] = {"type": "error", "code": code, "message": text}
+    if message is not None:
+        out["id"] = message.id
+        match_id = getattr(message, "match", None)
+        if match_id is not None:
+            out["match"] = match_id
+            room = hub.rooms.get(match_id)
+            if room is not None:
+                out["v"] = room.version
+    conn.send(out)
+
+
+# -- the app ---------------------------------------------------------------------------
+
+
+def client_dir(settings: Settings) -> Path | None:
+    if settings.static_dir:
+        return Path(settings.static_dir)
+    try:
+        path = Path(str(resources.files("gammon") / "client"))
+    except (ModuleNotFoundError, TypeError):
+        return None
+    return path if (path / "index.html").is_file() else None
+
+
+def create_app(settings: Settings | None = None, *, bus: Any = None) -> FastAPI:
+    """The server app. ``bus`` overrides the bus (tests share a :class:`LocalBus` between
+    two apps); otherwise Redis when ``redis_url`` is set, else in-process."""
+    settings = settings or Settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        engine = make_engine(settings.database_url)
+        await migrate(engine)
+        key = settings.secret_key or await secret_key(engine)
+        app.state.signer = URLSafeTimedSerializer(key, salt="gammon-session")
+        app.state.repo = repo = Repository(engine)
+        the_bus = bus or (RedisBus(settings.redis_url) if settings.redis_url else LocalBus())
+        app.state.hub = hub = Hub(settings, repo, the_bus)
+        await hub.start()
+        try:
+            yield
+        finally:
+            await hub.stop()
+            await engine.dispose()
+
+    app = FastAPI(title="gammon", version="0.1.0", lifespan=lifespan,
+                  description="The gammon backgammon server: accounts, lobby, matches, "
+                              "history, leaderboard and the engine. Play is over the "
+                              "WebSocket at /ws (PROTOCOL.md).")
+    app.state.settings = settings
+    app.state.limiter = RateLimiter(settings.rate_limits)
+    app.add_api_websocket_route("/ws", _socket)
+    _routes(app)
+    static = client_dir(settings)
+    if static is not None and static.is_dir():
+        app.mount("/", StaticFiles(directory=static, html=True), name="client")
+    return app
+
+
+def _routes(app: FastAPI) -> None:
+    # accounts
+
+    @app.get("/api/me", tags=["accounts"])
+    async def me(user: Player) -> dict[str, Any]:
+        return {"user": user.public(), "options": Options(**user.options).model_dump()}
+
+    @app.post("/api/guest", tags=["accounts"])
+    async def guest(request: Request, response: Response) -> dict[str, Any]:
+        user = await _new_guest(request)
+        _set_session(request, response, user)
+        return {"user": user.public()}
+
+    @app.post("/api/register", status_code=201, tags=["accounts"])
+    async def register(body: Credentials, request: Request,
+                       response: Response) -> dict[str, Any]:
+        _limit(request, "register", 5, 5)
+        if not NAME.match(body.name) or body.name.lower().startswith(("guest-", "bot-")):
+            raise HTTPException(422, {"code": "bad_name", "message":
+                                      "a name is 3-20 letters, digits, '_' or '-', "
+                                      "starting with a letter"})
+        if len(body.password) < 8:
+            raise HTTPException(422, {"code": "weak_password",
+                                      "message": "a password has at least 8 characters"})
+        digest = await asyncio.to_thread(hasher.hash, body.password)
+        try:
+            user = await request.app.state.repo.create_user(body.name, "user", digest)
+        except IntegrityError:
+            raise HTTPException(409, {"code": "name_taken",
+                                      "message": "that name is taken"}) from None
+        _set_session(request, response, user)
+        return {"user": user.public()}
+
+    @app.post("/api/login", tags=["accounts"])
+    async def login(body: Credentials, request: Request, response: Response) -> dict[str, Any]:
+        """Wrong name and wrong password get the same answer in the same time."""
+        _limit(request, "login", 10, 10)
+        found = await request.app.state.repo.user_by_name(body.name)
+        digest = found[1] if found is not None and found[1] else _DUMMY_HASH
+        ok: bool
+        try:
+            ok = await asyncio.to_thread(hasher.verify, digest, body.password)
+        except (VerificationError, InvalidHashError):
+            ok = False
+        if not ok or found is None or not found[1]:
+            raise HTTPException(401, {"code": "bad_credentials",
+                                      "message": "wrong name or password"})
+        user = found[0]
+        if hasher.check_needs_rehash(digest):
+            await request.app.state.repo.set_password(
+                user.id, await asyncio.to_thread(hasher.hash, body.password))
+        _set_session(request, response, user)
+        return {"user": user.public()}
+
+    @app.post("/api/logout", tags=["accounts"])
+    async def logout(response: Response) -> dict[str, Any]:
+        response.delete_cookie(COOKIE)
+        return {"ok": True}
+
+    @app.get("/api/me/options", tags=["accounts"])
+    async def get_options(user: Player) -> Options:
+        return Options(**user.options)
+
+    @app.put("/api/me/options", tags=["accounts"])
+    async def put_options(body: Options, user: Player, request: Request) -> Options:
+        await request.app.state.repo.set_options(user.id, body.model_dump())
+        return body
+
+    # lobby
+
+    @app.get("/api/games", tags=["lobby"])
+    async def open_games(request: Request) -> list[dict[str, Any]]:
+        rows = await request.app.state.repo.open_matches()
+        creators = await request.app.state.repo.users([r.player0 for r in rows])
+        out = []
+        for row in rows:
+            config = json.loads(row.config)
+            creator = creators.get(row.player0)
+            out.append({"id": row.id, "created_at": row.created_at, **config,
+                        "creator": creator.public() if creator else None})
+        return out
+
+    @app.post("/api/games", status_code=201, tags=["lobby"])
+    async def create_game(body: NewGame, user: Player, request: Request) -> dict[str, Any]:
+        if not request.app.state.limiter.allow(f"create:{user.id}", 10, 10):
+            raise HTTPException(429, {"code": "rate_limited",
+                                      "message": "too many games created"})
+        config = MatchConfig(
+            kind=body.kind, length=body.length if body.kind == "match" else 1,
+            cube=body.cube, clock="none" if body.bot is not None else body.clock,
+            bot=body.bot, jacoby=body.jacoby, beavers=body.beavers,
+            winner_rolls_anew=body.winner_rolls_anew, private=body.private)
+        try:
+            room = await _hub(request).create(user, config, client_seed=body.client_seed)
+        except ServiceError as error:
+            raise _error(error) from None
+        return {**room.info_json(), "invite": f"/#/match/{room.id}"}
+
+    @app.get("/api/games/{match_id}", tags=["lobby"])
+    async def game(match_id: str, request: Request) -> dict[str, Any]:
+        room = await _hub(request).room(match_id)
+        if room is None:
+            raise HTTPException(404, {"code": "not_found", "message": "no such match"})
+        user = await current_user(request)
+        return room.state_message(None if user is None else user.id, time.time())
+
+    @app.post("/api/games/{match_id}/join", tags=["lobby"])
+    async def join(match_id: str, user: Player, request: Request,
+                   body: Join | None = None) -> dict[str, Any]:
+        try:
+            room = await _hub(request).join(user, match_id, body.client_seed if body else "")
+        except ServiceError as error:
+            raise _error(error) from None
+        return room.info_json()
+
+    @app.delete("/api/games/{match_id}", tags=["lobby"])
+    async def cancel(match_id: str, user: Player, request: Request) -> dict[str, Any]:
+        try:
+            await _hub(request).cancel(user, match_id)
+        except ServiceError as error:
+            raise _error(error) from None
+        return {"ok": True}
+
+    @app.post("/api/games/{match_id}/rematch", status_code=201, tags=["lobby"])
+    async def rematch(match_id: str, user: Player, request: Request) -> dict[str, Any]:
+        try:
+            room = await _hub(request).rematch(user, match_id)
+        except ServiceError as error:
+            raise _error(error) from None
+        return room.info_json()
+
+    # history, export, fairness
+
+    @app.get("/api/games/{match_id}/export.mat", response_class=PlainTextResponse,
+             tags=["history"])
+    async def export(match_id: str, request: Request) -> PlainTextResponse:
+        room = await _hub(request).room(match_id)
+        if room is None or room.rules is None:
+            raise HTTPException(404, {"code": "not_found", "message": "no such match"})
+        _, rows = await request.app.state.repo.match_with_actions(match_id)
+        actions = [protocol.action_from_json(json.loads(r.action)) for r in rows]
+        names = [(room.users[p].name if p in room.users else "?") for p in room.players
+                 if p is not None]
+        text = write_mat(room.rules, actions, names)
+        return PlainTextResponse(text, headers={
+            "content-disposition": f'attachment; filename="{match_id}.mat"'})
+
+    @app.get("/api/games/{match_id}/fairness", tags=["history"])
+    async def fairness(match_id: str, request: Request) -> dict[str, Any]:
+        """The dice commitment and, once the match is over, the seed that proves it."""
+        row, rows = await request.app.state.repo.match_with_actions(match_id)
+        if row is None:
+            raise HTTPException(404, {"code": "not_found", "message": "no such match"})
+        record = {
+            "match": match_id, "seed_hash": row.seed_hash,
+            "client_seeds": [row.client_seed0, row.client_seed1],
+            "server_seed": row.server_seed if row.status == "finished" else None,
+            "actions": [json.loads(r.action) for r in rows
+                        if r.kind in ("opening", "roll")],
+        }
+        if record["server_seed"]:
+            record["problems"] = verify(record)
+        return record
+
+    @app.get("/api/users/{name}/history", tags=["history"])
+    async def history(name: str, request: Request) -> list[dict[str, Any]]:
+        found = await request.app.state.repo.user_by_name(name)
+        if found is None:
+            raise HTTPException(404, {"code": "not_found", "message": "no such player"})
+        rows = await request.app.state.repo.history(found[0].id)
+        ids = {p for r in rows for p in (r.player0, r.player1) if p is not None}
+        users = await request.app.state.repo.users(list(ids))
+        return [{"id": r.id, "status": r.status, "config": json.loads(r.config),
+                 "players": [users[p].name if p in users else None
+                             for p in (r.player0, r.player1)],
+                 "winner": r.winner, "result": json.loads(r.result) if r.result else None,
+                 "rated": bool(r.rated), "created_at": r.created_at,
+                 "finished_at": r.finished_at} for r in rows]
+
+    @app.get("/api/users/{name}/ratings", tags=["history"])
+    async def ratings(name: str, request: Request) -> dict[str, Any]:
+        found = await request.app.state.repo.user_by_name(name)
+        if found is None:
+            raise HTTPException(404, {"code": "not_found", "message": "no such player"})
+        return {"user": found[0].public(),
+                "history": await request.app.state.repo.rating_history(found[0].id)}
+
+    @app.get("/api/leaderboard", tags=["history"])
+    async def leaderboard(request: Request) -> list[dict[str, Any]]:
+        users = await request.app.state.repo.leaderboard()
+        return [{"rank": i + 1, **u.public()} for i, u in enumerate(users)]
+
+    @app.get("/api/dice-stats", tags=["history"])
+    async def dice_stats(request: Request) -> dict[str, Any]:
+        """How often each face and each roll came up on this server (public)."""
+        cache = request.app.state.__dict__.setdefault("dice_cache", {})
+        if cache.get("at", 0) > time.monotonic() - 30:
+            return cache["value"]  # type: ignore[no-any-return]
+        faces = [0] * 6
+        rolls: dict[str, int] = {}
+        for text in await request.app.state.repo.dice_actions():
+            action = json.loads(text)
+            dice = [d for pair in action["throws"] for d in pair] if action["t"] == "opening" \
+                else action["roll"]
+            for die in dice:
+                faces[die - 1] += 1
+            if action["t"] == "roll":
+                key = "".join(map(str, sorted(action["roll"], reverse=True)))
+                rolls[key] = rolls.get(key, 0) + 1
+        value = {"faces": faces, "dice": sum(faces), "rolls": rolls}
+        cache.update(at=time.monotonic(), value=value)
+        return value
+
+    # the engine
+
+    @app.post("/api/hint", tags=["engine"])
+    async def hint(body: HintRequest) -> dict[str, Any]:
+        try:
+            position = Position.from_id(body.position_id)
+            roll = Roll.parse(body.dice)
+        except ValueError as error:
+            raise HTTPException(422, {"code": "bad_input", "message": str(error)}) from None
+        ranked = await asyncio.to_thread(rank_plays, position, roll)
+        return {"engine": "pubeval", "plays": [
+            {"play": play.notation(), "position_id": play.position.swap().id(),
+             "score": round(score, 4)} for play, score in ranked]}
+
+    @app.post("/api/eval", tags=["engine"])
+    async def evaluate(body: EvalRequest) -> dict[str, Any]:
+        try:
+            position = Position.from_id(body.position_id)
+        except ValueError as error:
+            raise HTTPException(422, {"code": "bad_input", "message": str(error)}) from None
+        pips = position.pips()
+        return {"engine": "pips", "position_id": position.id(), "pips": list(pips),
+                "pip_lead": pips[1] - pips[0], "race": position.is_race()}
+
+    @app.get("/healthz", tags=["server"])
+    async def healthz() -> dict[str, Any]:
+        return {"ok": True}
+
+
+_DUMMY_HASH = hasher.hash("not a password of anyone")

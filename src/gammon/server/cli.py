@@ -1,0 +1,93 @@
+"""``gammon serve`` and ``gammon verify``, added to the main CLI by
+:func:`add_serve_command` and :func:`add_verify_command`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, TextIO
+
+
+def cmd_serve(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
+    """Run the server with uvicorn until interrupted."""
+    import uvicorn
+
+    from gammon.server.app import create_app
+    from gammon.server.settings import Settings
+
+    overrides: dict[str, Any] = {}
+    if args.bind:
+        host, _, port = args.bind.rpartition(":")
+        if not host or not port.isdigit():
+            raise ValueError(f"--bind is HOST:PORT, got {args.bind!r}")
+        overrides.update(host=host, port=int(port))
+    if args.database_url:
+        overrides["database_url"] = args.database_url
+    if args.redis_url:
+        overrides["redis_url"] = args.redis_url
+    settings = Settings(**overrides)
+    out.write(f"gammon serving on http://{settings.bind} ({settings.database_url})\n")
+    out.flush()
+    uvicorn.run(create_app(settings), host=settings.host, port=settings.port,
+                log_level=args.log_level, ws_max_size=65536, lifespan="on")
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
+    """Check a match's dice: a fairness record file, or fetched from a server URL."""
+    from gammon.server.fairness import verify
+
+    source: str = args.record
+    if source.startswith(("http://", "https://")):
+        import httpx
+
+        record = httpx.get(source, timeout=10).raise_for_status().json()
+    elif source == "-":
+        record = json.load(stdin)
+    else:
+        with open(source, encoding="utf-8") as handle:
+            record = json.load(handle)
+    problems = verify(record)
+    for problem in problems:
+        out.write(f"FAIL {problem}\n")
+    if not problems:
+        count = sum(1 for a in record["actions"] if a["t"] in ("opening", "roll"))
+        out.write(f"OK: the seed matches its hash and all {count} dice actions are what "
+                  f"the seeds give\n")
+    return 1 if problems else 0
+
+
+def add_serve_command(subparsers: Any) -> None:
+    """Add ``gammon serve`` to the CLI's subcommands."""
+    serve = subparsers.add_parser(
+        "serve", help="run the game server (settings from GAMMON_* variables and .env)")
+    serve.add_argument("--bind", help="HOST:PORT (default 127.0.0.1:8000)")
+    serve.add_argument("--database-url", help="e.g. postgresql+asyncpg://user@host/db")
+    serve.add_argument("--redis-url", help="e.g. redis://127.0.0.1:6379/0 (scale-out)")
+    serve.add_argument("--log-level", default="info")
+    serve.set_defaults(handler=cmd_serve)
+
+
+def add_verify_command(subparsers: Any) -> None:
+    """Add ``gammon verify RECORD`` (a fairness JSON file, ``-``, or its server URL)."""
+    verify = subparsers.add_parser(
+        "verify", help="recompute a finished match's dice from its revealed seeds")
+    verify.add_argument("record", metavar="RECORD",
+                        help="fairness JSON file, '-' for stdin, or "
+                             "http://HOST/api/games/ID/fairness")
+    verify.set_defaults(handler=cmd_verify)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m gammon.server.cli serve|verify ...`` until the lead wires the CLI."""
+    parser = argparse.ArgumentParser(prog="gammon")
+    commands = parser.add_subparsers(dest="command", required=True)
+    add_serve_command(commands)
+    add_verify_command(commands)
+    args = parser.parse_args(argv)
+    return int(args.handler(args, sys.stdout, sys.stdin))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,355 @@
+"""Persistence: the tables, the Alembic migrations, and a small repository over them.
+
+SQLAlchemy 2 Core, async: SQLite through aiosqlite by default (WAL journal,
+``synchronous=NORMAL``: a committed action survives the process being killed), PostgreSQL
+through asyncpg in production. The schema is created and upgraded by Alembic (the scripts are
+in ``gammon/server/migrations``), run at start-up by :func:`migrate`.
+
+The heart of it is ``match_actions``, an append-only log: one row per accepted action, keyed
+by ``(match_id, seq)``. A match is rebuilt after a restart by replaying its actions through
+the pure core state machines, so nothing but the log has to be right. The primary key is also
+the lock between server processes: two processes that both try to append action ``seq`` to a
+match cannot both succeed (:class:`SeqConflict`).
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy import event
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+
+metadata = sa.MetaData()
+
+users = sa.Table(
+    "users",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("name", sa.String(40), nullable=False),
+    sa.Column("name_key", sa.String(40), nullable=False, unique=True),
+    sa.Column("password_hash", sa.String(200), nullable=True),
+    sa.Column("kind", sa.String(10), nullable=False),  # 'user' | 'guest' | 'bot'
+    sa.Column("rating", sa.Float, nullable=False, default=1500.0),
+    sa.Column("experience", sa.Integer, nullable=False, default=0),
+    sa.Column("options", sa.Text, nullable=False, default="{}"),
+    sa.Column("created_at", sa.Float, nullable=False),
+)
+
+matches = sa.Table(
+    "matches",
+    metadata,
+    sa.Column("id", sa.String(24), primary_key=True),
+    sa.Column("created_at", sa.Float, nullable=False),
+    # status: 'open' | 'playing' | 'finished' | 'cancelled'
+    sa.Column("status", sa.String(10), nullable=False),
+    sa.Column("config", sa.Text, nullable=False),  # JSON: rules, clock, privacy, bot level
+    sa.Column("player0", sa.Integer, sa.ForeignKey("users.id"), nullable=True),
+    sa.Column("player1", sa.Integer, sa.ForeignKey("users.id"), nullable=True),
+    sa.Column("reserved_for", sa.Integer, nullable=True),
+    sa.Column("private", sa.Boolean, nullable=False, default=False),
+    sa.Column("rated", sa.Boolean, nullable=False, default=False),
+    sa.Column("server_seed", sa.String(64), nullable=False),
+    sa.Column("seed_hash", sa.String(64), nullable=False),
+    sa.Column("client_seed0", sa.String(64), nullable=False, default=""),
+    sa.Column("client_seed1", sa.String(64), nullable=False, default=""),
+    sa.Column("rules", sa.Text, nullable=True),  # JSON of the core Rules, fixed at the start
+    sa.Column("winner", sa.Integer, nullable=True),
+    sa.Column("result", sa.Text, nullable=True),
+    sa.Column("finished_at", sa.Float, nullable=True),
+    sa.Column("rematch_of", sa.String(24), nullable=True),
+)
+sa.Index("ix_matches_status", matches.c.status)
+
+match_actions = sa.Table(
+    "match_actions",
+    metadata,
+    sa.Column("match_id", sa.String(24), sa.ForeignKey("matches.id"), primary_key=True),
+    sa.Column("seq", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("kind", sa.String(12), nullable=False),
+    sa.Column("action", sa.Text, nullable=False),
+    sa.Column("at", sa.Float, nullable=False),
+)
+
+rating_changes = sa.Table(
+    "rating_changes",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("user_id", sa.Integer, sa.ForeignKey("users.id"), nullable=False, index=True),
+    sa.Column("match_id", sa.String(24), nullable=False),
+    sa.Column("before", sa.Float, nullable=False),
+    sa.Column("after", sa.Float, nullable=False),
+    sa.Column("at", sa.Float, nullable=False),
+)
+
+server_kv = sa.Table(
+    "server_kv",
+    metadata,
+    sa.Column("key", sa.String(40), primary_key=True),
+    sa.Column("value", sa.Text, nullable=False),
+)
+
+
+class SeqConflict(Exception):
+    """Another writer (another server process) appended this action number first."""
+
+
+# -- engine and migrations ------------------------------------------------------------------
+
+
+def make_engine(url: str) -> AsyncEngine:
+    """An async engine; SQLite gets WAL, ``synchronous=NORMAL`` and a busy timeout."""
+    if url.startswith("sqlite"):
+        engine = create_async_engine(url, connect_args={"timeout": 30})
+
+        @event.listens_for(engine.sync_engine, "connect")
+        def _pragmas(dbapi_connection: Any, _record: Any) -> None:
+            cursor = dbapi_connection.cursor()
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA synchronous=NORMAL")
+            cursor.execute("PRAGMA busy_timeout=30000")
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.close()
+
+        return engine
+    return create_async_engine(url, pool_size=10, max_overflow=20)
+
+
+MIGRATIONS = Path(__file__).with_name("migrations")
+
+
+def alembic_config(url: str | None = None) -> Any:
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    if url:
+        config.set_main_option("sqlalchemy.url", url)
+    return config
+
+
+async def migrate(engine: AsyncEngine) -> None:
+    """Bring the schema to the newest Alembic revision (run at every start-up)."""
+    from alembic import command
+
+    def upgrade(connection: sa.Connection) -> None:
+        config = alembic_config()
+        config.attributes["connection"] = connection
+        command.upgrade(config, "head")
+
+    async with engine.begin() as conn:
+        if conn.dialect.name == "postgresql":  # several processes may start at once
+            await conn.execute(sa.text("SELECT pg_advisory_xact_lock(7304211)"))
+        await conn.run_sync(upgrade)
+
+
+async def secret_key(engine: AsyncEngine) -> str:
+    """The session-signing key stored in the database, made on first use."""
+    async with engine.begin() as conn:
+        value = await conn.scalar(sa.select(server_kv.c.value).where(server_kv.c.key == "secret"))
+        if value is None:
+            value = secrets.token_hex(32)
+            try:
+                async with conn.begin_nested():
+                    await conn.execute(server_kv.insert().values(key="secret", value=value))
+            except IntegrityError:
+                value = await conn.scalar(
+                    sa.select(server_kv.c.value).where(server_kv.c.key == "secret"))
+        return str(value)
+
+
+# -- the repository -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class User:
+    id: int
+    name: str
+    kind: str
+    rating: float
+    experience: int
+    options: dict[str, Any]
+
+    @property
+    def is_guest(self) -> bool:
+        return self.kind == "guest"
+
+    @property
+    def is_bot(self) -> bool:
+        return self.kind == "bot"
+
+    def public(self) -> dict[str, Any]:
+        return {"id": self.id, "name": self.name, "kind": self.kind,
+                "rating": round(self.rating, 2), "experience": self.experience}
+
+
+def _user(row: Any) -> User:
+    return User(row.id, row.name, row.kind, float(row.rating), int(row.experience),
+                json.loads(row.options))
+
+
+class Repository:
+    """Every query the server makes, in one place."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+
+    # users
+
+    async def create_user(self, name: str, kind: str, password_hash: str | None = None) -> User:
+        """A new user; raises :class:`IntegrityError` when the name (any case) is taken."""
+        async with self.engine.begin() as conn:
+            result = await conn.execute(
+                users.insert().values(
+                    name=name, name_key=name.lower(), password_hash=password_hash, kind=kind,
+                    rating=1500.0, experience=0, options="{}", created_at=time.time(),
+                ).returning(users)
+            )
+            return _user(result.one())
+
+    async def user(self, user_id: int) -> User | None:
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(sa.select(users).where(users.c.id == user_id))).first()
+        return None if row is None else _user(row)
+
+    async def user_by_name(self, name: str) -> tuple[User, str | None] | None:
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(
+                sa.select(users).where(users.c.name_key == name.lower()))).first()
+        return None if row is None else (_user(row), row.password_hash)
+
+    async def users(self, ids: Sequence[int]) -> dict[int, User]:
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(sa.select(users).where(users.c.id.in_(list(ids))))).all()
+        return {row.id: _user(row) for row in rows}
+
+    async def set_password(self, user_id: int, password_hash: str) -> None:
+        async with self.engine.begin() as conn:
+            await conn.execute(
+                users.update().where(users.c.id == user_id).values(password_hash=password_hash))
+
+    async def set_options(self, user_id: int, options: dict[str, Any]) -> None:
+        async with self.engine.begin() as conn:
+            await conn.execute(
+                users.update().where(users.c.id == user_id).values(options=json.dumps(options)))
+
+    async def leaderboard(self, limit: int = 100) -> list[User]:
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(
+                sa.select(users).where(users.c.kind != "guest", users.c.experience > 0)
+                .order_by(users.c.rating.desc(), users.c.id).limit(limit))).all()
+        return [_user(row) for row in rows]
+
+    async def rating_history(self, user_id: int) -> list[dict[str, Any]]:
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(
+                sa.select(rating_changes).where(rating_changes.c.user_id == user_id)
+                .order_by(rating_changes.c.id))).all()
+        return [{"match": r.match_id, "before": round(r.before, 2), "after": round(r.after, 2),
+                 "at": r.at} for r in rows]
+
+    # matches
+
+    async def create_match(self, values: dict[str, Any]) -> None:
+        async with self.engine.begin() as conn:
+            await conn.execute(matches.insert().values(created_at=time.time(), **values))
+
+    async def match(self, match_id: str) -> Any:
+        async with self.engine.connect() as conn:
+            return (await conn.execute(sa.select(matches).where(matches.c.id == match_id))).first()
+
+    async def match_with_actions(self, match_id: str, after: int = 0) -> tuple[Any, list[Any]]:
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(sa.select(matches).where(matches.c.id == match_id))).first()
+            actions = (await conn.execute(
+                sa.select(match_actions.c.seq, match_actions.c.action, match_actions.c.at)
+                .where(match_actions.c.match_id == match_id, match_actions.c.seq > after)
+                .order_by(match_actions.c.seq))).all()
+        return row, list(actions)
+
+    async def open_matches(self) -> list[Any]:
+        async with self.engine.connect() as conn:
+            return list((await conn.execute(
+                sa.select(matches).where(matches.c.status == "open",
+                                         matches.c.private.is_(False))
+                .order_by(matches.c.created_at))).all())
+
+    async def count_open(self, user_id: int) -> int:
+        async with self.engine.connect() as conn:
+            return int(await conn.scalar(
+                sa.select(sa.func.count()).select_from(matches)
+                .where(matches.c.status == "open", matches.c.player0 == user_id)) or 0)
+
+    async def playing_ids(self) -> list[str]:
+        async with self.engine.connect() as conn:
+            return list((await conn.scalars(
+                sa.select(matches.c.id).where(matches.c.status == "playing"))).all())
+
+    async def seat(self, match_id: str, user_id: int, client_seed: str, rules: str,
+                   rated: bool) -> bool:
+        """Take seat 1 of an open match; False if someone else got there first."""
+        async with self.engine.begin() as conn:
+            result = await conn.execute(
+                matches.update()
+                .where(matches.c.id == match_id, matches.c.status == "open",
+                       matches.c.player1.is_(None))
+                .values(player1=user_id, client_seed1=client_seed, status="playing", rules=rules,
+                        rated=rated))
+            return result.rowcount == 1
+
+    async def cancel(self, match_id: str, user_id: int) -> bool:
+        async with self.engine.begin() as conn:
+            result = await conn.execute(
+                matches.update()
+                .where(matches.c.id == match_id, matches.c.status == "open",
+                       matches.c.player0 == user_id)
+                .values(status="cancelled"))
+            return result.rowcount == 1
+
+    async def append(self, match_id: str, seq: int, kind: str, action: str, at: float,
+                     finish: dict[str, Any] | None = None,
+                     ratings: Sequence[tuple[int, float, float, int]] = ()) -> None:
+        """Store action ``seq`` of a match — with the match's end and the rating changes in
+        the same transaction when it ends the match. Raises :class:`SeqConflict` when that
+        number is already taken."""
+        try:
+            async with self.engine.begin() as conn:
+                await conn.execute(match_actions.insert().values(
+                    match_id=match_id, seq=seq, kind=kind, action=action, at=at))
+                if finish is not None:
+                    await conn.execute(
+                        matches.update().where(matches.c.id == match_id)
+                        .values(status="finished", finished_at=at, **finish))
+                for user_id, before, after, experience in ratings:
+                    await _rate(conn, user_id, match_id, before, after, experience, at)
+        except IntegrityError as error:
+            raise SeqConflict(f"action {seq} of match {match_id} exists") from error
+
+    async def history(self, user_id: int, limit: int = 100) -> list[Any]:
+        async with self.engine.connect() as conn:
+            return list((await conn.execute(
+                sa.select(matches)
+                .where(sa.or_(matches.c.player0 == user_id, matches.c.player1 == user_id),
+                       matches.c.status.in_(["playing", "finished"]))
+                .order_by(matches.c.created_at.desc()).limit(limit))).all())
+
+    async def dice_actions(self) -> list[str]:
+        async with self.engine.connect() as conn:
+            return list((await conn.scalars(
+                sa.select(match_actions.c.action)
+                .where(match_actions.c.kind.in_(["opening", "roll"])))).all())
+
+
+async def _rate(conn: AsyncConnection, user_id: int, match_id: str, before: float,
+                after: float, experience: int, at: float) -> None:
+    await conn.execute(users.update().where(users.c.id == user_id)
+                       .values(rating=after, experience=users.c.experience + experience))
+    await conn.execute(rating_changes.insert().values(
+        user_id=user_id, match_id=match_id, before=before, after=after, at=at))

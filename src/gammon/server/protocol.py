@@ -1,0 +1,246 @@
+"""The wire: the one parser of client messages, and the JSON form of actions and events.
+
+Every message a client sends goes through :func:`parse_client_message` — the only place
+that reads client input — and comes out as one of the typed :data:`ClientMessage` values,
+or raises :class:`ProtocolError` with a code the server sends back (PROTOCOL.md lists them).
+Nothing else in the server looks at raw client text.
+
+>>> parse_client_message('{"type": "step", "match": "abc", "from": 24, "die": 6}')
+StepMessage(id=None, match='abc', v=None, type='step', from_=24, die=6)
+>>> try:
+...     parse_client_message('{"type": "fly"}')
+... except ProtocolError as error:
+...     print(error.code)
+unknown_type
+
+Actions are stored in the match log as small JSON objects (:func:`action_json`,
+:func:`action_from_json`); events go to clients as ``{"type": "checker_moved", ...}``
+(:func:`event_json`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from enum import Enum
+from typing import Annotated, Any, Literal, TypeAlias
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from gammon.core import actions as A
+from gammon.core.cube import Level
+from gammon.core.dice import OpeningRoll, Roll
+from gammon.core.events import Event
+from gammon.core.moves import Move, Play
+
+
+class ProtocolError(ValueError):
+    """A client message the server refuses; ``code`` is sent back in the error message."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+MatchRef = Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{1,24}$")]
+Version = Annotated[int, Field(ge=0, le=10**9)]
+
+
+class _Message(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, populate_by_name=True)
+
+    id: Annotated[int, Field(ge=0, le=2**53)] | Annotated[str, Field(max_length=40)] | None = None
+    """An optional id of the client's choosing, echoed in an error about this message."""
+
+
+class _MatchMessage(_Message):
+    match: MatchRef
+    v: Version | None = None
+    """For actions: the version the client has seen; a different one is refused as stale."""
+
+
+class SubscribeMessage(_MatchMessage):
+    type: Literal["subscribe"]
+    since: Version | None = None
+
+
+class UnsubscribeMessage(_MatchMessage):
+    type: Literal["unsubscribe"]
+
+
+class RollMessage(_MatchMessage):
+    type: Literal["roll"]
+
+
+class PlayMessage(_MatchMessage):
+    type: Literal["play"]
+    play: Annotated[str, Field(max_length=80)]
+
+
+class StepMessage(_MatchMessage):
+    type: Literal["step"]
+    from_: Annotated[int, Field(alias="from", ge=1, le=25)]
+    die: Annotated[int, Field(ge=1, le=6)]
+
+
+class SimpleActionMessage(_MatchMessage):
+    type: Literal["undo", "confirm", "double", "take", "drop", "beaver", "accept_resign",
+                  "reject_resign", "abandon"]
+
+
+class ResignMessage(_MatchMessage):
+    type: Literal["resign"]
+    level: Literal[1, 2, 3]
+
+
+class ChatMessage(_MatchMessage):
+    type: Literal["chat"]
+    text: Annotated[str, Field(min_length=1, max_length=300)]
+
+
+class MuteMessage(_MatchMessage):
+    type: Literal["mute"]
+    muted: bool
+
+
+class PingMessage(_Message):
+    type: Literal["ping"]
+
+
+class PongMessage(_Message):
+    type: Literal["pong"]
+    n: Annotated[int, Field(ge=0, le=2**53)]
+
+
+ClientMessage: TypeAlias = Annotated[
+    SubscribeMessage | UnsubscribeMessage | RollMessage | PlayMessage | StepMessage
+    | SimpleActionMessage | ResignMessage | ChatMessage | MuteMessage | PingMessage
+    | PongMessage,
+    Field(discriminator="type"),
+]
+"""Every message a client may send."""
+
+ActionMessage: TypeAlias = (
+    RollMessage | PlayMessage | StepMessage | SimpleActionMessage | ResignMessage
+)
+
+_ADAPTER: TypeAdapter[Any] = TypeAdapter(ClientMessage)
+TYPES = frozenset({
+    "subscribe", "unsubscribe", "roll", "play", "step", "undo", "confirm", "double", "take",
+    "drop", "beaver", "accept_resign", "reject_resign", "abandon", "resign", "chat", "mute",
+    "ping", "pong",
+})
+MAX_MESSAGE_BYTES = 4096
+
+
+def parse_client_message(raw: str | bytes, *, max_bytes: int = MAX_MESSAGE_BYTES) -> Any:
+    """The one parser: raw WebSocket text into a :data:`ClientMessage`, or
+    :class:`ProtocolError` (``too_large``, ``malformed`` or ``unknown_type``)."""
+    if len(raw) > max_bytes:
+        raise ProtocolError("too_large", f"messages are at most {max_bytes} bytes")
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
+        raise ProtocolError("malformed", "not JSON text") from None
+    if not isinstance(data, dict):
+        raise ProtocolError("malformed", "a message is a JSON object")
+    kind = data.get("type")
+    if not isinstance(kind, str):
+        raise ProtocolError("malformed", "a message has a string 'type'")
+    if kind not in TYPES:
+        raise ProtocolError("unknown_type", f"unknown message type {kind[:40]!r}")
+    try:
+        return _ADAPTER.validate_python(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"][1:]) or "message"
+        raise ProtocolError("malformed", f"{where}: {first['msg']}") from None
+
+
+# -- actions in the match log ----------------------------------------------------------------
+
+_SIMPLE: dict[str, type[Any]] = {
+    "undo": A.UndoStep, "confirm": A.ConfirmPlay, "double": A.OfferDouble, "take": A.Take,
+    "drop": A.Drop, "beaver": A.Beaver, "accept_resign": A.AcceptResign,
+    "reject_resign": A.RejectResign, "abandon": A.Abandon, "timeout": A.Timeout,
+}
+_SIMPLE_NAMES = {cls: name for name, cls in _SIMPLE.items()}
+
+
+def action_json(action: A.Action) -> dict[str, Any]:
+    """The stored form of a core action (dice included, so a replay needs no dice)."""
+    match action:
+        case A.RollOpening(opening=o):
+            return {"t": "opening", "first": o.first, "throws": [list(t) for t in o.throws],
+                    "roll": [o.roll.die1, o.roll.die2]}
+        case A.RollDice(player=p, roll=r):
+            return {"t": "roll", "p": p, "roll": [r.die1, r.die2]}
+        case A.PlayMove(player=p, play=play):
+            text = play.notation() if isinstance(play, Play) else play
+            return {"t": "play", "p": p, "play": text}
+        case A.MoveChecker(player=p, source=s, die=d):
+            return {"t": "step", "p": p, "from": s, "die": d}
+        case A.OfferResign(player=p, level=level):
+            return {"t": "resign", "p": p, "level": int(level)}
+        case _:
+            return {"t": _SIMPLE_NAMES[type(action)], "p": action.player}
+
+
+def action_from_json(data: dict[str, Any], *, winner_rolls_anew: bool = False) -> A.Action:
+    """The core action of a stored action (inverse of :func:`action_json`)."""
+    kind = data["t"]
+    if kind == "opening":
+        throws = tuple((int(a), int(b)) for a, b in data["throws"])
+        opening = OpeningRoll(int(data["first"]), Roll(*data["roll"]), throws)
+        return A.RollOpening(opening)
+    if kind == "roll":
+        return A.RollDice(data["p"], Roll(*data["roll"]))
+    if kind == "play":
+        return A.PlayMove(data["p"], data["play"])
+    if kind == "step":
+        return A.MoveChecker(data["p"], data["from"], data["die"])
+    if kind == "resign":
+        return A.OfferResign(data["p"], Level(data["level"]))
+    return _SIMPLE[kind](data["p"])  # type: ignore[no-any-return]
+
+
+def message_action(message: ActionMessage, player: int) -> A.Action:
+    """The core action a client message proposes for ``player`` (not the dice actions)."""
+    match message:
+        case PlayMessage():
+            return A.PlayMove(player, message.play)
+        case StepMessage():
+            return A.MoveChecker(player, message.from_, message.die)
+        case ResignMessage():
+            return A.OfferResign(player, Level(message.level))
+        case SimpleActionMessage():
+            return _SIMPLE[message.type](player)  # type: ignore[no-any-return]
+    raise TypeError(f"not an action message: {message!r}")
+
+
+# -- events to clients ---------------------------------------------------------------------
+
+_CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
+
+
+def _value(value: Any) -> Any:
+    if isinstance(value, Roll):
+        return [value.die1, value.die2]
+    if isinstance(value, Move):
+        return {"from": value.source, "to": value.destination, "hit": value.hit,
+                "text": str(value)}
+    if isinstance(value, Enum):
+        return int(value) if isinstance(value, Level) else value.value
+    if isinstance(value, tuple | list):
+        return [_value(v) for v in value]
+    return value
+
+
+def event_json(event: Event) -> dict[str, Any]:
+    """``{"type": "dice_rolled", "player": 0, "roll": [3, 1]}`` and so on (PROTOCOL.md)."""
+    out: dict[str, Any] = {"type": _CAMEL.sub("_", type(event).__name__).lower()}
+    for field in dataclasses.fields(event):
+        out[field.name] = _value(getattr(event, field.name))
+    return out

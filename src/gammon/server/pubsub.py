@@ -1,0 +1,90 @@
+"""The bus between server processes: tells the others that a match changed.
+
+A process that appends an action to a match publishes ``{"kind": "action", "match": id,
+"seq": n, "origin": ...}``; every other process holding that match catches up from the
+database (the log is the truth; the bus only says where to look) and forwards the new
+events to its own sockets. Chat and rematch offers, which are not in the log, travel in
+the message itself.
+
+:class:`LocalBus` is the in-process default (one process; several apps in one process may
+share one instance, as the tests do). :class:`RedisBus` uses Redis pub/sub, for several
+``gammon serve`` processes behind one address.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+Handler = Callable[[dict[str, Any]], Awaitable[None]]
+log = logging.getLogger(__name__)
+CHANNEL = "gammon:bus"
+
+
+class Bus(Protocol):
+    async def start(self, handler: Handler) -> None: ...
+    async def publish(self, message: dict[str, Any]) -> None: ...
+    async def close(self) -> None: ...
+
+
+class LocalBus:
+    """Delivers every message to every handler started on this instance (this process)."""
+
+    def __init__(self) -> None:
+        self._handlers: list[Handler] = []
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def start(self, handler: Handler) -> None:
+        self._handlers.append(handler)
+
+    async def publish(self, message: dict[str, Any]) -> None:
+        if len(self._handlers) < 2:
+            return  # the publisher itself is the only listener
+        for handler in list(self._handlers):
+            task = asyncio.ensure_future(handler(message))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def close(self) -> None:
+        self._handlers.clear()
+
+
+class RedisBus:
+    """Redis pub/sub on one channel."""
+
+    def __init__(self, url: str, channel: str = CHANNEL) -> None:
+        import redis.asyncio as redis
+
+        self._redis = redis.from_url(url)
+        self._channel = channel
+        self._task: asyncio.Task[None] | None = None
+        self._pubsub: Any = None
+
+    async def start(self, handler: Handler) -> None:
+        self._pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
+        await self._pubsub.subscribe(self._channel)
+
+        async def listen() -> None:
+            async for message in self._pubsub.listen():
+                try:
+                    await handler(json.loads(message["data"]))
+                except Exception:  # one bad message must not stop the bus
+                    log.exception("bus message failed")
+
+        self._task = asyncio.create_task(listen())
+
+    async def publish(self, message: dict[str, Any]) -> None:
+        await self._redis.publish(self._channel, json.dumps(message))
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+        if self._pubsub is not None:
+            await self._pubsub.aclose()
+        await self._redis.aclose()

@@ -1,0 +1,829 @@
+"""The authoritative match service: every match lives in a :class:`Room`, owned by a
+:class:`Hub` (one per server process).
+
+The client proposes, the server decides: a client message becomes a core action
+(:func:`~gammon.server.protocol.message_action`), the pure core state machine
+(:meth:`Match.apply <gammon.core.match.Match.apply>`) accepts or refuses it, the accepted
+action is **stored before anything is sent** (:meth:`Repository.append
+<gammon.server.db.Repository.append>`), and only then do the room's state and version move
+and the events go out. A refused action changes nothing.
+
+Rebuilding: a room is rebuilt from the database by replaying its stored actions through the
+same :meth:`Room._advance` the live path uses — dice, clock times and all are in the stored
+actions, so the replay is exact. That is how a restarted server resumes every match and how
+a process catches up with actions another process appended (the bus says which match moved).
+
+Server-made actions: the opening roll of every game (as soon as both seats are taken, and
+after each game), rolls for a player with the auto-roll option, timeouts when a clock runs
+out (a timer set at the flag time plus the lag allowance), and the bot's actions (computed
+off the event loop with ``asyncio.to_thread``).
+
+Clocks (RULES.md §7): the core's :class:`~gammon.core.clock.Clock`, with wall-clock seconds
+(``time.time()``, shared by processes on one host or NTP-synchronised hosts). One timed
+*action* is a stretch in which the same player must act in the same phase: rolling (or
+doubling), moving (every step of one turn together), answering a cube or resign offer. Lag
+compensation: an action by a player is timed at ``received - min(lag, lag_cap)``, where
+``lag`` is half the round trip the server measured on that player's socket (ping/pong), never
+earlier than the action's start. The clock time of each action is stored with it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+import time
+import uuid
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from gammon.core import actions as A
+from gammon.core.clock import (
+    Clock,
+    ClockSettings,
+    DelayReserve,
+    DelayReservePerPoint,
+    GameAndMoveClock,
+)
+from gammon.core.dice import Roll
+from gammon.core.errors import IllegalActionError, NotYourTurnError
+from gammon.core.events import Event, GameStarted
+from gammon.core.match import Match, Phase, Rules
+from gammon.server import bots, protocol
+from gammon.server.db import Repository, SeqConflict, User
+from gammon.server.fairness import FairDice, commitment, new_seed
+from gammon.server.ratings import new_ratings
+from gammon.server.settings import Settings
+
+log = logging.getLogger(__name__)
+
+CLOCKS: dict[str, Callable[[], ClockSettings]] = {
+    "italian": DelayReserve,
+    "italian_per_point": DelayReservePerPoint,
+    "polish": GameAndMoveClock,
+}
+
+
+class ServiceError(Exception):
+    """A request the service refuses; ``code`` and ``message`` go back to the client."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class Connection(Protocol):
+    """A client socket as the service sees it."""
+
+    user: User
+    lag: float
+    muted: set[str]
+
+    def send_text(self, text: str) -> None: ...
+
+
+# -- match configuration ----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class MatchConfig:
+    """What the creator chose (stored as JSON in ``matches.config``)."""
+
+    kind: str = "match"  # 'single' | 'money' | 'match'
+    length: int = 1
+    cube: bool = True
+    clock: str = "none"  # 'none' | 'italian' | 'italian_per_point' | 'polish'
+    bot: int | None = None
+    jacoby: bool = False
+    beavers: bool = False
+    winner_rolls_anew: bool = False
+    private: bool = False
+
+    def to_json(self) -> str:
+        return json.dumps({name: getattr(self, name) for name in self.__slots__})
+
+    @classmethod
+    def from_json(cls, text: str) -> MatchConfig:
+        return cls(**json.loads(text))
+
+    @property
+    def points(self) -> int:
+        """The core's match length: 0 for money, 1 for a single game."""
+        return {"money": 0, "single": 1}.get(self.kind, self.length)
+
+
+def rules_for(config: MatchConfig, options: tuple[dict[str, Any], dict[str, Any]]) -> Rules:
+    """The core rules of a match, with each player's own confirm / auto-roll options."""
+    return Rules(
+        length=config.points,
+        cube=config.cube and config.kind != "single",
+        jacoby=config.jacoby and config.kind == "money",
+        beavers=config.beavers and config.kind == "money",
+        winner_rolls_anew=config.winner_rolls_anew,
+        confirm_turn=(bool(options[0].get("confirm_turn")), bool(options[1].get("confirm_turn"))),
+        auto_roll=(bool(options[0].get("auto_roll")), bool(options[1].get("auto_roll"))),
+    )
+
+
+def rules_json(rules: Rules) -> str:
+    return json.dumps({
+        "length": rules.length, "cube": rules.cube, "crawford": rules.crawford,
+        "jacoby": rules.jacoby, "beavers": rules.beavers,
+        "winner_rolls_anew": rules.winner_rolls_anew,
+        "confirm_turn": list(rules.confirm_turn), "auto_roll": list(rules.auto_roll),
+    })
+
+
+def rules_from_json(text: str) -> Rules:
+    data = json.loads(text)
+    data["confirm_turn"] = tuple(data["confirm_turn"])
+    data["auto_roll"] = tuple(data["auto_roll"])
+    return Rules(**data)
+
+
+def _runner(match: Match) -> int | None:
+    """The side who must act now (whose clock runs), or None."""
+    if match.is_over:
+        return None
+    game = match.game
+    if game.phase in (Phase.BEFORE_ROLL, Phase.MOVING):
+        return game.turn
+    if game.phase in (Phase.CUBE_OFFERED, Phase.RESIGN_OFFERED):
+        return game.opponent
+    return None
+
+
+def _clock_key(match: Match) -> tuple[Any, ...]:
+    return (match.number, match.phase, _runner(match), match.game.turn)
+
+
+# -- a room ------------------------------------------------------------------------------
+
+
+@dataclass
+class Room:
+    """One match in this process: its configuration, state, version and subscribers."""
+
+    id: str
+    config: MatchConfig
+    status: str
+    players: list[int | None]
+    server_seed: str
+    seed_hash: str
+    client_seeds: list[str]
+    private: bool
+    rated: bool
+    reserved_for: int | None
+    rematch_of: str | None
+    users: dict[int, User] = field(default_factory=dict)
+    rules: Rules | None = None
+    match: Match | None = None
+    clock: Clock | None = None
+    seq: int = 0
+    dice_count: int = 0
+    last_at: float = 0.0
+    events: list[dict[str, Any]] = field(default_factory=list)
+    subscribers: set[Any] = field(default_factory=set)
+    chat: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=50))
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    timer: asyncio.TimerHandle | None = None
+    result: dict[str, Any] | None = None
+
+    @classmethod
+    def from_row(cls, row: Any) -> Room:
+        room = cls(
+            id=row.id, config=MatchConfig.from_json(row.config), status=row.status,
+            players=[row.player0, row.player1], server_seed=row.server_seed,
+            seed_hash=row.seed_hash, client_seeds=[row.client_seed0, row.client_seed1],
+            private=bool(row.private), rated=bool(row.rated), reserved_for=row.reserved_for,
+            rematch_of=row.rematch_of,
+        )
+        room.refresh(row)
+        return room
+
+    def refresh(self, row: Any) -> None:
+        """Take the row's seats and status (after a join, here or in another process)."""
+        self.status = row.status
+        self.players = [row.player0, row.player1]
+        self.client_seeds = [row.client_seed0, row.client_seed1]
+        self.rated = bool(row.rated)
+        if row.rules and self.match is None:
+            self.rules = rules_from_json(row.rules)
+            self.match = Match.new(self.rules)
+            if self.config.clock != "none":
+                self.clock = Clock.start(CLOCKS[self.config.clock](),
+                                         match_length=self.config.points or 1)
+        if row.result:
+            self.result = json.loads(row.result)
+
+    @property
+    def version(self) -> int:
+        return len(self.events)
+
+    def seat_of(self, user_id: int) -> int | None:
+        for seat, player in enumerate(self.players):
+            if player == user_id:
+                return seat
+        return None
+
+    def is_bot(self, seat: int) -> bool:
+        player = self.players[seat]
+        return player is not None and player in self.users and self.users[player].is_bot
+
+    def dice(self) -> FairDice:
+        return FairDice(self.server_seed, self.client_seeds)
+
+    # -- the one transition, for live play and replay alike --------------------------------
+
+    def _advance(self, action: A.Action, at: float
+                 ) -> tuple[Match, Clock | None, tuple[Event, ...]]:
+        """The state after ``action`` at clock time ``at`` (pure: ``self`` is unchanged)."""
+        assert self.match is not None
+        before = self.match
+        after, events = before.apply(action)
+        clock = self.clock
+        if clock is not None and _clock_key(before) != _clock_key(after):
+            if clock.running is not None:
+                clock = clock.end_action(clock.running, at)
+            if clock.loser is None:
+                if any(isinstance(e, GameStarted) and e.number > 1 for e in events):
+                    clock = clock.new_game()
+                runner = _runner(after)
+                if runner is not None:
+                    clock = clock.start_action(runner, at)
+        return after, clock, events
+
+    def _commit(self, action: A.Action, match: Match, clock: Clock | None,
+                events: tuple[Event, ...], at: float) -> list[dict[str, Any]]:
+        self.match, self.clock = match, clock
+        self.seq += 1
+        self.last_at = at
+        if isinstance(action, A.RollOpening | A.RollDice):
+            self.dice_count += 1
+        out = []
+        for event in events:
+            data = protocol.event_json(event)
+            data["v"] = len(self.events) + 1
+            self.events.append(data)
+            out.append(data)
+        if match.is_over:
+            self.status = "finished"
+        return out
+
+    def replay(self, record: dict[str, Any], at: float) -> list[dict[str, Any]]:
+        """Apply one stored action (the log is trusted: the core accepted it once)."""
+        action = protocol.action_from_json(record)
+        match, clock, events = self._advance(action, at)
+        return self._commit(action, match, clock, events, at)
+
+    # -- views -------------------------------------------------------------------------------
+
+    def clock_json(self, now: float) -> dict[str, Any] | None:
+        clock = self.clock
+        if clock is None:
+            return None
+        now = max(now, clock.last)
+        sides = []
+        for side in (0, 1):
+            reading = clock.remaining(side, now)
+            sides.append({"action_left": round(reading.action_left, 3),
+                          "bank_left": round(reading.bank_left, 3), "low": reading.is_low,
+                          "expired": reading.expired})
+        return {"kind": self.config.clock, "running": clock.running, "sides": sides,
+                "flag_at": clock.flag_time()}
+
+    def game_json(self) -> dict[str, Any] | None:
+        match = self.match
+        if match is None:
+            return None
+        game = match.game
+        out: dict[str, Any] = {
+            "phase": match.phase.value, "game": match.number, "turn": game.turn,
+            "score": list(match.score), "length": match.rules.length,
+            "crawford": match.is_crawford,
+            "cube": {"value": game.cube.value, "owner": game.cube.owner,
+                     "enabled": game.cube_enabled},
+            "board": list(game.board(0).board), "position_id": game.position.id(),
+            "dice": None if game.roll is None else [game.roll.die1, game.roll.die2],
+            "dice_left": list(game.dice_left),
+            "resign_offer": None if game.resign_offer is None else {
+                "player": game.resign_offer.player, "level": int(game.resign_offer.level)},
+            "winner": match.winner,
+        }
+        if match.phase is Phase.MOVING:
+            out["legal"] = {str(source): {str(die): move.destination for die, move in m.items()}
+                            for source, m in game.legal_steps().items()}
+            out["can_confirm"] = game.is_play_complete()
+        return out
+
+    def seats_json(self) -> list[dict[str, Any] | None]:
+        out: list[dict[str, Any] | None] = []
+        for player in self.players:
+            user = self.users.get(player) if player is not None else None
+            out.append(None if user is None else {
+                "id": user.id, "name": user.name, "kind": user.kind,
+                "rating": round(user.rating, 2)})
+        return out
+
+    def info_json(self) -> dict[str, Any]:
+        config = self.config
+        return {
+            "id": self.id, "status": self.status, "kind": config.kind, "length": config.points,
+            "cube": config.cube, "clock": config.clock, "bot": config.bot,
+            "private": self.private, "rated": self.rated, "seats": self.seats_json(),
+            "seed_hash": self.seed_hash, "client_seeds": list(self.client_seeds),
+            "server_seed": self.server_seed if self.status == "finished" else None,
+            "rematch_of": self.rematch_of, "result": self.result,
+        }
+
+    def state_message(self, viewer: int | None, now: float) -> dict[str, Any]:
+        seat = None if viewer is None else self.seat_of(viewer)
+        return {"type": "state", "match": self.id, "v": self.version, "you": seat,
+                "info": self.info_json(), "game": self.game_json(),
+                "clock": self.clock_json(now), "chat": list(self.chat)}
+
+    def update_message(self, events: list[dict[str, Any]], now: float) -> dict[str, Any]:
+        return {"type": "update", "match": self.id, "v": self.version, "events": events,
+                "game": self.game_json(), "clock": self.clock_json(now)}
+
+
+# -- the hub ---------------------------------------------------------------------------
+
+
+class Hub:
+    """Every room this process holds, the sockets subscribed to them, and the bus."""
+
+    def __init__(self, settings: Settings, repo: Repository, bus: Any) -> None:
+        self.settings = settings
+        self.repo = repo
+        self.bus = bus
+        self.origin = uuid.uuid4().hex
+        self.rooms: dict[str, Room] = {}
+        self._loading: dict[str, asyncio.Future[Room | None]] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._closed = False
+
+    # -- life cycle ----------------------------------------------------------------------
+
+    async def start(self) -> None:
+        await self.bus.start(self._on_bus)
+        for match_id in await self.repo.playing_ids():
+            room = await self.room(match_id)
+            if room is not None:
+                self._after_change(room, local=True)
+
+    async def stop(self) -> None:
+        self._closed = True
+        for room in self.rooms.values():
+            if room.timer is not None:
+                room.timer.cancel()
+        for task in list(self._tasks):
+            task.cancel()
+        for task in list(self._tasks):
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        await self.bus.close()
+
+    def _spawn(self, coroutine: Any) -> None:
+        task = asyncio.ensure_future(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("background task failed", exc_info=task.exception())
+
+    # -- loading rooms -------------------------------------------------------------------
+
+    async def room(self, match_id: str) -> Room | None:
+        """The room of a match, loaded and replayed from the database on first use."""
+        room = self.rooms.get(match_id)
+        if room is not None:
+            return room
+        pending = self._loading.get(match_id)
+        if pending is not None:
+            return await pending
+        future: asyncio.Future[Room | None] = asyncio.get_running_loop().create_future()
+        self._loading[match_id] = future
+        try:
+            room = await self._load(match_id)
+            if room is not None:
+                self.rooms[match_id] = room
+            future.set_result(room)
+            return room
+        except BaseException as error:
+            future.set_exception(error)
+            future.exception()  # retrieved: waiters get it re-raised
+            raise
+        finally:
+            del self._loading[match_id]
+
+    async def _load(self, match_id: str) -> Room | None:
+        row, actions = await self.repo.match_with_actions(match_id)
+        if row is None or row.status == "cancelled":
+            return None
+        room = Room.from_row(row)
+        await self._load_users(room)
+        for action in actions:
+            room.replay(json.loads(action.action), action.at)
+        return room
+
+    async def _load_users(self, room: Room) -> None:
+        ids = [p for p in room.players if p is not None]
+        room.users.update(await self.repo.users(ids))
+
+    async def _catch_up(self, room: Room) -> list[dict[str, Any]]:
+        """Apply the actions other processes appended (caller holds the room lock)."""
+        row, actions = await self.repo.match_with_actions(room.id, after=room.seq)
+        if row is None:
+            return []
+        if room.players != [row.player0, row.player1] or room.status != row.status:
+            room.refresh(row)
+            await self._load_users(room)
+        events: list[dict[str, Any]] = []
+        for action in actions:
+            if action.seq == room.seq + 1:
+                events += room.replay(json.loads(action.action), action.at)
+        return events
+
+    # -- the bus -------------------------------------------------------------------------
+
+    async def _publish(self, message: dict[str, Any]) -> None:
+        message["origin"] = self.origin
+        try:
+            await self.bus.publish(message)
+        except Exception:  # the log is the truth; other processes catch up on next use
+            log.exception("bus publish failed")
+
+    async def _on_bus(self, message: dict[str, Any]) -> None:
+        if message.get("origin") == self.origin:
+            return
+        room = self.rooms.get(message.get("match", ""))
+        if room is None:
+            return
+        kind = message.get("kind")
+        if kind == "action":
+            async with room.lock:
+                events = await self._catch_up(room)
+            if events:
+                self._broadcast_update(room, events)
+            self._after_change(room, local=False)
+        elif kind == "seated":
+            async with room.lock:
+                was_open = room.match is None
+                events = await self._catch_up(room)
+            if was_open:
+                self._broadcast_state(room)
+            elif events:
+                self._broadcast_update(room, events)
+            self._after_change(room, local=False)
+        elif kind in ("chat", "rematch"):
+            self._send_all(room, message["payload"], chat=kind == "chat")
+
+    # -- sending -------------------------------------------------------------------------
+
+    def _send_all(self, room: Room, message: dict[str, Any], *, chat: bool = False) -> None:
+        text = json.dumps(message)
+        for conn in list(room.subscribers):
+            if chat and room.id in conn.muted and message.get("seat") != room.seat_of(
+                    conn.user.id):
+                continue
+            conn.send_text(text)
+
+    def _broadcast_update(self, room: Room, events: list[dict[str, Any]]) -> None:
+        self._send_all(room, room.update_message(events, time.time()))
+
+    def _broadcast_state(self, room: Room) -> None:
+        now = time.time()
+        for conn in list(room.subscribers):
+            conn.send_text(json.dumps(room.state_message(conn.user.id, now)))
+
+    # -- subscriptions -----------------------------------------------------------------
+
+    async def subscribe(self, conn: Connection, match_id: str, since: int | None) -> None:
+        """Watch a match (players and spectators); ``since`` resyncs from a version."""
+        room = await self.room(match_id)
+        if room is None:
+            raise ServiceError("not_found", f"no match {match_id}")
+        room.subscribers.add(conn)
+        now = time.time()
+        if since is not None and since <= room.version:
+            conn.send_text(json.dumps(room.update_message(room.events[since:], now)))
+        else:
+            conn.send_text(json.dumps(room.state_message(conn.user.id, now)))
+
+    def unsubscribe(self, conn: Connection, match_id: str) -> None:
+        room = self.rooms.get(match_id)
+        if room is not None:
+            room.subscribers.discard(conn)
+            self._maybe_evict(room)
+
+    def disconnect(self, conn: Connection) -> None:
+        for room in list(self.rooms.values()):
+            if conn in room.subscribers:
+                room.subscribers.discard(conn)
+                self._maybe_evict(room)
+
+    def _maybe_evict(self, room: Room) -> None:
+        if room.status in ("finished", "cancelled") and not room.subscribers:
+            if room.timer is not None:
+                room.timer.cancel()
+            self.rooms.pop(room.id, None)
+
+    # -- the lobby -----------------------------------------------------------------------
+
+    async def create(self, user: User, config: MatchConfig, *, client_seed: str = "",
+                     reserved_for: int | None = None, rematch_of: str | None = None
+                     ) -> Room:
+        """A new match: open for a second player, or against a bot (started at once)."""
+        if config.bot is None and await self.repo.count_open(user.id) >= \
+                self.settings.max_open_games:
+            raise ServiceError("too_many_games",
+                               f"at most {self.settings.max_open_games} open games per player")
+        match_id = secrets.token_urlsafe(12)
+        seed = new_seed()
+        values: dict[str, Any] = {
+            "id": match_id, "status": "open", "config": config.to_json(), "player0": user.id,
+            "private": config.private or reserved_for is not None, "rated": False,
+            "server_seed": seed, "seed_hash": commitment(seed), "client_seed0": client_seed,
+            "client_seed1": "", "reserved_for": reserved_for, "rematch_of": rematch_of,
+        }
+        if config.bot is not None:
+            bot = await self.bot_user(config.bot)
+            values.update(player1=bot.id, status="playing",
+                          rules=rules_json(rules_for(config, (user.options, {}))))
+        await self.repo.create_match(values)
+        room = await self.room(match_id)
+        assert room is not None
+        if config.bot is not None:
+            async with room.lock:
+                await self._server_actions(room)
+            self._after_change(room, local=True)
+        return room
+
+    async def bot_user(self, level: int) -> User:
+        name = f"bot-{level}"
+        found = await self.repo.user_by_name(name)
+        if found is not None:
+            return found[0]
+        try:
+            return await self.repo.create_user(name, "bot")
+        except Exception:  # created meanwhile by another request
+            found = await self.repo.user_by_name(name)
+            assert found is not None
+            return found[0]
+
+    async def join(self, user: User, match_id: str, client_seed: str = "") -> Room:
+        row = await self.repo.match(match_id)
+        if row is None or row.status == "cancelled":
+            raise ServiceError("not_found", f"no match {match_id}")
+        if row.status != "open":
+            raise ServiceError("not_open", "this match has started")
+        if row.player0 == user.id:
+            raise ServiceError("own_game", "you cannot join your own game")
+        if row.reserved_for is not None and row.reserved_for != user.id:
+            raise ServiceError("reserved", "this game is reserved for another player")
+        creator = await self.repo.user(row.player0)
+        assert creator is not None
+        config = MatchConfig.from_json(row.config)
+        rules = rules_for(config, (creator.options, user.options))
+        rated = config.points >= 1 and creator.kind == "user" and user.kind == "user"
+        if not await self.repo.seat(match_id, user.id, client_seed, rules_json(rules), rated):
+            raise ServiceError("not_open", "someone else took the seat")
+        room = await self.room(match_id)
+        assert room is not None
+        async with room.lock:
+            was_open = room.match is None
+            await self._catch_up(room)
+            room.rated = rated
+            if was_open:
+                self._broadcast_state(room)
+            await self._server_actions(room)
+        await self._publish({"kind": "seated", "match": match_id})
+        self._after_change(room, local=True)
+        return room
+
+    async def cancel(self, user: User, match_id: str) -> None:
+        if not await self.repo.cancel(match_id, user.id):
+            raise ServiceError("not_found", "no open game of yours with that id")
+        room = self.rooms.pop(match_id, None)
+        if room is not None:
+            room.status = "cancelled"
+            self._send_all(room, {"type": "cancelled", "match": match_id})
+
+    async def rematch(self, user: User, match_id: str) -> Room:
+        room = await self.room(match_id)
+        if room is None:
+            raise ServiceError("not_found", f"no match {match_id}")
+        seat = room.seat_of(user.id)
+        if seat is None:
+            raise ServiceError("not_a_player", "only the players may ask for a rematch")
+        if room.status != "finished":
+            raise ServiceError("not_finished", "the match is not over")
+        opponent = room.players[1 - seat]
+        new = await self.create(
+            user, room.config, reserved_for=None if room.config.bot is not None else opponent,
+            rematch_of=match_id)
+        payload = {"type": "rematch", "match": match_id, "new": new.id, "by": user.name}
+        self._send_all(room, payload)
+        await self._publish({"kind": "rematch", "match": match_id, "payload": payload})
+        return new
+
+    # -- playing -------------------------------------------------------------------------
+
+    async def act(self, conn: Connection, message: Any, received: float) -> None:
+        """A player's proposed action: accepted, stored, broadcast — or refused, unchanged."""
+        room = await self.room(message.match)
+        if room is None:
+            raise ServiceError("not_found", f"no match {message.match}")
+        seat = room.seat_of(conn.user.id)
+        if seat is None:
+            raise ServiceError("not_a_player", "you do not hold a seat in this match")
+        async with room.lock:
+            if room.match is None:
+                raise ServiceError("not_started", "the match has not started")
+            if message.v is not None and message.v != room.version:
+                raise ServiceError("stale", f"the match is at version {room.version}")
+            lag = min(conn.lag, self.settings.lag_cap)
+            clock = room.clock
+            at = max(room.last_at, received - lag)
+            if clock is not None and clock.running is not None:
+                at = max(at, clock.since or 0.0)
+                side = clock.expired(at)
+                if side is not None:
+                    await self._apply(room, A.Timeout(side), at)
+                    self._after_change(room, local=True)
+                    raise ServiceError("time_out", f"player {side} ran out of time")
+            try:
+                action: A.Action
+                if message.type == "roll":
+                    if not room.match.game.can_roll(seat):
+                        room.match.apply(A.RollDice(seat, Roll(1, 2)))  # the precise refusal
+                        raise ServiceError("illegal", "you cannot roll now")
+                    action = room.match.game.roll_action(room.dice().source(room.dice_count))
+                else:
+                    action = protocol.message_action(message, seat)
+                await self._apply(room, action, at)
+            except NotYourTurnError as error:
+                raise ServiceError("not_your_turn", str(error)) from None
+            except IllegalActionError as error:
+                raise ServiceError("illegal", str(error)) from None
+            await self._server_actions(room)
+        self._after_change(room, local=True)
+
+    async def _apply(self, room: Room, action: A.Action, at: float) -> None:
+        """Apply, store, then commit and broadcast one action (caller holds the lock).
+
+        Raises the core's :class:`IllegalActionError` (nothing changes). When another
+        process stored this action number first, catch up and try once more.
+        """
+        for attempt in range(3):
+            at = max(at, room.last_at)
+            match, clock, events = room._advance(action, at)
+            record = protocol.action_json(action)
+            finish = ratings = None
+            if match.is_over and match.result is not None:
+                finish, ratings = await self._finish(room, match)
+            try:
+                await self.repo.append(room.id, room.seq + 1, record["t"], json.dumps(record),
+                                       at, finish, ratings or ())
+            except SeqConflict:
+                if attempt == 2:
+                    raise
+                caught = await self._catch_up(room)
+                if caught:
+                    self._broadcast_update(room, caught)
+                if room.match is None:
+                    raise ServiceError("not_started", "the match has not started") from None
+                continue
+            new = room._commit(action, match, clock, events, at)
+            if finish is not None:
+                room.result = json.loads(finish["result"])
+                if ratings:
+                    await self._load_users(room)
+            self._broadcast_update(room, new)
+            await self._publish({"kind": "action", "match": room.id, "seq": room.seq})
+            return
+
+    async def _finish(self, room: Room, match: Match
+                      ) -> tuple[dict[str, Any], list[tuple[int, float, float, int]]]:
+        assert match.result is not None
+        result = {"winner": match.result.winner, "reason": match.result.reason.value,
+                  "score": list(match.result.score)}
+        finish = {"winner": match.result.winner, "result": json.dumps(result)}
+        ratings: list[tuple[int, float, float, int]] = []
+        if room.rated:
+            ids = [p for p in room.players if p is not None]
+            current = await self.repo.users(ids)
+            winner = current[room.players[match.result.winner]]  # type: ignore[index]
+            loser = current[room.players[1 - match.result.winner]]  # type: ignore[index]
+            length = room.config.points
+            up, down = new_ratings(winner.rating, winner.experience, loser.rating,
+                                   loser.experience, length)
+            ratings = [(winner.id, winner.rating, up, length),
+                       (loser.id, loser.rating, down, length)]
+        return finish, ratings
+
+    async def _server_actions(self, room: Room) -> None:
+        """The actions the server makes by itself: openings and auto-rolls."""
+        while room.match is not None and not room.match.is_over:
+            match = room.match
+            game = match.game
+            if match.phase in (Phase.OPENING, Phase.GAME_OVER):
+                action: A.Action = match.opening_action(room.dice().source(room.dice_count))
+            elif (match.phase is Phase.BEFORE_ROLL and match.rules.auto_roll[game.turn]
+                  and not room.is_bot(game.turn)):
+                action = game.roll_action(room.dice().source(room.dice_count))
+            else:
+                return
+            await self._apply(room, action, time.time())
+
+    async def timeout_check(self, room: Room) -> None:
+        async with room.lock:
+            room.timer = None
+            clock = room.clock
+            now = max(time.time(), room.last_at)
+            if clock is None or room.match is None or room.match.is_over:
+                return
+            side = clock.expired(now)
+            if side is None:
+                return
+            try:
+                await self._apply(room, A.Timeout(side), now)
+            except IllegalActionError:
+                return
+        self._after_change(room, local=True)
+
+    def _after_change(self, room: Room, *, local: bool) -> None:
+        """Set the flag timer, and let a bot act if it is its turn (only in the process that
+        made the change, so two processes do not both move a bot)."""
+        if self._closed:
+            return
+        if room.timer is not None:
+            room.timer.cancel()
+            room.timer = None
+        match = room.match
+        if match is None or match.is_over:
+            self._maybe_evict(room)
+            return
+        flag = room.clock.flag_time() if room.clock is not None else None
+        if flag is not None:
+            delay = max(0.0, flag + self.settings.lag_cap - time.time())
+            room.timer = asyncio.get_running_loop().call_later(
+                delay, lambda: self._spawn(self.timeout_check(room)))
+        runner = _runner(match)
+        if local and runner is not None and room.is_bot(runner):
+            self._spawn(self._bot_turn(room))
+
+    async def _bot_turn(self, room: Room) -> None:
+        if self.settings.bot_delay:
+            await asyncio.sleep(self.settings.bot_delay)
+        async with room.lock:
+            for _ in range(8):
+                match = room.match
+                if match is None or match.is_over:
+                    break
+                runner = _runner(match)
+                if runner is None or not room.is_bot(runner):
+                    break
+                game = match.game
+                action: A.Action
+                if match.phase is Phase.BEFORE_ROLL:
+                    action = game.roll_action(room.dice().source(room.dice_count))
+                elif match.phase is Phase.MOVING:
+                    assert game.roll is not None
+                    level = room.config.bot or 1
+                    play = await asyncio.to_thread(bots.choose_play, game.position, game.roll,
+                                                   level)
+                    action = A.PlayMove(runner, play)
+                elif match.phase is Phase.CUBE_OFFERED:
+                    action = A.Take(runner)
+                elif match.phase is Phase.RESIGN_OFFERED:
+                    action = A.AcceptResign(runner)
+                else:
+                    break
+                await self._apply(room, action, time.time())
+                await self._server_actions(room)
+        self._after_change(room, local=False)
+
+    # -- chat ----------------------------------------------------------------------------
+
+    async def chat(self, conn: Connection, match_id: str, text: str) -> None:
+        room = await self.room(match_id)
+        if room is None:
+            raise ServiceError("not_found", f"no match {match_id}")
+        seat = room.seat_of(conn.user.id)
+        if seat is None:
+            raise ServiceError("not_a_player", "only the players chat in a match")
+        payload = {"type": "chat", "match": match_id, "seat": seat, "from": conn.user.name,
+                   "text": text, "at": time.time()}
+        room.chat.append(payload)
+        self._send_all(room, payload, chat=True)
+        await self._publish({"kind": "chat", "match": match_id, "payload": payload})
+
