@@ -1,0 +1,269 @@
+"""Analysis of a played match: every decision rated against the engine, and the luck.
+
+The match is given as the actions it went through (the core's action values, as a match
+record holds them); they are replayed through :class:`gammon.core.match.Match`, so every
+position is rebuilt by the rules. For each player:
+
+* **checker plays** — the equity lost by the play made against the engine's best play,
+  both evaluated at the same ply (cubeless money equity). Plays with no alternative are
+  *forced* and not counted. A loss of ``ERROR`` or more is an error, ``BLUNDER`` or more a
+  blunder.
+* **luck** — for each roll, the equity of the best play with that roll minus the average of
+  the same over all 21 rolls (the position's 1-ply value): a joker is positive.
+* **error rate** — mean equity lost per unforced decision, in millipoints, and the
+  *performance rating* ``PR = 500 × that mean`` (the scale the strongest tools use: 0 is
+  perfect, about 5 a world-class player).
+
+Cube decisions are rated by :mod:`gammon.engine.cube` where it is available.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+
+from gammon.core.actions import Action, PlayMove, RollDice, RollOpening
+from gammon.core.dice import Roll
+from gammon.core.game import Phase, Rules
+from gammon.core.match import Match
+from gammon.core.moves import Play, legal_plays
+from gammon.core.notation import parse_play
+from gammon.core.position import Position
+from gammon.engine.player import Engine
+
+ERROR = 0.040
+BLUNDER = 0.080
+
+ALL_ROLLS = [Roll(a, b) for a in range(1, 7) for b in range(1, a + 1)]
+
+
+@dataclass(frozen=True, slots=True)
+class CheckerDecision:
+    """One checker play, rated."""
+
+    game: int
+    move_number: int
+    player: int
+    position_id: str
+    roll: str
+    played: str
+    best: str
+    played_equity: float
+    best_equity: float
+    forced: bool
+    luck: float
+    """The roll's luck for the player who rolled it (equity)."""
+    win_chance: float
+    """The player's chance of winning the game after the play, as the engine sees it."""
+
+    @property
+    def loss(self) -> float:
+        return max(self.best_equity - self.played_equity, 0.0)
+
+    @property
+    def mark(self) -> str:
+        if self.forced:
+            return ""
+        if self.loss >= BLUNDER:
+            return "??"
+        if self.loss >= ERROR:
+            return "?"
+        return ""
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerSummary:
+    player: int
+    name: str
+    decisions: int
+    unforced: int
+    errors: int
+    blunders: int
+    equity_lost: float
+    luck: float
+
+    @property
+    def error_rate(self) -> float:
+        """Millipoints lost per unforced decision."""
+        return 1000.0 * self.equity_lost / self.unforced if self.unforced else 0.0
+
+    @property
+    def performance_rating(self) -> float:
+        return self.error_rate / 2.0
+
+
+@dataclass
+class Analysis:
+    names: tuple[str, str]
+    plies: int
+    decisions: list[CheckerDecision] = field(default_factory=list)
+
+    def summaries(self) -> list[PlayerSummary]:
+        out = []
+        for player in (0, 1):
+            mine = [d for d in self.decisions if d.player == player]
+            unforced = [d for d in mine if not d.forced]
+            out.append(PlayerSummary(
+                player=player,
+                name=self.names[player],
+                decisions=len(mine),
+                unforced=len(unforced),
+                errors=sum(1 for d in unforced if ERROR <= d.loss < BLUNDER),
+                blunders=sum(1 for d in unforced if d.loss >= BLUNDER),
+                equity_lost=sum(d.loss for d in unforced),
+                luck=sum(d.luck for d in mine),
+            ))
+        return out
+
+    # -- output -----------------------------------------------------------------------
+
+    def to_json(self) -> str:
+        return json.dumps({
+            "names": list(self.names),
+            "plies": self.plies,
+            "players": [
+                {**asdict(s), "error_rate_mp": round(s.error_rate, 1),
+                 "performance_rating": round(s.performance_rating, 1)}
+                for s in self.summaries()
+            ],
+            "decisions": [
+                {**asdict(d), "loss": round(d.loss, 4), "mark": d.mark}
+                for d in self.decisions
+            ],
+        }, indent=2)
+
+    def to_text(self) -> str:
+        lines = [f"Analysis at {self.plies}-ply (cubeless equity; ? error >= {ERROR:.3f}, "
+                 f"?? blunder >= {BLUNDER:.3f})", ""]
+        lines.append(f"{'game':>4} {'move':>4}  {'player':<10} {'roll':<4} {'played':<24} "
+                     f"{'best':<24} {'loss':>7} {'luck':>7}")
+        for d in self.decisions:
+            best = "" if d.best == d.played else d.best
+            lines.append(f"{d.game:>4} {d.move_number:>4}  {self.names[d.player]:<10.10} "
+                         f"{d.roll:<4} {d.played or '(no move)':<24.24} {best:<24.24} "
+                         f"{-d.loss:>+7.3f} {d.luck:>+7.3f} {d.mark}")
+        lines.append("")
+        for s in self.summaries():
+            lines.append(f"{s.name}: {s.unforced} unforced decisions, {s.errors} errors, "
+                         f"{s.blunders} blunders, {s.equity_lost:.3f} equity lost, "
+                         f"error rate {s.error_rate:.1f} mp/decision, PR {s.performance_rating:.1f},"
+                         f" luck {s.luck:+.3f}")
+        return "\n".join(lines)
+
+    def to_html(self) -> str:
+        """A self-contained report: summary, the win-chance graph, the decision table."""
+        rows = []
+        for d in self.decisions:
+            css = {"??": "blunder", "?": "error"}.get(d.mark, "")
+            rows.append(
+                f"<tr class='{css}'><td>{d.game}</td><td>{d.move_number}</td>"
+                f"<td>{html.escape(self.names[d.player])}</td><td>{d.roll}</td>"
+                f"<td>{html.escape(d.played or '(no move)')}</td>"
+                f"<td>{html.escape('' if d.best == d.played else d.best)}</td>"
+                f"<td>{-d.loss:+.3f}</td><td>{d.luck:+.3f}</td><td>{d.mark}</td></tr>")
+        summary = "".join(
+            f"<tr><td>{html.escape(s.name)}</td><td>{s.unforced}</td><td>{s.errors}</td>"
+            f"<td>{s.blunders}</td><td>{s.equity_lost:.3f}</td><td>{s.error_rate:.1f}</td>"
+            f"<td>{s.performance_rating:.1f}</td><td>{s.luck:+.3f}</td></tr>"
+            for s in self.summaries())
+        title = html.escape(f"{self.names[0]} vs {self.names[1]}")
+        return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>gammon analysis: {title}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>
+body{{font-family:system-ui,sans-serif;margin:1rem auto;max-width:60rem;padding:0 1rem;color:#222}}
+table{{border-collapse:collapse;width:100%;font-size:.9rem}}
+td,th{{padding:.2rem .4rem;border-bottom:1px solid #ddd;text-align:left}}
+tr.error{{background:#fff4d6}} tr.blunder{{background:#ffd9d6}}
+svg{{width:100%;height:auto;background:#fafafa;border:1px solid #ddd}}
+</style></head><body>
+<h1>{title}</h1>
+<p>Analysed at {self.plies}-ply with gammon's engine. Equities are cubeless; an error loses
+at least {ERROR:.3f}, a blunder at least {BLUNDER:.3f}. PR = 500 × mean equity lost per
+unforced decision.</p>
+<table><tr><th>player</th><th>unforced</th><th>errors</th><th>blunders</th>
+<th>equity lost</th><th>mp/decision</th><th>PR</th><th>luck</th></tr>{summary}</table>
+<h2>{html.escape(self.names[0])}'s chance of winning the game, move by move</h2>
+{self._graph()}
+<h2>Decisions</h2>
+<table><tr><th>game</th><th>move</th><th>player</th><th>roll</th><th>played</th>
+<th>best</th><th>equity</th><th>luck</th><th></th></tr>{"".join(rows)}</table>
+</body></html>
+"""
+
+    def _graph(self) -> str:
+        """An inline SVG line of player 0's win chance after each decision."""
+        points = [d.win_chance if d.player == 0 else 1 - d.win_chance for d in self.decisions]
+        if not points:
+            return "<p>(no decisions)</p>"
+        width, height = 800, 200
+        step = width / max(len(points) - 1, 1)
+        path = " ".join(f"{i * step:.1f},{(1 - p) * height:.1f}" for i, p in enumerate(points))
+        games = [i for i in range(1, len(self.decisions))
+                 if self.decisions[i].game != self.decisions[i - 1].game]
+        marks = "".join(f"<line x1='{i * step:.1f}' x2='{i * step:.1f}' y1='0' y2='{height}' "
+                        "stroke='#bbb' stroke-dasharray='4'/>" for i in games)
+        return (f"<svg viewBox='0 0 {width} {height}' role='img' aria-label='win chance'>"
+                f"<line x1='0' x2='{width}' y1='{height / 2}' y2='{height / 2}' stroke='#ccc'/>"
+                f"{marks}<polyline fill='none' stroke='#1f5fa8' stroke-width='2' "
+                f"points='{path}'/></svg>")
+
+
+def _roll_luck(engine: Engine, position: Position, roll: Roll) -> float:
+    """Equity of the best play with ``roll`` minus the average over all rolls (0-ply plays)."""
+    values = {}
+    for r in ALL_ROLLS:
+        values[(r.die1, r.die2)] = engine.rank_plays(position, r)[0].equity
+    average = sum(v * (1 if a == b else 2) for (a, b), v in values.items()) / 36
+    key = (max(roll.die1, roll.die2), min(roll.die1, roll.die2))
+    return values[key] - average
+
+
+def analyze_actions(actions: Sequence[Action], rules: Rules, *,
+                    names: tuple[str, str] = ("player 0", "player 1"), plies: int = 0,
+                    engine: Engine | None = None) -> Analysis:
+    """Replay ``actions`` from the start of a match and rate every checker play."""
+    engine = engine or Engine.load()
+    analysis = Analysis(names=names, plies=plies)
+    match = Match.new(rules)
+    game_number = 0
+    move_number = 0
+    luck: dict[int, float] = {}
+    for action in actions:
+        if isinstance(action, RollOpening):
+            game_number += 1
+            move_number = 0
+        game = match.game
+        if isinstance(action, RollDice):
+            luck[action.player] = _roll_luck(engine, game.board(action.player), action.roll)
+        if isinstance(action, PlayMove) and game.phase is Phase.MOVING and game.roll is not None:
+            move_number += 1
+            analysis.decisions.append(_rate_play(engine, game.position, game.roll, action,
+                                                 game_number, move_number, plies,
+                                                 luck.pop(action.player, 0.0)))
+        match, _ = match.apply(action)
+    return analysis
+
+
+def _rate_play(engine: Engine, position: Position, roll: Roll, action: PlayMove,
+               game_number: int, move_number: int, plies: int, luck: float) -> CheckerDecision:
+    played: Play = (parse_play(position, roll, action.play) if isinstance(action.play, str)
+                    else action.play)
+    ranked = engine.rank_plays(position, roll, plies=plies)
+    best = ranked[0]
+    mine = next(r for r in ranked if r.play.position == played.position)
+    played_equity = mine.equity
+    if mine.ply < best.ply:
+        # filtered out early: value it at the same depth as the best for a fair comparison
+        after = engine.evaluate(played.position.swap(), plies=best.ply)
+        played_equity = -after.equity
+    return CheckerDecision(
+        game=game_number, move_number=move_number, player=action.player,
+        position_id=position.id(), roll=f"{roll.die1}{roll.die2}",
+        played=played.notation(), best=best.play.notation(),
+        played_equity=played_equity, best_equity=best.equity,
+        forced=len(legal_plays(position, roll)) == 1, luck=luck,
+        win_chance=mine.probabilities.win,
+    )
