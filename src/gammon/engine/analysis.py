@@ -148,8 +148,8 @@ class Analysis:
         for s in self.summaries():
             lines.append(f"{s.name}: {s.unforced} unforced decisions, {s.errors} errors, "
                          f"{s.blunders} blunders, {s.equity_lost:.3f} equity lost, "
-                         f"error rate {s.error_rate:.1f} mp/decision, PR {s.performance_rating:.1f},"
-                         f" luck {s.luck:+.3f}")
+                         f"error rate {s.error_rate:.1f} mp/decision, "
+                         f"PR {s.performance_rating:.1f}, luck {s.luck:+.3f}")
         return "\n".join(lines)
 
     def to_html(self) -> str:
