@@ -223,12 +223,13 @@ def _roll_luck(engine: Engine, position: Position, roll: Roll) -> float:
 
 def analyze_actions(actions: Sequence[Action], rules: Rules, *,
                     names: tuple[str, str] = ("player 0", "player 1"), plies: int = 0,
-                    engine: Engine | None = None) -> Analysis:
-    """Replay ``actions`` from the start of a match and rate every checker play."""
+                    engine: Engine | None = None, start: Match | None = None) -> Analysis:
+    """Replay ``actions`` from the start of a match (or from ``start``, a match in
+    progress) and rate every checker play."""
     engine = engine or Engine.load()
     analysis = Analysis(names=names, plies=plies)
-    match = Match.new(rules)
-    game_number = 0
+    match = start or Match.new(rules)
+    game_number = 0 if start is None else start.number
     move_number = 0
     luck: dict[int, float] = {}
     for action in actions:

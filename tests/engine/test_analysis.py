@@ -1,0 +1,81 @@
+"""Match analysis: equity lost per checker play, forced plays, luck, and the reports."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gammon.core.actions import PlayMove, RollDice, RollOpening
+from gammon.core.dice import OpeningRoll, Roll
+from gammon.core.game import Game, Rules
+from gammon.core.match import Match
+from gammon.core.moves import legal_plays
+from gammon.core.position import Position
+from gammon.engine.analysis import BLUNDER, analyze_actions
+from gammon.engine.player import Engine
+
+
+@pytest.fixture(scope="module")
+def engine() -> Engine:
+    return Engine.load()
+
+
+def opening(first: int, roll: Roll) -> RollOpening:
+    low, high = min(roll.die1, roll.die2), max(roll.die1, roll.die2)
+    throws = ((high, low),) if first == 0 else ((low, high),)
+    return RollOpening(OpeningRoll(first=first, roll=roll, throws=throws))
+
+
+def test_the_best_play_loses_nothing_and_a_bad_one_is_a_blunder(engine: Engine) -> None:
+    rules = Rules(length=1)
+    good = analyze_actions([opening(0, Roll(3, 1)), PlayMove(0, "8/5 6/5")], rules,
+                           engine=engine)
+    bad = analyze_actions([opening(0, Roll(3, 1)), PlayMove(0, "24/23 13/10")], rules,
+                          engine=engine)
+    assert good.decisions[0].loss == 0
+    assert good.decisions[0].best == "8/5 6/5"
+    assert bad.decisions[0].loss >= BLUNDER
+    assert bad.decisions[0].mark == "??"
+    summary = bad.summaries()[0]
+    assert (summary.unforced, summary.blunders) == (1, 1)
+    assert summary.performance_rating == pytest.approx(500 * bad.decisions[0].loss)
+
+
+def test_a_forced_play_is_not_an_unforced_decision(engine: Engine) -> None:
+    # A lone checker on the bar, 5-5, and only their 5-point open: bar/20 then 20/15/10/5
+    # is the one legal play (the checkers on the 1-point cannot move while one is out).
+    position = Position.from_points({25: 1, 1: 14}, {1: 2, 2: 2, 3: 2, 4: 2, 6: 2, 11: 5})
+    (only,) = legal_plays(position, Roll(5, 5))
+    start = Match(Rules(length=1), Game.from_position(position, 0, rules=Rules(length=1)))
+    actions = [RollDice(0, Roll(5, 5)), PlayMove(0, only)]
+    analysis = analyze_actions(actions, Rules(length=1), engine=engine, start=start)
+    (decision,) = analysis.decisions
+    assert decision.forced and decision.mark == ""
+    assert analysis.summaries()[0].unforced == 0
+
+
+def test_luck_is_zero_on_average_over_the_rolls(engine: Engine) -> None:
+    # Luck is the roll's value minus the average over the 21 rolls: weighted by how often
+    # each roll comes, the luck of all rolls sums to zero.
+    reply_position = next(p for p in legal_plays(Position.initial(), Roll(3, 1))
+                          if str(p) == "8/5 6/5").position.swap()
+    total = 0.0
+    for roll in (Roll(a, b) for a in range(1, 7) for b in range(1, a + 1)):
+        best = engine.rank_plays(reply_position, roll)[0].play
+        actions = [opening(0, Roll(3, 1)), PlayMove(0, "8/5 6/5"), RollDice(1, roll),
+                   PlayMove(1, best)]
+        analysis = analyze_actions(actions, Rules(length=1), engine=engine)
+        total += analysis.decisions[1].luck * (1 if roll.is_double() else 2) / 36
+    assert abs(total) < 1e-9
+
+
+def test_reports_name_both_players_and_every_decision(engine: Engine) -> None:
+    actions = [opening(0, Roll(3, 1)), PlayMove(0, "24/23 13/10")]
+    analysis = analyze_actions(actions, Rules(length=1), names=("alice", "bob"), engine=engine)
+    data = json.loads(analysis.to_json())
+    assert data["names"] == ["alice", "bob"]
+    assert data["decisions"][0]["mark"] == "??"
+    assert "alice" in analysis.to_text() and "??" in analysis.to_text()
+    page = analysis.to_html()
+    assert page.startswith("<!doctype html>") and "<svg" in page and "alice" in page
