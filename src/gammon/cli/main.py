@@ -1,5 +1,7 @@
 """The ``gammon`` command.
 
+``gammon serve`` runs the game server and ``gammon verify`` checks a finished match's dice
+(both in :mod:`gammon.server.cli`).
 ``gammon show POSITION_ID [MATCH_ID]`` draws a position; ``gammon moves POSITION_ID DICE``
 lists every legal play with the Position ID that follows it (seen from the opponent, who is
 on roll next — GNU Backgammon's convention); without a position it reads ``POSITION_ID DICE``
@@ -174,6 +176,11 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--benchmark-every", type=int, default=25_000,
                        help="games between quick duplicate matches against pubeval (0: never)")
     train.set_defaults(handler=cmd_train)
+
+    from gammon.server.cli import add_serve_command, add_verify_command
+
+    add_serve_command(commands)
+    add_verify_command(commands)
 
     bench = commands.add_parser("bench", help="run a benchmark from benchmarks/")
     bench.add_argument("name", metavar="NAME", help="e.g. movegen")
