@@ -1,0 +1,606 @@
+// app.js — the client's entry: the session, options, the router and the pages.
+//
+// Routes (hash based, so the server serves one index.html):
+//   #/                 lobby: open games, create a game, play the computer
+//   #/signin           sign in, register, or go on as a guest
+//   #/match/ID         a match: play it, join it, or watch it
+//   #/replay/ID        step through a match's moves; .mat download
+//   #/history[/NAME]   a player's matches
+//   #/leaderboard      players by rating
+//   #/fairness[/ID]    dice statistics, and a match's dice checked in the browser
+//   #/options          the player's options (stored on the server)
+
+import { BoardView, NS } from "./board.js";
+import { apply as applyI18n, browserLanguage, language, LANGUAGES, setLanguage, t } from "./i18n.js";
+import { MatchPage } from "./match.js";
+import { api, Socket } from "./net.js";
+import { buildFrames } from "./replay.js";
+import { verifyRecord } from "./fairness.js";
+import { fmtDate, h, kindText, setSound, toast } from "./ui.js";
+
+const DEFAULT_OPTIONS = {
+  confirm_turn: false, auto_roll: false, graphics: "high", flip: false, auto_bearoff: false,
+  sound: true, language: "en", numbering: true,
+};
+
+class App {
+  constructor() {
+    this.me = null;
+    this.options = { ...DEFAULT_OPTIONS };
+    this.socket = new Socket();
+    this.page = null;
+    this.main = document.getElementById("main");
+  }
+
+  async start() {
+    let stored = null;
+    try { stored = localStorage.getItem("gammon.language"); } catch { /* private mode */ }
+    await setLanguage(stored || browserLanguage());
+    try {
+      await this.refreshMe();
+    } catch (err) {
+      this.main.replaceChildren(h("p", { class: "error-text" }, t("error.server_down")));
+    }
+    if (!stored && this.options.language && this.options.language !== "en" && this.options.language in LANGUAGES) {
+      await setLanguage(this.options.language);
+    }
+    setSound(this.options.sound);
+    this.buildChrome();
+    this.socket.addEventListener("status", (e) => {
+      const conn = document.getElementById("conn");
+      conn.dataset.status = e.detail;
+      conn.title = t(`conn.${e.detail}`);
+      conn.setAttribute("aria-label", t(`conn.${e.detail}`));
+    });
+    this.socket.connect();
+    window.addEventListener("hashchange", () => this.route());
+    this.route();
+    // for the browser tests and the curious: the socket, and the page on screen
+    window.gammon = { app: this, socket: this.socket };
+  }
+
+  async refreshMe() {
+    const data = await api("GET", "/api/me");
+    this.me = data.user;
+    this.options = { ...DEFAULT_OPTIONS, ...(data.options || {}) };
+    this.renderUser();
+    return data;
+  }
+
+  async saveOptions(patch) {
+    this.options = { ...this.options, ...patch };
+    setSound(this.options.sound);
+    try {
+      this.options = { ...DEFAULT_OPTIONS, ...(await api("PUT", "/api/me/options", this.options)) };
+    } catch (err) {
+      toast(t("error.save_options"), { error: true });
+    }
+  }
+
+  buildChrome() {
+    const select = document.getElementById("language");
+    select.replaceChildren(...Object.entries(LANGUAGES).map(([code, name]) => h("option", { value: code, selected: code === language() }, name)));
+    select.onchange = async () => {
+      await setLanguage(select.value);
+      this.saveOptions({ language: select.value });
+      this.renderChrome();
+      this.route(true);
+    };
+    const toggle = document.querySelector(".menu-toggle");
+    const nav = document.getElementById("nav");
+    toggle.onclick = () => {
+      const open = !nav.classList.contains("open");
+      nav.classList.toggle("open", open);
+      toggle.setAttribute("aria-expanded", String(open));
+    };
+    nav.addEventListener("click", () => { nav.classList.remove("open"); toggle.setAttribute("aria-expanded", "false"); });
+    this.renderChrome();
+  }
+
+  renderChrome() {
+    applyI18n(document);
+    document.getElementById("language").value = language();
+    this.renderUser();
+  }
+
+  renderUser() {
+    const link = document.getElementById("user-link");
+    if (!link || !this.me) return;
+    const rating = this.me.kind === "user" ? ` · ${Math.round(this.me.rating)}` : "";
+    link.textContent = `${this.me.name}${rating}`;
+    link.title = this.me.kind === "guest" ? t("signin.guest_hint") : t("signin.signed_in_as", { name: this.me.name });
+  }
+
+  navigate(hash) {
+    if (location.hash === hash) this.route(true);
+    else location.hash = hash;
+  }
+
+  route(force = false) {
+    const hash = location.hash.replace(/^#\/?/, "");
+    const [name, ...rest] = hash.split("/");
+    const arg = rest.map(decodeURIComponent).join("/");
+    const key = `${name}/${arg}`;
+    if (!force && key === this.routeKey) return;
+    this.routeKey = key;
+    this.page?.unmount?.();
+    this.page = null;
+    for (const a of document.querySelectorAll("header nav a")) {
+      const current = a.dataset.route === (name || "lobby");
+      if (current) a.setAttribute("aria-current", "page");
+      else a.removeAttribute("aria-current");
+    }
+    document.title = "gammon";
+    const pages = {
+      "": () => new LobbyPage(this),
+      lobby: () => new LobbyPage(this),
+      signin: () => new SignInPage(this),
+      match: () => new MatchPage(this, arg),
+      watch: () => new MatchPage(this, arg),
+      replay: () => new ReplayPage(this, arg),
+      history: () => new HistoryPage(this, arg),
+      leaderboard: () => new LeaderboardPage(this),
+      fairness: () => new FairnessPage(this, arg),
+      options: () => new OptionsPage(this),
+    };
+    const make = pages[name] || (() => new NotFoundPage(this));
+    this.page = make();
+    this.page.mount(this.main);
+    if (document.activeElement === document.body) this.main.focus({ preventScroll: true });
+  }
+}
+
+// -- pages -------------------------------------------------------------------------------
+
+class Page {
+  constructor(app) { this.app = app; this.timers = []; }
+  unmount() { for (const id of this.timers) clearInterval(id); }
+  every(ms, fn) { this.timers.push(setInterval(fn, ms)); }
+}
+
+class NotFoundPage extends Page {
+  mount(main) {
+    main.replaceChildren(h("h1", {}, t("notfound.title")), h("p", {}, h("a", { href: "#/" }, t("notfound.back"))));
+  }
+}
+
+function field(label, control) {
+  return h("label", { class: "field" }, h("span", {}, label), control);
+}
+
+function check(label, name, checked = false) {
+  return h("label", { class: "check" }, h("input", { type: "checkbox", name, checked }), h("span", {}, label));
+}
+
+function select(name, options, value) {
+  return h("select", { name }, options.map(([v, label]) => h("option", { value: v, selected: String(v) === String(value) }, label)));
+}
+
+function clockOptions() {
+  return [["none", t("clock.kind_none")], ["italian", t("clock.kind_italian")],
+    ["italian_per_point", t("clock.kind_italian_per_point")], ["polish", t("clock.kind_polish")]];
+}
+
+class LobbyPage extends Page {
+  mount(main) {
+    this.list = h("div", { "aria-live": "polite" }, h("p", { class: "muted" }, t("common.loading")));
+    this.mine = h("div");
+    main.replaceChildren(
+      h("h1", {}, t("lobby.title")),
+      h("div", { class: "grid" },
+        this.botCard(),
+        this.createCard(),
+        h("section", { class: "card", "aria-labelledby": "open-title" },
+          h("h2", { id: "open-title" }, t("lobby.open_games")), this.list, this.mine)));
+    this.refresh();
+    this.every(4000, () => this.refresh());
+  }
+
+  botCard() {
+    const form = h("form", { class: "stack", "data-form": "bot" },
+      h("div", { class: "form-grid" },
+        field(t("lobby.bot_level"), select("bot", [[1, t("lobby.bot_1")], [2, t("lobby.bot_2")]], 2)),
+        field(t("lobby.kind"), select("kind", [["match", t("game.kind_match")], ["single", t("game.kind_single")], ["money", t("game.kind_money")]], "match")),
+        field(t("lobby.length"), h("input", { type: "number", name: "length", min: 1, max: 25, value: 3 }))),
+      h("button", { type: "submit", class: "primary", "data-act": "play-bot" }, t("lobby.play_bot")));
+    const kind = form.querySelector("[name=kind]");
+    kind.addEventListener("change", () => { form.querySelector("[name=length]").disabled = kind.value !== "match"; });
+    form.addEventListener("submit", async (e) => {
+      e.preventDefault();
+      const data = new FormData(form);
+      await this.create({ bot: Number(data.get("bot")), kind: data.get("kind"), length: Number(data.get("length")) || 1, cube: true });
+    });
+    return h("section", { class: "card", "aria-labelledby": "bot-title" }, h("h2", { id: "bot-title" }, t("lobby.bot_title")),
+      h("p", { class: "muted small" }, t("lobby.bot_text")), form);
+  }
+
+  createCard() {
+    const form = h("form", { class: "stack", "data-form": "create" },
+      h("div", { class: "form-grid" },
+        field(t("lobby.kind"), select("kind", [["match", t("game.kind_match")], ["single", t("game.kind_single")], ["money", t("game.kind_money")]], "match")),
+        field(t("lobby.length"), h("input", { type: "number", name: "length", min: 1, max: 25, value: 5 })),
+        field(t("lobby.clock"), select("clock", clockOptions(), "none"))),
+      h("fieldset", {}, h("legend", {}, t("lobby.rules")),
+        check(t("lobby.cube"), "cube", true),
+        check(t("lobby.jacoby"), "jacoby"),
+        check(t("lobby.beavers"), "beavers"),
+        check(t("lobby.winner_rolls_anew"), "winner_rolls_anew"),
+        check(t("lobby.private"), "private")),
+      h("details", {}, h("summary", {}, t("lobby.advanced")),
+        field(t("lobby.client_seed"), h("input", { type: "text", name: "client_seed", maxlength: 64, autocomplete: "off" })),
+        h("p", { class: "muted small" }, t("lobby.client_seed_help"))),
+      h("button", { type: "submit", class: "primary", "data-act": "create" }, t("lobby.create")));
+    const kind = form.querySelector("[name=kind]");
+    const sync = () => {
+      form.querySelector("[name=length]").disabled = kind.value !== "match";
+      for (const name of ["jacoby", "beavers"]) form.querySelector(`[name=${name}]`).disabled = kind.value !== "money";
+      form.querySelector("[name=cube]").disabled = kind.value === "single";
+    };
+    kind.addEventListener("change", sync);
+    sync();
+    form.addEventListener("submit", async (e) => {
+      e.preventDefault();
+      const data = new FormData(form);
+      const flag = (name) => data.get(name) === "on";
+      await this.create({
+        kind: data.get("kind"), length: Number(data.get("length")) || 1, clock: data.get("clock"),
+        cube: kind.value === "single" ? false : flag("cube"), jacoby: flag("jacoby"), beavers: flag("beavers"),
+        winner_rolls_anew: flag("winner_rolls_anew"), private: flag("private"),
+        client_seed: data.get("client_seed") || "",
+      });
+    });
+    return h("section", { class: "card", "aria-labelledby": "create-title" }, h("h2", { id: "create-title" }, t("lobby.create_title")), form);
+  }
+
+  async create(body) {
+    if (body.kind !== "match") body.length = 1;
+    try {
+      const info = await api("POST", "/api/games", body);
+      this.app.navigate(`#/match/${info.id}`);
+    } catch (err) {
+      toast(err.code === "too_many_games" ? t("error.too_many_games") : err.message, { error: true });
+    }
+  }
+
+  async refresh() {
+    let games;
+    try { games = await api("GET", "/api/games"); } catch { return; }
+    const me = this.app.me?.id;
+    if (!games.length) {
+      this.list.replaceChildren(h("p", { class: "empty" }, t("lobby.no_games")));
+      return;
+    }
+    const rows = games.map((g) => {
+      const mine = g.creator?.id === me;
+      const rules = [g.cube && g.kind !== "single" ? t("lobby.cube") : null, g.clock !== "none" ? t(`clock.kind_${g.clock}`) : null].filter(Boolean).join(", ");
+      return h("tr", { "data-game": g.id },
+        h("td", {}, h("strong", {}, g.creator?.name ?? "?"), " ", h("span", { class: "muted small" }, g.creator ? Math.round(g.creator.rating) : "")),
+        h("td", {}, kindText(g), rules ? h("div", { class: "muted small" }, rules) : null),
+        h("td", { class: "actions" }, mine
+          ? h("a", { class: "button", href: `#/match/${g.id}` }, t("lobby.your_game"))
+          : h("button", { type: "button", class: "primary", "data-act": "join", onclick: () => this.join(g.id) }, t("lobby.join"))));
+    });
+    this.list.replaceChildren(h("table", { class: "stackable" },
+      h("thead", {}, h("tr", {}, h("th", {}, t("lobby.player")), h("th", {}, t("lobby.game")), h("th", {}, h("span", { class: "sr-only" }, t("lobby.actions"))))),
+      h("tbody", {}, rows)));
+  }
+
+  async join(id) {
+    try {
+      await api("POST", `/api/games/${id}/join`, {});
+      this.app.navigate(`#/match/${id}`);
+    } catch (err) { toast(err.message, { error: true }); this.refresh(); }
+  }
+}
+
+class SignInPage extends Page {
+  mount(main) {
+    const me = this.app.me;
+    const status = h("p", { class: "muted" }, me ? (me.kind === "guest" ? t("signin.playing_as_guest", { name: me.name }) : t("signin.signed_in_as", { name: me.name })) : "");
+    const form = (kind) => {
+      const error = h("p", { class: "error-text", role: "alert" });
+      const f = h("form", { class: "stack", "data-form": kind },
+        field(t("signin.name"), h("input", { type: "text", name: "name", required: true, autocomplete: "username", maxlength: 20 })),
+        field(t("signin.password"), h("input", { type: "password", name: "password", required: true, autocomplete: kind === "login" ? "current-password" : "new-password", minlength: kind === "register" ? 8 : 1 })),
+        error,
+        h("button", { type: "submit", class: "primary" }, t(kind === "login" ? "signin.sign_in" : "signin.register")));
+      f.addEventListener("submit", async (e) => {
+        e.preventDefault();
+        const data = new FormData(f);
+        try {
+          await api("POST", `/api/${kind}`, { name: data.get("name"), password: data.get("password") });
+          await this.app.refreshMe();
+          this.app.socket.close();
+          this.app.socket.connect();
+          toast(t("signin.welcome", { name: this.app.me.name }));
+          this.app.navigate("#/");
+        } catch (err) {
+          const known = { bad_credentials: "signin.bad_credentials", name_taken: "signin.name_taken", bad_name: "signin.bad_name", weak_password: "signin.weak_password" };
+          error.textContent = known[err.code] ? t(known[err.code]) : err.message;
+        }
+      });
+      return f;
+    };
+    const guest = h("button", { type: "button", "data-act": "guest", onclick: async () => {
+      await api("POST", "/api/guest");
+      await this.app.refreshMe();
+      this.app.socket.close();
+      this.app.socket.connect();
+      this.app.navigate("#/");
+    } }, t("signin.new_guest"));
+    const out = h("button", { type: "button", onclick: async () => {
+      await api("POST", "/api/logout");
+      await this.app.refreshMe();
+      this.app.socket.close();
+      this.app.socket.connect();
+      this.app.route(true);
+    } }, t("signin.sign_out"));
+    main.replaceChildren(
+      h("h1", {}, t("signin.title")), status,
+      h("div", { class: "grid" },
+        h("section", { class: "card" }, h("h2", {}, t("signin.sign_in")), form("login")),
+        h("section", { class: "card" }, h("h2", {}, t("signin.register")), form("register")),
+        h("section", { class: "card stack" }, h("h2", {}, t("signin.guest")), h("p", { class: "muted" }, t("signin.guest_text")),
+          h("div", { class: "row" }, h("a", { class: "button primary", href: "#/" }, t("signin.play_as_guest")), guest),
+          me?.kind === "user" ? out : null)));
+  }
+}
+
+class LeaderboardPage extends Page {
+  async mount(main) {
+    const body = h("div", {}, h("p", { class: "muted" }, t("common.loading")));
+    main.replaceChildren(h("h1", {}, t("leaderboard.title")), h("section", { class: "card" }, body));
+    try {
+      const rows = await api("GET", "/api/leaderboard");
+      if (!rows.length) { body.replaceChildren(h("p", { class: "empty" }, t("leaderboard.empty"))); return; }
+      body.replaceChildren(h("table", {},
+        h("thead", {}, h("tr", {}, h("th", { class: "num" }, "#"), h("th", {}, t("leaderboard.player")), h("th", { class: "num" }, t("leaderboard.rating")), h("th", { class: "num" }, t("leaderboard.experience")))),
+        h("tbody", {}, rows.map((r) => h("tr", { class: r.id === this.app.me?.id ? "me" : "" },
+          h("td", { class: "num" }, r.rank),
+          h("td", {}, h("a", { href: `#/history/${encodeURIComponent(r.name)}` }, r.name)),
+          h("td", { class: "num" }, r.rating.toFixed(1)),
+          h("td", { class: "num" }, r.experience))))));
+    } catch (err) { body.replaceChildren(h("p", { class: "error-text" }, err.message)); }
+  }
+}
+
+class HistoryPage extends Page {
+  constructor(app, name) { super(app); this.name = name || app.me?.name; }
+
+  async mount(main) {
+    const body = h("div", {}, h("p", { class: "muted" }, t("common.loading")));
+    main.replaceChildren(h("h1", {}, t("history.title", { name: this.name })), h("section", { class: "card" }, body));
+    try {
+      const rows = await api("GET", `/api/users/${encodeURIComponent(this.name)}/history`);
+      if (!rows.length) { body.replaceChildren(h("p", { class: "empty" }, t("history.empty"))); return; }
+      body.replaceChildren(h("table", { class: "stackable" },
+        h("thead", {}, h("tr", {}, h("th", {}, t("history.date")), h("th", {}, t("history.players")), h("th", {}, t("history.game")), h("th", {}, t("history.result")), h("th", {}, h("span", { class: "sr-only" }, t("lobby.actions"))))),
+        h("tbody", {}, rows.map((r) => {
+          const seat = r.players.indexOf(this.name);
+          let result = t(`history.status_${r.status}`);
+          if (r.result) {
+            const won = r.winner === seat;
+            result = `${seat < 0 ? r.players[r.winner] : won ? t("history.won") : t("history.lost")} ${r.result.score.join("–")}`;
+          }
+          const playing = r.status === "playing" || r.status === "open";
+          return h("tr", { "data-game": r.id },
+            h("td", { class: "small" }, fmtDate(r.created_at)),
+            h("td", {}, r.players.map((p) => p ?? "…").join(" – ")),
+            h("td", {}, kindText({ kind: r.config.kind, length: r.config.length })),
+            h("td", {}, result),
+            h("td", { class: "actions" }, h("div", { class: "row" },
+              playing ? h("a", { class: "button primary", href: `#/match/${r.id}` }, t("history.resume")) : null,
+              h("a", { class: "button", href: `#/replay/${r.id}` }, t("history.replay")),
+              r.status !== "open" ? h("a", { class: "button", href: `/api/games/${r.id}/export.mat`, download: `${r.id}.mat` }, t("history.download")) : null,
+              r.status === "finished" ? h("a", { class: "button", href: `#/fairness/${r.id}` }, t("history.check_dice")) : null)));
+        }))));
+    } catch (err) { body.replaceChildren(h("p", { class: "error-text" }, err.status === 404 ? t("history.no_player") : err.message)); }
+  }
+}
+
+class ReplayPage extends Page {
+  constructor(app, id) { super(app); this.id = id; this.index = 0; }
+
+  mount(main) {
+    this.svg = document.createElementNS(NS, "svg");
+    this.svg.setAttribute("aria-label", t("board.label"));
+    this.view = new BoardView(this.svg, t);
+    this.caption = h("p", { class: "caption", "aria-live": "polite" });
+    this.slider = h("input", { type: "range", min: 0, max: 0, value: 0, "aria-label": t("replay.position") });
+    this.slider.addEventListener("input", () => this.show(Number(this.slider.value)));
+    const btn = (label, title, fn, act) => h("button", { type: "button", title, "aria-label": title, "data-act": act, onclick: fn }, label);
+    this.counter = h("span", { class: "muted small" });
+    this.title = h("h1", {}, t("replay.title"));
+    this.bottom = 0;
+    main.replaceChildren(this.title,
+      h("div", { class: "board-wrap" }, this.svg),
+      this.caption,
+      h("div", { class: "replay-controls" },
+        btn("⏮", t("replay.first"), () => this.show(0), "first"),
+        btn("◀", t("replay.prev"), () => this.show(this.index - 1), "prev"),
+        this.slider,
+        btn("▶", t("replay.next"), () => this.show(this.index + 1), "next"),
+        btn("⏭", t("replay.last"), () => this.show(this.frames.length - 1), "last"),
+        this.counter),
+      h("div", { class: "row", style: "justify-content:center" },
+        btn(t("match.flip"), t("match.flip"), () => { this.app.saveOptions({ flip: !this.app.options.flip }); this.show(this.index); }, "flip"),
+        btn(t("match.switch_side"), t("match.switch_side"), () => { this.bottom = 1 - this.bottom; this.show(this.index); }, "side"),
+        h("a", { class: "button", href: `/api/games/${this.id}/export.mat`, download: `${this.id}.mat` }, t("history.download")),
+        h("a", { class: "button", href: `#/match/${this.id}` }, t("replay.live")),
+        h("a", { class: "button", href: `#/fairness/${this.id}` }, t("history.check_dice"))));
+    this.keys = (e) => {
+      if (["input", "select", "textarea"].includes((e.target.tagName || "").toLowerCase())) return;
+      if (e.key === "ArrowRight") this.show(this.index + 1);
+      else if (e.key === "ArrowLeft") this.show(this.index - 1);
+      else if (e.key === "Home") this.show(0);
+      else if (e.key === "End") this.show(this.frames.length - 1);
+      else return;
+      e.preventDefault();
+    };
+    document.addEventListener("keydown", this.keys);
+    // the match's events: subscribing from version 0 sends them all
+    this.feed = this.app.socket.feed(this.id, 0);
+    this.onState = () => this.load();
+    this.feed.addEventListener("state", this.onState);
+    this.frames = [];
+    api("GET", `/api/games/${this.id}`).then((state) => { this.info = state.info; this.load(); }).catch((err) => {
+      this.caption.textContent = err.status === 404 ? t("replay.not_found") : err.message;
+    });
+  }
+
+  unmount() {
+    document.removeEventListener("keydown", this.keys);
+    this.feed?.removeEventListener("state", this.onState);
+    this.app.socket.drop(this.id);
+  }
+
+  load() {
+    if (!this.info) return;
+    const info = this.info;
+    this.title.textContent = `${info.seats.map((s) => s?.name ?? "…").join(" – ")} · ${kindText(info)}`;
+    const name = (seat) => info.seats[seat]?.name ?? "?";
+    const replayText = (e) => {
+      switch (e.type) {
+        case "game_started": return t("log.game_started", { number: e.number });
+        case "opening_rolled": return t("log.opening", { name: name(e.first), dice: e.roll.join("-") });
+        case "dice_rolled": return t("log.rolled", { name: name(e.player), dice: e.roll.join("-") });
+        case "turn_ended": return e.moves.length ? t("log.played", { name: name(e.player), moves: e.moves.map((m) => m.text).join(" ") }) : t("log.no_move", { name: name(e.player), dice: "" });
+        case "no_legal_move": return t("log.no_move", { name: name(e.player), dice: e.roll.join("-") });
+        case "cube_offered": return t("log.doubles", { name: name(e.player), value: e.value });
+        case "cube_taken": return t("log.takes", { name: name(e.player), value: e.value });
+        case "cube_dropped": return t("log.drops", { name: name(e.player) });
+        case "resign_offered": return t("log.resigns", { name: name(e.player), level: t(`resign.${["", "single", "gammon", "backgammon"][e.level]}`) });
+        case "resign_accepted": return t("log.accepts", { name: name(e.player) });
+        case "resign_rejected": return t("log.rejects", { name: name(e.player) });
+        case "game_ended": return t("log.game_won", { name: name(e.winner), count: e.points, kind: t(`end.${e.kind}`) });
+        case "match_ended": return t("log.match_won", { name: name(e.winner), score: e.score.join("–") });
+        default: return "";
+      }
+    };
+    const atEnd = !this.frames.length || this.index >= this.frames.length - 1;
+    this.frames = buildFrames(this.feed.events, { length: info.length, describe: replayText });
+    if (!info.cube || info.kind === "single") for (const f of this.frames) f.cube.enabled = false;
+    this.slider.max = String(Math.max(0, this.frames.length - 1));
+    if (!this.frames.length) { this.caption.textContent = t("replay.empty"); return; }
+    this.show(atEnd && this.loadedOnce ? this.frames.length - 1 : this.index);
+    this.loadedOnce = true;
+  }
+
+  show(i) {
+    if (!this.frames.length) return;
+    this.index = Math.max(0, Math.min(this.frames.length - 1, i));
+    const f = this.frames[this.index];
+    const info = this.info;
+    this.view.render({
+      board: f.board, bottom: this.bottom, flipped: !!this.app.options.flip, numbers: this.app.options.numbering !== false,
+      quality: this.app.options.graphics, dice: f.dice, roll: false, cube: f.cube, turn: f.turn,
+      players: [0, 1].map((s) => ({ name: info.seats[s]?.name, rating: null, score: f.score[s], clock: null })),
+      match: { length: info.length, crawford: f.crawford, label: info.length ? t("board.length", { count: info.length }) : t("board.money") },
+      highlight: {},
+    });
+    this.caption.textContent = f.caption;
+    this.slider.value = String(this.index);
+    this.counter.textContent = `${this.index + 1} / ${this.frames.length}`;
+  }
+}
+
+class FairnessPage extends Page {
+  constructor(app, id) { super(app); this.id = id; }
+
+  async mount(main) {
+    const stats = h("div", {}, h("p", { class: "muted" }, t("common.loading")));
+    const result = h("div", { "aria-live": "polite" });
+    const input = h("input", { type: "text", name: "match", value: this.id || "", "aria-label": t("fairness.match_id"), placeholder: t("fairness.match_id") });
+    const form = h("form", { class: "row" }, input, h("button", { type: "submit", class: "primary" }, t("fairness.check")));
+    form.addEventListener("submit", (e) => { e.preventDefault(); this.check(input.value.trim(), result); });
+    main.replaceChildren(h("h1", {}, t("fairness.title")),
+      h("div", { class: "grid" },
+        h("section", { class: "card stack" }, h("h2", {}, t("fairness.check_title")), h("p", { class: "muted small" }, t("fairness.explain")), form, result),
+        h("section", { class: "card" }, h("h2", {}, t("fairness.stats_title")), stats)));
+    if (this.id) this.check(this.id, result);
+    try {
+      const data = await api("GET", "/api/dice-stats");
+      this.renderStats(stats, data);
+    } catch (err) { stats.replaceChildren(h("p", { class: "error-text" }, err.message)); }
+  }
+
+  renderStats(box, data) {
+    const total = data.dice || 0;
+    if (!total) { box.replaceChildren(h("p", { class: "empty" }, t("fairness.no_dice"))); return; }
+    const expected = total / 6;
+    const max = Math.max(...data.faces, expected) * 1.1;
+    let chi = 0;
+    for (const n of data.faces) chi += (n - expected) ** 2 / expected;
+    const bars = h("div", { class: "bars", role: "table", "aria-label": t("fairness.faces") });
+    data.faces.forEach((n, i) => {
+      const track = h("div", { class: "bar-track", role: "cell" }, h("div", { class: "bar-fill", style: `width:${(100 * n) / max}%` }),
+        h("div", { class: "bar-expected", style: `left:${(100 * expected) / max}%`, title: t("fairness.expected") }));
+      bars.append(h("strong", { role: "rowheader" }, String(i + 1)), track, h("span", { class: "num", role: "cell" }, `${n} · ${((100 * n) / total).toFixed(1)}%`));
+    });
+    // 5 degrees of freedom: 11.07 is the 95% point of the chi-squared distribution
+    const fine = chi < 11.07;
+    box.replaceChildren(h("p", { class: "muted small" }, t("fairness.dice_count", { count: total })), bars,
+      h("p", {}, t("fairness.chi", { chi: chi.toFixed(2) }), " ", h("span", { class: `verdict ${fine ? "ok" : "bad"}` }, fine ? t("fairness.uniform") : t("fairness.suspicious"))));
+  }
+
+  async check(id, box) {
+    if (!id) return;
+    box.replaceChildren(h("p", { class: "muted" }, t("common.loading")));
+    try {
+      const record = await api("GET", `/api/games/${encodeURIComponent(id)}/fairness`);
+      const lines = [h("p", {}, t("fairness.commitment"), h("br"), h("code", { class: "hash" }, record.seed_hash))];
+      if (!record.server_seed) {
+        lines.push(h("p", { class: "verdict" }, t("fairness.not_revealed")));
+        box.replaceChildren(...lines);
+        return;
+      }
+      lines.push(h("p", {}, t("fairness.seed"), h("br"), h("code", { class: "hash" }, record.server_seed)));
+      const check = await verifyRecord(record);
+      const ok = !check.problems.length;
+      lines.push(h("p", { class: `verdict ${ok ? "ok" : "bad"}`, "data-verdict": ok ? "ok" : "bad" },
+        ok ? t("fairness.verified", { count: check.count }) : t("fairness.failed")));
+      for (const p of check.problems) lines.push(h("p", { class: "error-text small" }, p));
+      box.replaceChildren(...lines);
+    } catch (err) {
+      box.replaceChildren(h("p", { class: "error-text" }, err.status === 404 ? t("replay.not_found") : err.message));
+    }
+  }
+}
+
+class OptionsPage extends Page {
+  mount(main) {
+    const o = this.app.options;
+    const form = h("form", { class: "stack", "data-form": "options" },
+      h("fieldset", { class: "stack" }, h("legend", {}, t("options.play")),
+        check(t("options.confirm_turn"), "confirm_turn", o.confirm_turn),
+        check(t("options.auto_roll"), "auto_roll", o.auto_roll),
+        check(t("options.auto_bearoff"), "auto_bearoff", o.auto_bearoff),
+        h("p", { class: "muted small" }, t("options.rules_note"))),
+      h("fieldset", { class: "stack" }, h("legend", {}, t("options.board")),
+        check(t("options.flip"), "flip", o.flip),
+        check(t("options.numbering"), "numbering", o.numbering),
+        field(t("options.graphics"), select("graphics", [["high", t("options.graphics_high")], ["low", t("options.graphics_low")]], o.graphics)),
+        check(t("options.sound"), "sound", o.sound)),
+      h("fieldset", { class: "stack" }, h("legend", {}, t("options.language")),
+        field(t("options.language"), select("language", Object.entries(LANGUAGES), language()))),
+      h("div", { class: "row" }, h("button", { type: "submit", class: "primary" }, t("options.save"))));
+    form.addEventListener("submit", async (e) => {
+      e.preventDefault();
+      const data = new FormData(form);
+      const patch = {};
+      for (const key of ["confirm_turn", "auto_roll", "auto_bearoff", "flip", "numbering", "sound"]) patch[key] = data.get(key) === "on";
+      patch.graphics = data.get("graphics");
+      patch.language = data.get("language");
+      await this.app.saveOptions(patch);
+      if (patch.language !== language()) {
+        await setLanguage(patch.language);
+        this.app.renderChrome();
+        this.app.route(true);
+      }
+      toast(t("options.saved"));
+    });
+    main.replaceChildren(h("h1", {}, t("options.title")), h("section", { class: "card", style: "max-width:640px" }, form));
+  }
+}
+
+new App().start();

@@ -1,0 +1,1069 @@
+// match.js — the match page: the board, moving checkers (drag, click, keyboard), the turn
+// controls, dialogs, clocks, chat and the event log, for players and spectators.
+//
+// The server decides everything. This page shows only states the server confirmed (the
+// MatchFeed in net.js) and proposes actions; the legal steps it highlights and accepts are
+// the ones the server sent with the state (`game.legal`, and `game.reach` when the server
+// sends it — see docs/client.md, "Needs from the server").
+
+import { BoardView, NS, slotNeighbour, formatSeconds } from "./board.js";
+import { t } from "./i18n.js";
+import { api } from "./net.js";
+import { applyMove, INITIAL } from "./replay.js";
+import { announce, ask, copyText, h, kindText, sound, toast } from "./ui.js";
+
+const LEVEL_KEYS = { 1: "resign.single", 2: "resign.gammon", 3: "resign.backgammon" };
+
+export class MatchPage {
+  constructor(app, matchId) {
+    this.app = app;
+    this.id = matchId;
+    this.hover = null;
+    this.selected = null;
+    this.cursor = null;
+    this.busy = false; // an action is on its way: wait for the server's answer
+    this.chain = null; // the rest of a multi-step move
+    this.frames = []; // boards still to show (the opponent's moves, one at a time)
+    this.shown = null; // the board on screen while frames play
+    this.spectatorBottom = 0;
+    this.resignFloor = 0;
+    this.dialogKey = null;
+    this.dialog = null;
+    this.message = "";
+    this.messageError = false;
+    this.log = [];
+    this.lastAlarm = 0;
+    this.drag = null;
+    this.handlers = [];
+  }
+
+  // -- building the page -------------------------------------------------------------
+
+  mount(main) {
+    this.root = h("section", { class: "match", "aria-label": t("match.title") });
+    this.title = h("h1", {}, t("match.loading"));
+    this.meta = h("span", { class: "muted small" });
+    this.svg = document.createElementNS(NS, "svg");
+    this.svg.setAttribute("aria-label", t("board.label"));
+    this.svg.setAttribute("aria-describedby", "kbd-help");
+    this.view = new BoardView(this.svg, t);
+    this.status = h("p", { class: "status-line", role: "status", "aria-live": "polite" });
+    this.controls = h("div", { class: "controls", role: "toolbar", "aria-label": t("match.controls") });
+    this.buttons = {};
+    const button = (name, label, onclick, cls = "") => {
+      const b = h("button", { type: "button", class: cls, "data-act": name, onclick }, label);
+      this.buttons[name] = b;
+      this.controls.append(b);
+      return b;
+    };
+    button("roll", t("match.roll"), () => this.roll(), "primary");
+    button("double", t("match.double"), () => this.double());
+    button("undo", t("match.undo"), () => this.undo());
+    button("confirm", t("match.confirm"), () => this.confirm(), "primary");
+    button("resign", t("match.resign"), () => this.resignDialog());
+    button("abandon", t("match.abandon"), () => this.abandonDialog(), "danger");
+    button("flip", t("match.flip"), () => this.toggleOption("flip"));
+    button("side", t("match.switch_side"), () => { this.spectatorBottom = 1 - this.spectatorBottom; this.render(true); });
+    button("sound", t("match.sound"), () => this.toggleOption("sound"));
+    this.waiting = h("div");
+    const help = h("p", { class: "kbd-help", id: "kbd-help" }, t("match.keyboard_help"));
+    this.logList = h("ol", { class: "log", "aria-label": t("match.log") });
+    this.chatLines = h("div", { class: "chat-lines", "aria-live": "polite" });
+    const chatInput = h("input", { type: "text", maxlength: 300, "aria-label": t("match.chat_message"), placeholder: t("match.chat_placeholder") });
+    const chatForm = h("form", { class: "chat-form", onsubmit: (e) => {
+      e.preventDefault();
+      const text = chatInput.value.trim();
+      if (text && this.feed.act("chat", { text }) !== null) chatInput.value = "";
+    } }, chatInput, h("button", { type: "submit" }, t("match.send")));
+    this.chatBox = h("section", { class: "card" }, h("h2", {}, t("match.chat")), this.chatLines, chatForm);
+    this.optionsBox = this.buildOptionsMenu();
+    this.root.append(
+      h("div", { class: "match-main" },
+        h("div", { class: "match-head" }, this.title, this.meta),
+        this.waiting,
+        h("div", { class: "board-wrap" }, this.svg),
+        this.status,
+        this.controls,
+        help),
+      h("div", { class: "match-side" },
+        h("section", { class: "card" }, h("h2", {}, t("match.log")), this.logList),
+        this.chatBox,
+        this.optionsBox),
+    );
+    main.replaceChildren(this.root);
+
+    this.feed = this.app.socket.feed(this.id);
+    this.listen(this.feed, "state", (e) => this.onState(e.detail));
+    this.listen(this.feed, "error", (e) => this.onError(e.detail));
+    this.listen(this.feed, "chat", (e) => this.addChat(e.detail));
+    this.listen(this.feed, "rematch", (e) => this.onRematch(e.detail));
+    this.listen(this.feed, "cancelled", () => { toast(t("match.cancelled")); this.app.navigate("#/"); });
+    this.listen(this.app.socket, "status", () => this.render());
+    this.listen(window, "resize", () => this.render());
+    this.bindBoard();
+    this.keyHandler = (e) => this.onKey(e);
+    document.addEventListener("keydown", this.keyHandler);
+    this.ticker = setInterval(() => this.tick(), 250);
+    if (this.feed.game || this.feed.info) this.onState({ full: true, events: [] });
+    else this.render();
+  }
+
+  unmount() {
+    clearInterval(this.ticker);
+    clearTimeout(this.frameTimer);
+    clearTimeout(this.autoTimer);
+    document.removeEventListener("keydown", this.keyHandler);
+    for (const [target, type, fn] of this.handlers) target.removeEventListener(type, fn);
+    this.dialog?.close();
+    this.app.socket.drop(this.id);
+  }
+
+  listen(target, type, fn) {
+    target.addEventListener(type, fn);
+    this.handlers.push([target, type, fn]);
+  }
+
+  buildOptionsMenu() {
+    const o = this.app.options;
+    const box = h("section", { class: "card" });
+    const details = h("details", { class: "options-menu" }, h("summary", {}, t("options.title")));
+    const check = (key, label, note) => {
+      const input = h("input", { type: "checkbox", "data-option": key, checked: !!o[key], onchange: () => {
+        this.app.saveOptions({ [key]: input.checked });
+        this.render(true);
+      } });
+      return h("label", { class: "check" }, input, h("span", {}, label, note ? h("span", { class: "muted small" }, ` ${note}`) : null));
+    };
+    const quality = h("select", { "data-option": "graphics", onchange: () => { this.app.saveOptions({ graphics: quality.value }); this.render(true); } },
+      h("option", { value: "high", selected: o.graphics !== "low" }, t("options.graphics_high")),
+      h("option", { value: "low", selected: o.graphics === "low" }, t("options.graphics_low")));
+    details.append(h("div", { class: "stack" },
+      check("confirm_turn", t("options.confirm_turn"), t("options.next_match")),
+      check("auto_roll", t("options.auto_roll"), t("options.next_match")),
+      check("auto_bearoff", t("options.auto_bearoff")),
+      check("flip", t("options.flip")),
+      check("numbering", t("options.numbering")),
+      check("sound", t("options.sound")),
+      h("label", { class: "field" }, h("span", {}, t("options.graphics")), quality)));
+    box.append(details);
+    return box;
+  }
+
+  syncOptionInputs() {
+    for (const input of this.optionsBox.querySelectorAll("[data-option]")) {
+      const value = this.app.options[input.dataset.option];
+      if (input.type === "checkbox") input.checked = !!value;
+      else input.value = value;
+    }
+  }
+
+  toggleOption(key) {
+    this.app.saveOptions({ [key]: !this.app.options[key] });
+    this.syncOptionInputs();
+    this.render(true);
+  }
+
+  // -- what the server said ------------------------------------------------------------
+
+  get game() { return this.feed.game; }
+  get info() { return this.feed.info; }
+  get you() { return this.feed.you; }
+
+  onState({ full, events }) {
+    this.busy = false;
+    this.view.pinned = null;
+    if (full) {
+      this.frames = [];
+      this.shown = null;
+      this.resignFloor = this.game?.resign_floor ?? 0;
+      this.log = [];
+      for (const m of this.feed.chat) this.addChat(m, false);
+    }
+    const before = this.shown || this.prevBoard;
+    this.queueFrames(before, events);
+    for (const event of events) this.onEvent(event);
+    this.prevBoard = this.game?.board || null;
+    if (this.chain) this.continueChain();
+    this.render();
+    this.maybeDialog();
+    this.maybeAutoBearoff();
+  }
+
+  queueFrames(before, events) {
+    // Slide the opponent's checkers one move at a time (each an event the server sent).
+    if (!before || !this.game) return;
+    const moves = events.filter((e) => e.type === "checker_moved" || e.type === "step_undone");
+    const opponentMoves = moves.filter((e) => e.player !== this.you);
+    if (opponentMoves.length < 1 || this.app.options.graphics === "low") return;
+    let board = before.slice();
+    const frames = [];
+    for (const e of events) {
+      if (e.type === "checker_moved" || e.type === "step_undone") {
+        const next = applyMove(board, e.player, e.move, { reverse: e.type === "step_undone" });
+        if (!next) return; // not what we hold: just show the server's board
+        board = next;
+        frames.push({ board, pause: 340 });
+      } else if (e.type === "game_started" && frames.length) {
+        frames.push({ board: INITIAL.slice(), pause: 1100 });
+        board = INITIAL.slice();
+      }
+    }
+    if (!frames.length) return;
+    this.frames = frames;
+    this.shown = before;
+    clearTimeout(this.frameTimer);
+    this.frameTimer = setTimeout(() => this.nextFrame(), 60);
+  }
+
+  nextFrame() {
+    const frame = this.frames.shift();
+    if (!frame) {
+      this.shown = null;
+      this.render();
+      this.maybeDialog();
+      return;
+    }
+    this.shown = frame.board;
+    sound.checker();
+    this.render();
+    this.frameTimer = setTimeout(() => this.nextFrame(), frame.pause);
+  }
+
+  get animating() {
+    return this.shown !== null;
+  }
+
+  onEvent(e) {
+    const text = this.describe(e);
+    if (text) {
+      this.log.push(text);
+      if (this.log.length > 60) this.log.shift();
+      announce(text);
+    }
+    switch (e.type) {
+      case "dice_rolled":
+      case "opening_rolled":
+        sound.dice();
+        if ((e.type === "dice_rolled" ? e.player : e.first) === this.you) this.setMessage("");
+        break;
+      case "checker_moved":
+        if (e.player === this.you) sound.checker();
+        break;
+      case "turn_ended":
+        this.resignFloor = 0;
+        if (e.player !== this.you && this.you !== null) sound.turn();
+        break;
+      case "resign_rejected":
+        this.resignFloor = e.level;
+        break;
+      case "game_ended":
+      case "match_ended":
+        sound.end();
+        break;
+      default:
+        break;
+    }
+  }
+
+  name(seat) {
+    return this.info?.seats?.[seat]?.name ?? t("match.player", { seat: seat + 1 });
+  }
+
+  describe(e) {
+    const n = (seat) => (seat === this.you ? t("match.you") : this.name(seat));
+    switch (e.type) {
+      case "game_started": return e.crawford ? t("log.game_started_crawford", { number: e.number }) : t("log.game_started", { number: e.number });
+      case "opening_rolled": return t("log.opening", { name: n(e.first), dice: e.roll.join("-") });
+      case "dice_rolled": return t("log.rolled", { name: n(e.player), dice: e.roll.join("-") });
+      case "turn_ended": return e.moves.length ? t("log.played", { name: n(e.player), moves: e.moves.map((m) => m.text).join(" ") }) : null;
+      case "no_legal_move": return t("log.no_move", { name: n(e.player), dice: e.roll.join("-") });
+      case "cube_offered": return t("log.doubles", { name: n(e.player), value: e.value });
+      case "cube_taken": return t("log.takes", { name: n(e.player), value: e.value });
+      case "cube_beavered": return t("log.beavers", { name: n(e.player), value: e.value });
+      case "cube_dropped": return t("log.drops", { name: n(e.player) });
+      case "resign_offered": return t("log.resigns", { name: n(e.player), level: t(LEVEL_KEYS[e.level]) });
+      case "resign_accepted": return t("log.accepts", { name: n(e.player) });
+      case "resign_rejected": return t("log.rejects", { name: n(e.player) });
+      case "game_ended": return t("log.game_won", { name: n(e.winner), count: e.points, kind: t(`end.${e.kind}`) });
+      case "match_ended": return t("log.match_won", { name: n(e.winner), score: e.score.join("–") });
+      default: return null;
+    }
+  }
+
+  onError(error) {
+    this.busy = false;
+    this.view.pinned = null;
+    this.chain = null;
+    const known = { not_your_turn: "error.not_your_turn", stale: "error.stale", time_out: "error.time_out", not_started: "error.not_started", rate_limited: "error.rate_limited" };
+    const text = known[error.code] ? t(known[error.code]) : `${t("error.refused")} ${error.message || ""}`;
+    this.setMessage(text, true);
+    toast(text, { error: true });
+    this.render();
+  }
+
+  setMessage(text, error = false) {
+    this.message = text;
+    this.messageError = error;
+  }
+
+  addChat(m, scroll = true) {
+    this.chatLines.append(h("div", {}, h("strong", {}, `${m.from}: `), m.text));
+    if (scroll) this.chatLines.scrollTop = this.chatLines.scrollHeight;
+  }
+
+  onRematch(m) {
+    if (m.by === this.app.me?.name) return;
+    ask({
+      title: t("match.rematch_offered", { name: m.by }),
+      buttons: [{ label: t("match.decline"), value: "no" }, { label: t("match.join_rematch"), value: "yes", class: "primary" }],
+    }).then(async (answer) => {
+      if (answer !== "yes") return;
+      try {
+        await api("POST", `/api/games/${m.new}/join`, {});
+        this.app.navigate(`#/match/${m.new}`);
+      } catch (err) { toast(err.message, { error: true }); }
+    });
+  }
+
+  // -- derived facts (from the server's state only) -----------------------------------
+
+  get isPlayer() { return this.you !== null && this.you !== undefined; }
+
+  get myTurn() {
+    return this.isPlayer && this.game && this.game.turn === this.you;
+  }
+
+  get phase() { return this.game?.phase; }
+
+  get moving() {
+    return this.myTurn && this.phase === "moving" && !this.animating;
+  }
+
+  get legal() {
+    return this.moving ? this.game.legal || {} : {};
+  }
+
+  canRoll() {
+    return this.myTurn && this.phase === "before_roll" && !this.animating;
+  }
+
+  canDouble() {
+    const g = this.game;
+    if (!this.canRoll()) return false;
+    if (typeof g.can_double === "boolean") return g.can_double;
+    const cube = g.cube;
+    return !!cube?.enabled && (cube.owner === null || cube.owner === this.you) && cube.value < 64 && !this.app.options.auto_roll;
+  }
+
+  canUndo() {
+    const g = this.game;
+    if (!this.moving) return false;
+    if (typeof g.can_undo === "boolean") return g.can_undo;
+    const total = g.dice ? (g.dice[0] === g.dice[1] ? 4 : 2) : 0;
+    return total > (g.dice_left || []).length;
+  }
+
+  canConfirm() {
+    return this.moving && !!this.game.can_confirm;
+  }
+
+  canResign() {
+    return this.myTurn && (this.phase === "before_roll" || this.phase === "moving") && this.resignFloor < 3;
+  }
+
+  isLive() {
+    return this.info?.status === "playing" && this.game && this.phase !== "match_over";
+  }
+
+  /** Where the checker on `src` can go: Map dest -> {dice, sure}. `sure` ones are the
+   *  server's word; the others (only without game.reach) are tried step by step. */
+  reachOf(src) {
+    const out = new Map();
+    const g = this.game;
+    if (!this.moving) return out;
+    const reach = g.reach?.[String(src)];
+    if (reach) {
+      for (const [dest, dice] of Object.entries(reach)) out.set(Number(dest), { dice: dice.slice(), sure: true });
+      return out;
+    }
+    const steps = this.legal[String(src)] || {};
+    for (const [die, dest] of Object.entries(steps)) out.set(Number(dest), { dice: [Number(die)], sure: true });
+    // without the server's reach: further points by the dice's sum, tried one step at a time
+    const left = g.dice_left || [];
+    if (left.length >= 2) {
+      const seqs = [];
+      if (left.every((d) => d === left[0])) {
+        for (let k = 2; k <= left.length; k++) seqs.push(new Array(k).fill(left[0]));
+      } else {
+        const [a, b] = left;
+        seqs.push(steps[a] !== undefined ? [a, b] : [b, a]);
+      }
+      for (const seq of seqs) {
+        const dest = src - seq.reduce((x, y) => x + y, 0);
+        if (dest >= 1 && steps[seq[0]] !== undefined && !out.has(dest)) out.set(dest, { dice: seq, sure: false });
+      }
+    }
+    return out;
+  }
+
+  sources() {
+    return Object.keys(this.legal).map(Number);
+  }
+
+  // -- proposing actions -------------------------------------------------------------
+
+  send(type, fields = {}) {
+    if (this.busy) return false;
+    const id = this.feed.act(type, fields);
+    if (id === null) {
+      this.setMessage(t("error.offline"), true);
+      this.render();
+      return false;
+    }
+    this.busy = true;
+    return true;
+  }
+
+  roll() {
+    if (this.canRoll()) this.send("roll");
+  }
+
+  double() {
+    if (this.canDouble()) this.send("double");
+  }
+
+  undo() {
+    this.chain = null;
+    if (this.canUndo()) this.send("undo");
+  }
+
+  confirm() {
+    if (this.canConfirm()) this.send("confirm");
+  }
+
+  /** Move the checker on `src` along `dice` (each a step the server checks). */
+  movePath(src, dice, sure = true) {
+    if (!dice.length) return;
+    const dest = (this.legal[String(src)] || {})[String(dice[0])];
+    if (dest === undefined) return;
+    this.chain = dice.length > 1 ? { from: dest, dice: dice.slice(1), sure } : null;
+    this.selected = null;
+    this.hover = null;
+    this.setMessage("");
+    if (!this.send("step", { from: src, die: dice[0] })) this.chain = null;
+  }
+
+  /** The longest move of the checker on `src`. */
+  clickMove(src) {
+    const reach = this.reachOf(src);
+    if (this.game.reach) {
+      let best = null;
+      for (const [dest, r] of reach) {
+        const key = [r.dice.length, -dest];
+        if (!best || key[0] > best.key[0] || (key[0] === best.key[0] && key[1] > best.key[1])) best = { dest, r, key };
+      }
+      if (best) this.movePath(src, best.r.dice);
+      return;
+    }
+    // without reach: the highest die, then on with the same checker while it can move
+    const steps = this.legal[String(src)] || {};
+    const dice = Object.keys(steps).map(Number).sort((a, b) => b - a);
+    if (!dice.length) return;
+    const first = steps[String(dice[0])];
+    this.chain = first > 0 ? { from: first, greedy: true } : null;
+    this.selected = null;
+    this.setMessage("");
+    if (!this.send("step", { from: src, die: dice[0] })) this.chain = null;
+  }
+
+  continueChain() {
+    const chain = this.chain;
+    this.chain = null;
+    if (!chain || !this.moving) return;
+    const steps = this.legal[String(chain.from)] || {};
+    if (chain.greedy) {
+      const dice = Object.keys(steps).map(Number).sort((a, b) => b - a);
+      if (!dice.length) return;
+      const dest = steps[String(dice[0])];
+      this.chain = dest > 0 ? { from: dest, greedy: true } : null;
+      this.send("step", { from: chain.from, die: dice[0] });
+      return;
+    }
+    const die = chain.dice[0];
+    const dest = steps[String(die)];
+    if (dest === undefined) {
+      if (!chain.sure) {
+        // the way was blocked after all: take the first step back
+        this.setMessage(t("move.blocked"), true);
+        if (this.canUndo()) this.send("undo");
+      }
+      return;
+    }
+    this.chain = chain.dice.length > 1 ? { from: dest, dice: chain.dice.slice(1), sure: chain.sure } : null;
+    this.send("step", { from: chain.from, die });
+  }
+
+  /** Why the checker on `src` cannot go to `dest` (the player's words, from what the
+   *  server sent: the legal steps and the dice left). */
+  whyNot(src, dest) {
+    if (!this.isPlayer) return t("move.spectator");
+    if (!this.myTurn) return t("move.not_your_turn");
+    if (this.phase === "before_roll") return t("move.roll_first");
+    if (this.phase !== "moving") return t("move.not_now");
+    if (this.busy) return t("move.wait");
+    const legal = this.legal;
+    if (!Object.keys(legal).length) return t("move.no_moves");
+    if (!legal[String(src)]) {
+      if (legal["25"] && src !== 25) return t("move.bar_first");
+      return t("move.checker_stuck");
+    }
+    if (dest === 0) return t("move.cannot_bear_off");
+    if (dest === 25) return t("move.not_to_bar");
+    if (dest > src) return t("move.backwards");
+    return t("move.cannot_reach", { point: dest });
+  }
+
+  tryMove(src, dest) {
+    const r = this.reachOf(src).get(dest);
+    if (r) {
+      this.movePath(src, r.dice, r.sure);
+      return true;
+    }
+    this.setMessage(this.whyNot(src, dest), true);
+    sound.alarm();
+    this.render();
+    return false;
+  }
+
+  maybeAutoBearoff() {
+    clearTimeout(this.autoTimer);
+    if (!this.app.options.auto_bearoff || !this.moving || this.busy || this.chain) return;
+    const legal = this.legal;
+    const entries = Object.entries(legal);
+    if (!entries.length) return;
+    // only when every legal step bears a checker off: then nothing is left to choose
+    const all = entries.every(([, steps]) => Object.values(steps).every((dest) => dest === 0));
+    if (!all) return;
+    let best = null;
+    for (const [src, steps] of entries) {
+      for (const die of Object.keys(steps)) {
+        if (!best || Number(die) > best.die) best = { src: Number(src), die: Number(die) };
+      }
+    }
+    this.autoTimer = setTimeout(() => {
+      if (this.moving && !this.busy) this.send("step", { from: best.src, die: best.die });
+    }, 350);
+  }
+
+  // -- dialogs ------------------------------------------------------------------------
+
+  closeDialog() {
+    if (this.dialog?.open) this.dialog.close();
+    this.dialog = null;
+    this.dialogKey = null;
+  }
+
+  maybeDialog() {
+    if (this.animating) return;
+    const g = this.game;
+    let key = null;
+    if (g && this.isPlayer) {
+      if (g.phase === "cube_offered" && g.turn !== this.you) key = `cube:${this.feed.v}`;
+      else if (g.phase === "resign_offered" && g.turn !== this.you) key = `resign:${this.feed.v}`;
+      else if (g.phase === "match_over" || this.info?.status === "finished") key = "over";
+    } else if (g && (g.phase === "match_over")) key = "over";
+    if (key === this.dialogKey) return;
+    if (this.dialogKey && this.dialogKey !== "over") this.closeDialog();
+    if (!key || (key === "over" && this.overShown)) return;
+    this.dialogKey = key;
+    if (key.startsWith("cube:")) this.cubeDialog();
+    else if (key.startsWith("resign:")) this.answerResignDialog();
+    else this.overDialog();
+  }
+
+  modal(title, body, buttons, onAnswer) {
+    const dialog = h("dialog", { "aria-labelledby": "dlg-title" });
+    const actions = h("div", { class: "actions" });
+    for (const b of buttons) {
+      actions.append(h("button", { type: "button", class: b.class || "", "data-value": b.value, onclick: () => dialog.close(b.value) }, b.label));
+    }
+    dialog.append(h("h2", { id: "dlg-title" }, title), ...body, actions);
+    dialog.addEventListener("close", () => {
+      const value = dialog.returnValue;
+      dialog.remove();
+      if (this.dialog === dialog) this.dialog = null;
+      onAnswer(value || null);
+    });
+    document.body.append(dialog);
+    this.dialog = dialog;
+    dialog.showModal();
+    (actions.querySelector(".primary") || actions.querySelector("button"))?.focus();
+    return dialog;
+  }
+
+  cubeDialog() {
+    const g = this.game;
+    const value = g.cube.value * 2;
+    const buttons = [
+      { label: t("cube.drop"), value: "drop" },
+      { label: t("cube.take"), value: "take", class: "primary" },
+    ];
+    if (g.can_beaver) buttons.splice(1, 0, { label: t("cube.beaver"), value: "beaver" });
+    const body = [h("p", {}, t("cube.explain", { name: this.name(g.turn), value, lose: g.cube.value }))];
+    this.modal(t("cube.offered", { value }), body, buttons, (answer) => {
+      if (answer === "take" || answer === "drop" || answer === "beaver") this.send(answer);
+      else this.dialogKey = null; // asked again on the next render
+    });
+  }
+
+  answerResignDialog() {
+    const g = this.game;
+    const offer = g.resign_offer || { level: 1, player: g.turn };
+    const points = offer.level * g.cube.value;
+    const body = [h("p", {}, t("resign.explain_offer", { name: this.name(offer.player), level: t(LEVEL_KEYS[offer.level]), count: points }))];
+    this.modal(t("resign.offered_title"), body, [
+      { label: t("resign.reject"), value: "reject_resign" },
+      { label: t("resign.accept"), value: "accept_resign", class: "primary" },
+    ], (answer) => {
+      if (answer) this.send(answer);
+      else this.dialogKey = null;
+    });
+  }
+
+  resignDialog() {
+    if (!this.canResign()) return;
+    const cube = this.game.cube.value;
+    const levels = h("div", { class: "levels", role: "radiogroup", "aria-label": t("resign.choose") });
+    let first = true;
+    for (const level of [1, 2, 3]) {
+      const disabled = level <= this.resignFloor;
+      const input = h("input", { type: "radio", name: "level", value: level, disabled, checked: !disabled && first });
+      if (!disabled) first = false;
+      levels.append(h("label", {}, input, h("span", {}, `${t(LEVEL_KEYS[level])} — ${t("resign.points", { count: level * cube })}`)));
+    }
+    const body = [
+      h("p", {}, t("resign.explain")),
+      levels,
+      h("p", { class: "muted small" }, t("resign.escalation")),
+    ];
+    const dialog = this.modal(t("resign.title"), body, [
+      { label: t("common.cancel"), value: "" },
+      { label: t("resign.offer"), value: "offer", class: "primary" },
+    ], (answer) => {
+      if (answer !== "offer") return;
+      const chosen = dialog.querySelector("input[name=level]:checked");
+      if (chosen) this.send("resign", { level: Number(chosen.value) });
+    });
+  }
+
+  abandonDialog() {
+    if (!this.isPlayer || !this.isLive()) return;
+    const body = [h("p", { class: "warning" }, t("abandon.warning"))];
+    this.modal(t("abandon.title"), body, [
+      { label: t("common.cancel"), value: "", class: "primary" },
+      { label: t("abandon.confirm"), value: "abandon", class: "danger" },
+    ], (answer) => {
+      if (answer === "abandon") { this.busy = false; this.send("abandon"); }
+    });
+  }
+
+  overDialog() {
+    this.overShown = true;
+    const g = this.game;
+    const winner = g?.winner ?? this.info?.result?.winner;
+    const score = g?.score || this.info?.result?.score || [0, 0];
+    let title;
+    if (!this.isPlayer) title = t("over.winner", { name: this.name(winner) });
+    else title = winner === this.you ? t("over.you_won") : t("over.you_lost");
+    const body = [h("p", { class: "over-score" }, t("over.score", { a: this.name(0), b: this.name(1), score: score.join("–") }))];
+    const reason = this.info?.result?.reason;
+    if (reason && reason !== "points") body.push(h("p", { class: "muted" }, t(`over.reason_${reason}`)));
+    const buttons = [{ label: t("over.lobby"), value: "lobby" }, { label: t("over.replay"), value: "replay" }];
+    if (this.isPlayer) buttons.push({ label: t("over.rematch"), value: "rematch", class: "primary" });
+    else buttons.push({ label: t("common.close"), value: "close", class: "primary" });
+    this.modal(title, body, buttons, async (answer) => {
+      if (answer === "lobby") this.app.navigate("#/");
+      else if (answer === "replay") this.app.navigate(`#/replay/${this.id}`);
+      else if (answer === "rematch") {
+        try {
+          const info = await api("POST", `/api/games/${this.id}/rematch`);
+          this.app.navigate(`#/match/${info.id}`);
+        } catch (err) { toast(err.message, { error: true }); }
+      }
+    });
+    this.app.refreshMe();
+  }
+
+  // -- input: pointer, keyboard --------------------------------------------------------
+
+  bindBoard() {
+    const svg = this.svg;
+    svg.addEventListener("pointerdown", (e) => this.onPointerDown(e));
+    svg.addEventListener("pointermove", (e) => this.onPointerMove(e));
+    svg.addEventListener("pointerup", (e) => this.onPointerUp(e));
+    svg.addEventListener("pointercancel", () => this.cancelDrag());
+    svg.addEventListener("pointerleave", () => { if (!this.drag && this.hover !== null) { this.hover = null; this.render(); } });
+    svg.addEventListener("click", (e) => {
+      const action = e.target.closest?.("[data-action]")?.dataset.action;
+      if (action === "roll") this.roll();
+      if (action === "confirm") this.confirm();
+    });
+    svg.addEventListener("keydown", (e) => this.onBoardKey(e));
+    svg.addEventListener("focusin", (e) => {
+      const slot = e.target.dataset?.slot;
+      if (slot !== undefined && this.cursor !== Number(slot)) { this.cursor = Number(slot); this.render(); }
+    });
+  }
+
+  onPointerDown(e) {
+    if (e.button !== 0 || e.target.closest?.("[data-action]")) return;
+    const slot = this.view.slotAt(e.clientX, e.clientY);
+    if (slot === null || slot === 0) return;
+    const node = this.isPlayer ? this.view.topChecker(this.you, slot) : null;
+    if (!this.moving || !this.legal[String(slot)]) {
+      if (node && this.isPlayer && this.you !== null) {
+        // a checker of mine that cannot move now: say why
+        this.setMessage(this.whyNot(slot, null), true);
+        this.render();
+      }
+      return;
+    }
+    if (!node || this.busy) return;
+    e.preventDefault();
+    svg_capture(this.svg, e.pointerId);
+    this.drag = { src: slot, node, x0: e.clientX, y0: e.clientY, moved: false, origin: node.style.transform };
+    this.hover = slot;
+    this.render();
+  }
+
+  onPointerMove(e) {
+    const d = this.drag;
+    if (!d) {
+      if (e.pointerType === "mouse" && this.moving) {
+        const slot = this.view.slotAt(e.clientX, e.clientY);
+        const hover = slot !== null && this.legal[String(slot)] ? slot : null;
+        if (hover !== this.hover) { this.hover = hover; this.render(); }
+      }
+      return;
+    }
+    if (!d.moved && Math.hypot(e.clientX - d.x0, e.clientY - d.y0) < 6) return;
+    d.moved = true;
+    const p = this.view.toSvg(e.clientX, e.clientY);
+    if (!d.node.classList.contains("dragging")) {
+      d.node.classList.add("dragging");
+      this.view.pinned = d.node; // the board leaves it where the pointer is
+      d.node.parentNode.appendChild(d.node); // drawn above the other checkers
+    }
+    d.node.style.transform = `translate(${p.x}px, ${p.y}px)`;
+  }
+
+  onPointerUp(e) {
+    const d = this.drag;
+    if (!d) return;
+    this.drag = null;
+    d.node.classList.remove("dragging");
+    if (!d.moved) {
+      d.node.style.transform = d.origin;
+      this.clickMove(d.src);
+      this.render();
+      return;
+    }
+    const dest = this.view.slotAt(e.clientX, e.clientY);
+    if (dest === null || dest === d.src) {
+      this.view.pinned = null;
+      d.node.style.transform = d.origin; // back where it was
+      this.hover = null;
+      this.render();
+      return;
+    }
+    if (this.tryMove(d.src, dest)) {
+      // it stays where it was dropped until the server answers: then it settles on its
+      // point (accepted) or slides back (refused)
+    } else {
+      this.view.pinned = null;
+      d.node.style.transform = d.origin; // snap back (with the transition)
+    }
+    this.hover = null;
+    this.render();
+  }
+
+  cancelDrag() {
+    if (!this.drag) return;
+    this.view.pinned = null;
+    this.drag.node.classList.remove("dragging");
+    this.drag.node.style.transform = this.drag.origin;
+    this.drag = null;
+    this.hover = null;
+    this.render();
+  }
+
+  onBoardKey(e) {
+    const slot = e.target.dataset?.slot;
+    if (slot === undefined) return;
+    const q = Number(slot);
+    if (e.key.startsWith("Arrow")) {
+      e.preventDefault();
+      this.cursor = slotNeighbour(q, e.key, !!this.app.options.flip);
+      this.render();
+      this.view.focusSlot(this.cursor);
+      return;
+    }
+    if (e.key === "Enter" || e.key === " ") {
+      e.preventDefault();
+      e.stopPropagation();
+      this.cursor = q;
+      this.keySelect(q);
+      return;
+    }
+    if (e.key === "Escape" && this.selected !== null) {
+      e.stopPropagation();
+      this.selected = null;
+      this.setMessage("");
+      this.render();
+    }
+  }
+
+  keySelect(q) {
+    if (this.selected === null) {
+      if (this.moving && this.legal[String(q)]) {
+        this.selected = q;
+        const targets = [...this.reachOf(q)].filter(([, r]) => r.sure).map(([d]) => (d === 0 ? t("board.off") : d));
+        this.setMessage(t("move.selected", { point: q === 25 ? t("board.bar") : q, targets: targets.join(", ") }));
+        announce(this.message);
+      } else {
+        this.setMessage(this.whyNot(q, null), true);
+        announce(this.message);
+      }
+      this.render();
+      this.view.focusSlot(q);
+      return;
+    }
+    const src = this.selected;
+    if (q === src) {
+      // a second Enter on the same checker plays its longest move
+      this.selected = null;
+      this.clickMove(src);
+      this.render();
+      return;
+    }
+    if (this.reachOf(src).has(q)) {
+      this.selected = null;
+      this.tryMove(src, q);
+      this.render();
+      this.view.focusSlot(q);
+      return;
+    }
+    if (this.moving && this.legal[String(q)]) {
+      this.selected = null;
+      this.keySelect(q);
+      return;
+    }
+    this.tryMove(src, q);
+    this.view.focusSlot(q);
+  }
+
+  onKey(e) {
+    // page shortcuts (not while typing, not with a dialog open)
+    if (e.defaultPrevented || e.ctrlKey && e.key !== "z" || e.metaKey || e.altKey) return;
+    const tag = (e.target.tagName || "").toLowerCase();
+    if (["input", "textarea", "select"].includes(tag) || document.querySelector("dialog[open]")) return;
+    const key = e.key.toLowerCase();
+    if (key === "r") this.roll();
+    else if (key === "d" && !e.ctrlKey) this.double();
+    else if (key === "u" || (e.ctrlKey && key === "z")) this.undo();
+    else if (key === "c") this.confirm();
+    else if (key === "f") this.toggleOption("flip");
+    else if (key === "b") { this.cursor = this.cursor ?? 1; this.render(); this.view.focusSlot(this.cursor); }
+    else return;
+    e.preventDefault();
+  }
+
+  // -- clocks ------------------------------------------------------------------------
+
+  clockOf(seat) {
+    const clock = this.feed.clock;
+    if (!clock) return null;
+    const side = clock.sides[seat];
+    const running = clock.running === seat && !side.expired;
+    const elapsed = running ? (performance.now() - this.feed.clockAt) / 1000 : 0;
+    const italian = clock.kind !== "polish";
+    let a;
+    let b;
+    let active;
+    if (italian) {
+      a = Math.max(0, side.action_left - elapsed);
+      const over = Math.max(0, elapsed - side.action_left);
+      b = Math.max(0, side.bank_left - over);
+      active = running ? (a > 0 ? "a" : "b") : null;
+    } else {
+      a = Math.max(0, side.action_left - elapsed);
+      b = Math.max(0, side.bank_left - elapsed);
+      active = running ? "a" : null;
+    }
+    const lowAt = clock.low_at ?? 10;
+    const low = running && (side.low || (italian ? a === 0 && b <= lowAt : Math.min(a, b) <= lowAt));
+    return {
+      a, b, running, low, active,
+      aLabel: italian ? t("clock.delay") : t("clock.move"),
+      bLabel: italian ? t("clock.reserve") : t("clock.game"),
+    };
+  }
+
+  tick() {
+    if (!this.feed.clock || !this.boardState) return;
+    const players = this.boardState.players;
+    for (const seat of [0, 1]) players[seat].clock = this.clockOf(seat);
+    this.view.drawStrips(this.boardState);
+    const mine = this.isPlayer ? players[this.you].clock : null;
+    if (mine?.low && performance.now() - this.lastAlarm > 1000) {
+      this.lastAlarm = performance.now();
+      sound.alarm();
+    }
+  }
+
+  // -- rendering -----------------------------------------------------------------------
+
+  render(instant = false) {
+    const g = this.game;
+    const info = this.info;
+    const o = this.app.options;
+    // header
+    if (info) {
+      const names = `${this.name(0)} – ${this.name(1)}`;
+      this.title.textContent = names;
+      const meta = [kindText(info)];
+      if (info.clock && info.clock !== "none") meta.push(t(`clock.kind_${info.clock}`));
+      if (info.rated) meta.push(t("match.rated"));
+      if (!this.isPlayer) meta.push(t("match.watching"));
+      this.meta.textContent = meta.join(" · ");
+      document.title = `${names} · gammon`;
+    }
+    this.renderWaiting();
+    const bottom = this.isPlayer ? this.you : this.spectatorBottom;
+    const board = this.shown || g?.board || INITIAL;
+    const moving = this.moving;
+    const hl = { sources: [], targets: [], selected: this.selected, cursor: this.cursor };
+    if (moving) {
+      hl.sources = this.sources();
+      const focus = this.drag?.src ?? this.selected ?? this.hover;
+      if (focus !== null && focus !== undefined) {
+        hl.targets = [...this.reachOf(focus)].filter(([, r]) => r.sure).map(([d]) => d);
+      }
+    }
+    let dice = null;
+    if (g?.dice && !this.animating) {
+      dice = { values: g.dice, left: g.dice_left || [], seat: g.turn, confirmable: this.canConfirm() };
+    }
+    const cube = g ? {
+      value: g.cube.value, owner: g.cube.owner, enabled: g.cube.enabled,
+      offered: g.phase === "cube_offered" ? { by: g.turn, value: g.cube.value * 2 } : null,
+    } : null;
+    const players = [0, 1].map((seat) => {
+      const s = info?.seats?.[seat];
+      return {
+        name: s?.name ?? (info?.status === "open" && seat === 1 ? t("match.waiting_seat") : "—"),
+        rating: s && s.kind !== "bot" ? s.rating : null,
+        score: g ? g.score[seat] : null,
+        clock: this.clockOf(seat),
+      };
+    });
+    const length = g?.length ?? info?.length;
+    this.boardState = {
+      board, bottom, flipped: !!o.flip, numbers: o.numbering !== false, quality: o.graphics,
+      dice, roll: this.canRoll() && !o.auto_roll, cube, players, turn: g && g.phase !== "match_over" ? (g.phase === "cube_offered" || g.phase === "resign_offered" ? 1 - g.turn : g.turn) : null,
+      match: { length, crawford: !!g?.crawford, label: length ? t("board.length", { count: length }) : length === 0 ? t("board.money") : "" },
+      highlight: hl, compact: this.svg.clientWidth > 0 && this.svg.clientWidth < 620,
+    };
+    this.view.render(this.boardState, { instant });
+    this.svg.classList.toggle("can-move", moving);
+    // buttons
+    const show = (name, visible, enabled = true) => {
+      const b = this.buttons[name];
+      b.hidden = !visible;
+      b.disabled = !enabled || (this.busy && ["roll", "double", "undo", "confirm", "resign"].includes(name));
+    };
+    const player = this.isPlayer && this.isLive();
+    const myMove = player && this.myTurn && this.phase === "moving";
+    show("roll", player && !myMove, this.canRoll());
+    show("double", player && !myMove && !!g?.cube?.enabled, this.canDouble());
+    show("undo", myMove, this.canUndo());
+    show("confirm", myMove && (this.app.options.confirm_turn || this.canConfirm()), this.canConfirm());
+    show("resign", player, this.canResign());
+    show("abandon", player, true);
+    show("flip", true);
+    show("side", !this.isPlayer && !!g);
+    show("sound", true);
+    this.buttons.flip.setAttribute("aria-pressed", String(!!o.flip));
+    this.buttons.sound.setAttribute("aria-pressed", String(o.sound !== false));
+    this.buttons.sound.textContent = o.sound !== false ? t("match.sound_on") : t("match.sound_off");
+    this.chatBox.hidden = !this.isPlayer;
+    // status line
+    this.status.textContent = this.message || this.statusText();
+    this.status.classList.toggle("error", !!this.message && this.messageError);
+    // log
+    this.logList.replaceChildren(...this.log.slice(-30).map((line) => h("li", {}, line)));
+    this.logList.scrollTop = this.logList.scrollHeight;
+  }
+
+  statusText() {
+    const g = this.game;
+    const info = this.info;
+    if (this.app.socket.status !== "open") return t("status.reconnecting");
+    if (!info) return t("match.loading");
+    if (info.status === "open") return t("status.waiting_opponent");
+    if (!g) return "";
+    const other = this.isPlayer ? this.name(1 - this.you) : null;
+    switch (g.phase) {
+      case "opening": return t("status.opening");
+      case "before_roll":
+        if (this.myTurn) return this.canDouble() ? t("status.roll_or_double") : t("status.roll");
+        return t("status.other_rolls", { name: this.name(g.turn) });
+      case "moving":
+        if (this.myTurn) {
+          if (this.canConfirm()) return t("status.confirm");
+          return t("status.move", { dice: (g.dice_left || []).join(" ") });
+        }
+        return t("status.other_moves", { name: this.name(g.turn) });
+      case "cube_offered":
+        return g.turn === this.you ? t("status.wait_cube", { name: other }) : t("status.cube_offered", { name: this.name(g.turn) });
+      case "resign_offered":
+        return g.turn === this.you ? t("status.wait_resign", { name: other }) : t("status.resign_offered", { name: this.name(g.turn) });
+      case "game_over": return t("status.game_over");
+      case "match_over": return t("over.winner", { name: this.name(g.winner) });
+      default: return "";
+    }
+  }
+
+  renderWaiting() {
+    const info = this.info;
+    this.waiting.replaceChildren();
+    if (!info || info.status !== "open") return;
+    const mine = info.seats?.[0]?.id === this.app.me?.id;
+    const url = `${location.origin}${location.pathname}#/match/${this.id}`;
+    if (mine) {
+      const input = h("input", { type: "text", readonly: true, value: url, "aria-label": t("match.invite_link") });
+      this.waiting.append(h("div", { class: "banner stack" },
+        h("p", {}, h("strong", {}, t("match.waiting_title")), " ", t("match.waiting_text")),
+        h("div", { class: "invite" }, input,
+          h("button", { type: "button", onclick: async () => {
+            input.select();
+            toast((await copyText(url)) ? t("match.copied") : t("match.copy_manually"));
+          } }, t("match.copy_link")),
+          h("button", { type: "button", class: "danger", onclick: async () => {
+            try { await api("DELETE", `/api/games/${this.id}`); this.app.navigate("#/"); } catch (err) { toast(err.message, { error: true }); }
+          } }, t("match.cancel_game")))));
+    } else {
+      this.waiting.append(h("div", { class: "banner row" },
+        h("span", {}, t("match.open_by", { name: info.seats?.[0]?.name ?? "?" })),
+        h("button", { type: "button", class: "primary", onclick: async () => {
+          try { await api("POST", `/api/games/${this.id}/join`, {}); } catch (err) { toast(err.message, { error: true }); }
+        } }, t("lobby.join"))));
+    }
+  }
+}
+
+function svg_capture(svg, pointerId) {
+  try { svg.setPointerCapture(pointerId); } catch { /* not capturable */ }
+}
+
+export { formatSeconds };

@@ -1,0 +1,243 @@
+// net.js — the HTTP API and the WebSocket (PROTOCOL.md), with reconnection and resync.
+//
+// One socket per page. A MatchFeed holds what the server confirmed of one match: the last
+// `state`, then every `update` applied in version order. When the socket drops, the client
+// reconnects by itself (backoff up to 5 s) and resubscribes with `since` = the last version
+// it holds, so it gets exactly the events it missed. A gap in versions, or a `stale`
+// refusal, resubscribes the same way. Nothing here guesses a state: the feed only changes
+// on a message from the server.
+
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message || code);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+export async function api(method, path, body) {
+  const init = { method, credentials: "same-origin", headers: {} };
+  if (body !== undefined) {
+    init.headers["content-type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  const response = await fetch(path, init);
+  const type = response.headers.get("content-type") || "";
+  const data = type.includes("json") ? await response.json() : await response.text();
+  if (!response.ok) {
+    const detail = data && typeof data === "object" ? data.detail : null;
+    if (detail && typeof detail === "object") throw new ApiError(response.status, detail.code, detail.message);
+    const message = Array.isArray(detail) ? detail.map((d) => d.msg).join("; ") : String(detail || response.statusText);
+    throw new ApiError(response.status, "http_" + response.status, message);
+  }
+  return data;
+}
+
+export class MatchFeed extends EventTarget {
+  constructor(socket, matchId) {
+    super();
+    this.socket = socket;
+    this.id = matchId;
+    this.v = null; // the version held; null until the first state
+    this.info = null;
+    this.game = null;
+    this.clock = null;
+    this.clockAt = 0; // performance.now() when the clock reading arrived
+    this.you = null;
+    this.chat = [];
+    this.events = [];
+  }
+
+  subscribeMessage() {
+    return { type: "subscribe", match: this.id, since: this.v };
+  }
+
+  resync() {
+    this.socket.send(this.subscribeMessage());
+  }
+
+  onMessage(message) {
+    switch (message.type) {
+      case "state": {
+        this.v = message.v;
+        this.info = message.info;
+        this.game = message.game;
+        this.you = message.you;
+        this.setClock(message.clock);
+        this.chat = message.chat || [];
+        this.emit("state", { full: true, events: [] });
+        break;
+      }
+      case "update": {
+        if (this.v === null) { this.resync(); return; }
+        const fresh = [];
+        for (const event of message.events || []) {
+          if (event.v <= this.v) continue; // already seen
+          if (event.v !== this.v + 1) { this.resync(); return; } // a gap: ask again
+          fresh.push(event);
+          this.v = event.v;
+        }
+        if (message.v > this.v && !(message.events || []).length) { this.resync(); return; }
+        this.v = Math.max(this.v, message.v);
+        this.game = message.game;
+        this.setClock(message.clock);
+        this.events.push(...fresh);
+        this.emit("state", { full: false, events: fresh });
+        break;
+      }
+      case "chat":
+        this.chat.push(message);
+        this.emit("chat", message);
+        break;
+      case "rematch":
+        this.emit("rematch", message);
+        break;
+      case "cancelled":
+        this.emit("cancelled", message);
+        break;
+      case "error":
+        if (message.code === "stale") this.resync();
+        this.emit("error", message);
+        break;
+      default:
+        break;
+    }
+  }
+
+  setClock(clock) {
+    this.clock = clock;
+    this.clockAt = performance.now();
+  }
+
+  emit(type, detail) {
+    this.dispatchEvent(new CustomEvent(type, { detail }));
+  }
+
+  /** Propose an action; the server's answer comes as an update or an error. */
+  act(type, fields = {}) {
+    return this.socket.send({ type, match: this.id, v: this.v, ...fields });
+  }
+}
+
+export class Socket extends EventTarget {
+  constructor(url = null) {
+    super();
+    const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+    this.url = url || `${scheme}//${location.host}/ws`;
+    this.ws = null;
+    this.feeds = new Map();
+    this.status = "closed";
+    this.attempt = 0;
+    this.nextId = 1;
+    this.closedByUs = false;
+    this.user = null;
+  }
+
+  setStatus(status) {
+    this.status = status;
+    this.dispatchEvent(new CustomEvent("status", { detail: status }));
+  }
+
+  connect() {
+    this.closedByUs = false;
+    if (this.ws && this.ws.readyState <= 1) return;
+    this.setStatus("connecting");
+    const ws = new WebSocket(this.url);
+    this.ws = ws;
+    ws.onopen = () => {
+      this.attempt = 0;
+    };
+    ws.onmessage = (e) => {
+      let message;
+      try { message = JSON.parse(e.data); } catch { return; }
+      this.onMessage(message);
+    };
+    ws.onclose = () => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      this.setStatus("closed");
+      if (!this.closedByUs) this.reconnectLater();
+    };
+    ws.onerror = () => { /* onclose follows */ };
+  }
+
+  reconnectLater() {
+    const hold = Math.max(0, (this.holdUntil || 0) - performance.now());
+    const delay = Math.max(hold, Math.min(5000, 300 * 2 ** this.attempt));
+    this.attempt += 1;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(async () => {
+      if (this.attempt > 2) {
+        try { await api("GET", "/api/me"); } catch { /* the server is away: try again */ }
+      }
+      this.connect();
+    }, delay);
+  }
+
+  onMessage(message) {
+    switch (message.type) {
+      case "welcome":
+        this.user = message.user;
+        this.setStatus("open");
+        // (re)subscribe every feed from the version it holds, then send what waited
+        for (const feed of this.feeds.values()) this.raw(feed.subscribeMessage());
+        return;
+      case "ping":
+        this.raw({ type: "pong", n: message.n });
+        return;
+      case "error":
+        if (message.code === "unauthenticated") {
+          api("GET", "/api/me").catch(() => {});
+        }
+        break;
+      default:
+        break;
+    }
+    const feed = message.match ? this.feeds.get(message.match) : null;
+    if (feed) feed.onMessage(message);
+    this.dispatchEvent(new CustomEvent("message", { detail: message }));
+  }
+
+  raw(message) {
+    if (this.ws && this.ws.readyState === 1) this.ws.send(JSON.stringify(message));
+  }
+
+  /** Send now; returns the message id, or null when the socket is not open (an action is
+   *  never queued for later: it would be proposed against a state the player no longer sees;
+   *  subscriptions are renewed on every welcome anyway). */
+  send(message) {
+    if (this.status !== "open") return null;
+    const id = message.id ?? this.nextId++;
+    this.raw({ ...message, id });
+    return id;
+  }
+
+  /** The feed of a match; `since` = 0 asks for every event from the start (a replay). */
+  feed(matchId, since = null) {
+    let feed = this.feeds.get(matchId);
+    if (!feed) {
+      feed = new MatchFeed(this, matchId);
+      feed.v = since;
+      this.feeds.set(matchId, feed);
+      if (this.status === "open") this.raw(feed.subscribeMessage());
+    }
+    return feed;
+  }
+
+  drop(matchId) {
+    if (this.feeds.delete(matchId)) this.raw({ type: "unsubscribe", match: matchId });
+  }
+
+  close() {
+    this.closedByUs = true;
+    clearTimeout(this.timer);
+    this.ws?.close();
+  }
+
+  /** Cut the connection as a network failure would, and stay away `holdMs` before the
+   *  usual reconnection (the browser tests use it). */
+  cut(holdMs = 0) {
+    this.holdUntil = performance.now() + holdMs;
+    this.ws?.close();
+  }
+}

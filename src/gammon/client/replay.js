@@ -1,0 +1,133 @@
+// replay.js — step through a finished (or running) match from its events.
+//
+// The server's events say what happened (PROTOCOL.md); this module only does the
+// bookkeeping of putting the recorded moves on a board (a move's `from`, `to` and `hit`,
+// in the mover's own numbering), never deciding what is legal. The live board uses the
+// same helper to slide the opponent's checkers one move at a time.
+
+export const INITIAL = Object.freeze([0, -2, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, -5, 5, 0, 0, 0, -3, 0, -5, 0, 0, 0, 0, 2, 0]);
+
+/** The board (player 0's view) after `player` made `move` ({from, to, hit}); null if the
+ *  move does not fit the board (then the caller just shows the server's board). */
+export function applyMove(board, player, move, { reverse = false } = {}) {
+  const b = board.slice();
+  const sign = player === 0 ? 1 : -1;
+  const idx = (p) => {
+    // a point in the mover's numbering -> an index in player 0's view
+    if (p === 25) return player === 0 ? 25 : 0;
+    return player === 0 ? p : 25 - p;
+  };
+  const oppBar = player === 0 ? 0 : 25;
+  const from = idx(move.from);
+  if (!reverse) {
+    if (sign * b[from] <= 0) return null;
+    b[from] -= sign;
+    if (move.to > 0) {
+      const to = idx(move.to);
+      if (move.hit) {
+        if (b[to] !== -sign) return null;
+        b[to] = 0;
+        b[oppBar] -= sign; // the hit checker goes to its own bar
+      } else if (sign * b[to] < 0) return null;
+      b[to] += sign;
+    }
+  } else {
+    if (move.to > 0) {
+      const to = idx(move.to);
+      if (sign * b[to] <= 0) return null;
+      b[to] -= sign;
+      if (move.hit) {
+        if (sign * b[oppBar] >= 0) return null;
+        b[oppBar] += sign;
+        b[to] = -sign;
+      }
+    }
+    b[from] += sign;
+  }
+  return b;
+}
+
+/** Frames of a match: [{board, dice, cube, score, turn, caption, game}] from its events.
+ *  `describe(event, frame)` gives a frame's caption. */
+export function buildFrames(events, { length = 1, describe = () => "" } = {}) {
+  const frames = [];
+  let board = INITIAL.slice();
+  let dice = null;
+  let cube = { value: 1, owner: null, enabled: true, offered: null };
+  let score = [0, 0];
+  let turn = null;
+  let game = 0;
+  let crawford = false;
+  const push = (event) => {
+    const frame = { board: board.slice(), dice: dice && { ...dice }, cube: { ...cube }, score: [...score], turn, game, crawford, event };
+    frame.caption = describe(event, frame);
+    frames.push(frame);
+  };
+  for (const event of events) {
+    switch (event.type) {
+      case "game_started":
+        board = INITIAL.slice();
+        dice = null;
+        game = event.number;
+        crawford = event.crawford;
+        cube = { value: 1, owner: null, enabled: !crawford && length !== 1, offered: null };
+        turn = null;
+        push(event);
+        break;
+      case "opening_rolled":
+        turn = event.first;
+        dice = { values: event.roll, left: event.roll, seat: event.first };
+        push(event);
+        break;
+      case "dice_rolled":
+        turn = event.player;
+        dice = { values: event.roll, left: event.roll, seat: event.player };
+        push(event);
+        break;
+      case "turn_ended": {
+        for (const move of event.moves) {
+          const next = applyMove(board, event.player, move);
+          if (next) board = next;
+        }
+        if (dice) dice.left = [];
+        push(event);
+        turn = 1 - event.player;
+        dice = null;
+        break;
+      }
+      case "no_legal_move":
+        push(event);
+        break;
+      case "cube_offered":
+        cube = { ...cube, offered: { by: event.player, value: event.value } };
+        push(event);
+        break;
+      case "cube_taken":
+      case "cube_beavered":
+        cube = { value: event.value, owner: event.player, enabled: true, offered: null };
+        push(event);
+        break;
+      case "cube_dropped":
+        cube = { ...cube, offered: null };
+        push(event);
+        break;
+      case "resign_offered":
+      case "resign_accepted":
+      case "resign_rejected":
+        push(event);
+        break;
+      case "game_ended":
+        score = [...score];
+        score[event.winner] += event.points;
+        push(event);
+        break;
+      case "match_ended":
+        score = [...event.score];
+        push(event);
+        break;
+      default:
+        break; // checker_moved / step_undone: the turn's final moves come with turn_ended
+    }
+  }
+  return frames;
+}

@@ -1,0 +1,133 @@
+"""What the browser tests (and ``python -m tests.client.screenshots``) share: a real
+``gammon serve`` on a free loopback port with a temporary SQLite file, Debian's Chromium
+driven by Playwright for Python, and small helpers that read the client's state.
+
+Playwright is imported lazily, so that collecting this module needs nothing installed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--disable-dev-shm-usage",
+]
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 375, "height": 740}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def gammon_server(workdir: Path) -> Iterator[str]:
+    """``gammon serve`` on loopback with its own database; yields the base URL."""
+    port = free_port()
+    env = {**os.environ,
+           "GAMMON_DATABASE_URL": f"sqlite+aiosqlite:///{workdir / 'gammon.db'}",
+           "GAMMON_SECRET_KEY": "browser-tests", "GAMMON_RATE_LIMITS": "false",
+           "GAMMON_BOT_DELAY": "0"}
+    log_path = workdir / "server.log"
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "gammon.cli.main", "serve", "--bind", f"127.0.0.1:{port}",
+             "--log-level", "warning"],
+            env=env, cwd=workdir, stdout=log, stderr=subprocess.STDOUT)
+        base = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                if proc.poll() is not None:
+                    raise RuntimeError(f"gammon serve exited: {log_path.read_text()[-2000:]}")
+                try:
+                    with urllib.request.urlopen(base + "/healthz", timeout=1) as response:
+                        if response.status == 200:
+                            break
+                except OSError:
+                    pass
+                if time.monotonic() > deadline:
+                    raise RuntimeError("gammon serve did not start in 60 s")
+                time.sleep(0.2)
+            yield base
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(10)
+
+
+@contextlib.contextmanager
+def chromium() -> Iterator[Any]:
+    """A headless Chromium (Debian's) under Playwright."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+# -- reading the client ----------------------------------------------------------------
+
+PAGE = "window.gammon && window.gammon.app.page"
+
+
+def feed(page: Any) -> dict[str, Any]:
+    """What the match page holds from the server: v, you, info, game."""
+    return page.evaluate(  # type: ignore[no-any-return]
+        f"(() => {{ const p = {PAGE}; const f = p && p.feed; return f ? "
+        "{v: f.v, you: f.you, info: f.info, game: f.game, events: f.events.length} : null; })()")
+
+
+def wait_match(page: Any, condition: str = "true", timeout: float = 15_000) -> dict[str, Any]:
+    """Wait until the match page has a state, no animation is playing, nothing is in
+    flight, and ``condition`` (JS over ``g`` the game, ``me`` the seat) holds."""
+    page.wait_for_function(
+        f"(() => {{ const p = {PAGE}; if (!p || !p.feed || !p.feed.game) return false;"
+        " const g = p.feed.game; const me = p.feed.you;"
+        f" return !p.animating && !p.busy && ({condition}); }})()",
+        timeout=timeout)
+    return feed(page)
+
+
+MY_ROLL = "g.turn === me && g.phase === 'before_roll'"
+MY_MOVE = "g.turn === me && g.phase === 'moving'"
+
+
+def point(page: Any, slot: int) -> dict[str, float]:
+    """Screen coordinates of a slot (the viewer's numbering; 25 the bar, 0 the tray)."""
+    return page.evaluate(f"{PAGE}.view.clientPoint({slot})")  # type: ignore[no-any-return]
+
+
+def drag(page: Any, source: int, destination: int) -> None:
+    """Drag the top checker of ``source`` to ``destination`` with the mouse."""
+    a = point(page, source)
+    b = point(page, destination)
+    page.mouse.move(a["x"], a["y"])
+    page.mouse.down()
+    page.mouse.move(a["x"] + 12, a["y"] + 12, steps=3)
+    page.mouse.move(b["x"], b["y"], steps=8)
+    page.mouse.up()
+
+
+def board_version(page: Any) -> int:
+    return int(page.evaluate(f"{PAGE}.feed.v"))
