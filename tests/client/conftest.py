@@ -25,7 +25,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         except ImportError:
             reason = "Playwright for Python is missing (pip install playwright)"
     for item in items:
-        if Path(str(item.fspath)).parent == here:
+        uses_browser = {"pages", "browser"} & set(getattr(item, "fixturenames", ()))
+        if Path(str(item.fspath)).parent == here and uses_browser:
             item.add_marker(pytest.mark.browser)
             if reason:
                 item.add_marker(pytest.mark.skip(reason=reason))

@@ -1,0 +1,100 @@
+"""The pages around the board: languages (chosen from the browser, switchable), flipping the
+board (kept per player), phone width without horizontal scrolling, and a finished match's
+history, replay, .mat download and dice check."""
+
+from __future__ import annotations
+
+import urllib.request
+
+from tests.client.conftest import Pages
+from tests.client.support import PHONE, wait_match
+from tests.client.test_play import start_bot_match
+
+
+def test_the_language_comes_from_the_browser_and_can_be_switched(pages: Pages) -> None:
+    page = pages.new(locale="it-IT")
+    page.wait_for_function("document.documentElement.lang === 'it'")
+    assert page.inner_text("nav [data-route=lobby]") == "Gioca"
+    for lang, word in (("fr", "Jouer"), ("pl", "Graj"), ("hu", "Játék"), ("en", "Play")):
+        page.select_option("#language", lang)
+        page.wait_for_function(f"document.documentElement.lang === '{lang}'")
+        assert page.inner_text("nav [data-route=lobby]") == word
+        assert page.locator("[data-act=play-bot]").inner_text() != ""
+
+
+def test_flipping_the_board_mirrors_it_and_is_kept(pages: Pages) -> None:
+    page = pages.new()
+    start_bot_match(page)
+    right = page.evaluate("window.gammon.app.page.view.clientPoint(1).x")
+    left = page.evaluate("window.gammon.app.page.view.clientPoint(12).x")
+    assert right > left  # the home board on the right
+    page.click("[data-act=flip]")
+    page.wait_for_function("document.querySelector('svg.board').classList.contains('flipped')")
+    assert page.evaluate("window.gammon.app.page.view.clientPoint(1).x") < \
+        page.evaluate("window.gammon.app.page.view.clientPoint(12).x")
+    page.wait_for_function("window.gammon.app.options.flip === true")
+    page.reload()
+    page.wait_for_function("window.gammon && window.gammon.app.page && "
+                           "window.gammon.app.page.feed && window.gammon.app.page.feed.game")
+    assert page.evaluate("window.gammon.app.options.flip") is True
+    assert page.locator("svg.board.flipped").count() == 1
+
+
+def test_phone_width_needs_no_horizontal_scrolling(pages: Pages) -> None:
+    page = pages.new(viewport=PHONE)
+    for route in ("#/", "#/signin", "#/leaderboard", "#/history", "#/fairness", "#/options"):
+        page.goto(page.url.split("#")[0] + route)
+        page.wait_for_timeout(250)
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], route
+    start_bot_match(page)
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    box = page.locator("svg.board").bounding_box()
+    assert box is not None and box["width"] <= PHONE["width"]
+
+
+def test_a_finished_match_has_history_replay_mat_file_and_verified_dice(pages: Pages) -> None:
+    page = pages.new()
+    state = start_bot_match(page, length=1)
+    me = state["you"]
+    page.wait_for_selector("[data-act=resign]:not([disabled])")
+    page.click("[data-act=resign]")
+    dialog = page.locator("dialog[open]")
+    dialog.locator("input[name=level][value='1']").check()
+    dialog.locator("button[data-value=offer]").click()
+    wait_match(page, "g.phase === 'match_over'")
+    over = page.locator("dialog[open]")
+    over.wait_for()
+    assert "You lost the match" in over.inner_text()
+    assert "0–1" in over.inner_text() or "1–0" in over.inner_text()
+    match_id = page.url.rsplit("/", 1)[1]
+
+    # history lists it, with a .mat download
+    over.locator("button[data-value=lobby]").click()
+    page.click("nav [data-route=history]")
+    row = page.locator(f"tr[data-game='{match_id}']")
+    row.wait_for()
+    assert "Lost" in row.inner_text()
+    href = row.locator("a[download]").get_attribute("href")
+    with urllib.request.urlopen(page.url.split("#")[0].rstrip("/") + href) as response:
+        mat = response.read().decode()
+    assert "point match" in mat
+
+    # replay: step through the moves
+    row.locator("a", has_text="Replay").click()
+    page.wait_for_selector(".caption:not(:empty)")
+    last = page.inner_text(".replay-controls .muted")
+    total = int(last.split("/")[1])
+    assert total >= 3
+    page.click("[data-act=first]")
+    assert page.inner_text(".caption").startswith("Game 1")
+    page.click("[data-act=next]")
+    assert page.inner_text(".replay-controls .muted").startswith("2 /")
+    page.keyboard.press("End")
+    assert "wins the match" in page.inner_text(".caption")
+
+    # the dice, checked in the browser from the revealed seed
+    page.goto(page.url.split("#")[0] + f"#/fairness/{match_id}")
+    page.wait_for_selector("[data-verdict]")
+    assert page.get_attribute("[data-verdict]", "data-verdict") == "ok"
+    assert "Verified" in page.inner_text("[data-verdict]")
+    assert me in (0, 1)

@@ -1,0 +1,113 @@
+"""Two people in two browsers (RULES.md §3, §5): one creates a game, the other joins from
+the lobby or the invite link; the cube is offered in one browser and taken in the other;
+a socket cut in the middle of the match heals by itself and resynchronises from the last
+event version (the issue's resilience requirement)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.client.conftest import Pages
+from tests.client.support import feed, point, wait_match
+
+
+def create_game(page: Any, *, length: int = 3) -> str:
+    page.select_option("[data-form=create] [name=kind]", "match")
+    page.fill("[data-form=create] [name=length]", str(length))
+    page.click("[data-act=create]")
+    page.wait_for_url("**/#/match/*")
+    page.wait_for_selector(".invite input")
+    return str(page.url.rsplit("/", 1)[1])
+
+
+def on_turn(a: Any, b: Any) -> tuple[Any, Any]:
+    """(the page whose player must act now, the other)."""
+    state = wait_match(a, "g.phase !== 'opening'")
+    game = state["game"]
+    seat = game["turn"]
+    if game["phase"] in ("cube_offered", "resign_offered"):
+        seat = 1 - seat
+    return (a, b) if seat == state["you"] else (b, a)
+
+
+def play_turn_by_clicks(page: Any) -> None:
+    """Roll if needed, then click checkers until the turn is over."""
+    for _ in range(8):
+        state = wait_match(page, "true")
+        game = state["game"]
+        if game["turn"] != state["you"]:
+            return
+        if game["phase"] == "before_roll":
+            v = state["v"]
+            page.click("[data-act=roll]")
+            wait_match(page, f"p.feed.v > {v}")
+            continue
+        if game["phase"] != "moving":
+            return
+        c = point(page, int(next(iter(game["legal"]))))
+        v = state["v"]
+        page.mouse.click(c["x"], c["y"])
+        wait_match(page, f"p.feed.v > {v}")
+    raise AssertionError("the turn did not end")
+
+
+def test_two_browsers_play_a_match_and_the_cube_is_taken(pages: Pages) -> None:
+    alice = pages.new()
+    match_id = create_game(alice)
+    assert "Waiting for an opponent" in alice.inner_text(".status-line")
+
+    bob = pages.new()
+    row = bob.locator(f"tr[data-game='{match_id}']")
+    row.wait_for()
+    row.locator("[data-act=join]").click()
+    bob.wait_for_url(f"**/#/match/{match_id}")
+
+    first, second = on_turn(alice, bob)
+    play_turn_by_clicks(first)
+    # the other player is on roll with the cube in the middle: double
+    state = wait_match(second, "g.turn === me && g.phase === 'before_roll'")
+    me = state["you"]
+    v = state["v"]
+    second.click("[data-act=double]")
+    # the doubled player sees the take/drop dialog
+    dialog = first.locator("dialog[open]")
+    dialog.wait_for()
+    assert "Double to 2" in dialog.inner_text()
+    dialog.locator("button[data-value=take]").click()
+    for page in (alice, bob):
+        state = wait_match(page, f"p.feed.v > {v} && g.phase === 'before_roll'")
+        assert state["game"]["cube"]["value"] == 2
+        assert state["game"]["cube"]["owner"] == 1 - me
+        assert page.text_content(".layer-cube .cube-value") == "2"
+    # the doubler rolls and plays on
+    play_turn_by_clicks(second)
+    assert feed(alice)["v"] == feed(bob)["v"]
+
+
+def test_a_cut_socket_reconnects_and_resyncs_from_the_last_version(pages: Pages) -> None:
+    alice = pages.new()
+    match_id = create_game(alice)
+    bob = pages.new(f"/#/match/{match_id}")  # the invite link
+    bob.click(".banner button.primary")  # Join
+    wait_match(alice, "g.phase !== 'opening'")
+    wait_match(bob, "g.phase !== 'opening'")
+
+    first, second = on_turn(alice, bob)
+    # cut the second player's socket for a while; the first plays meanwhile
+    second.evaluate("window.gammon.socket.cut(2500)")
+    second.wait_for_function("window.gammon.socket.status !== 'open'")
+    missed_from = feed(second)["v"]
+    assert "reconnecting" in second.inner_text(".status-line").lower()
+    play_turn_by_clicks(first)
+    target = feed(first)["v"]
+    assert target > missed_from
+
+    second.wait_for_function("window.gammon.socket.status === 'open'", timeout=15_000)
+    state = wait_match(second, f"p.feed.v === {target}")
+    assert state["game"]["board"] == feed(first)["game"]["board"]
+    # it got the events it missed (not a fresh state): the log shows the other's moves
+    assert state["events"] >= target - missed_from
+    assert "played" in second.inner_text(".log")
+    # and the board on screen is the server's board
+    shown = second.evaluate("window.gammon.app.page.view.state.board")
+    assert shown == state["game"]["board"]
