@@ -92,7 +92,8 @@ def test_a_guest_signs_in_and_plays_the_bot_roll_drag_undo_click_and_confirm(pag
     v = state["v"]
     page.click(".dice.confirmable")
     wait_match(page, f"p.feed.v > {v} && !(g.turn === me && g.phase === 'moving')")
-    assert "You played" in page.inner_text(".log")
+    me = page.inner_text("#user-link")
+    assert f"{me} played" in page.inner_text(".log")
 
 
 def test_an_illegal_drop_snaps_back_and_says_why(pages: Pages) -> None:

@@ -398,6 +398,23 @@ class HistoryPage extends Page {
   }
 }
 
+const ICONS = {
+  first: "M6 5h2v14H6zM20 5v14L9 12z",
+  prev: "M17 5v14L6 12z",
+  next: "M7 5v14l11-7z",
+  last: "M16 5h2v14h-2zM4 5v14l11-7z",
+};
+
+function icon(path) {
+  const svg = document.createElementNS(NS, "svg");
+  svg.setAttribute("viewBox", "0 0 24 24");
+  svg.setAttribute("aria-hidden", "true");
+  const p = document.createElementNS(NS, "path");
+  p.setAttribute("d", path);
+  svg.append(p);
+  return svg;
+}
+
 class ReplayPage extends Page {
   constructor(app, id) { super(app); this.id = id; this.index = 0; }
 
@@ -408,7 +425,7 @@ class ReplayPage extends Page {
     this.caption = h("p", { class: "caption", "aria-live": "polite" });
     this.slider = h("input", { type: "range", min: 0, max: 0, value: 0, "aria-label": t("replay.position") });
     this.slider.addEventListener("input", () => this.show(Number(this.slider.value)));
-    const btn = (label, title, fn, act) => h("button", { type: "button", title, "aria-label": title, "data-act": act, onclick: fn }, label);
+    const btn = (label, title, fn, act) => h("button", { type: "button", title, "aria-label": title, "data-act": act, onclick: fn }, typeof label === "string" && label.startsWith("M") ? icon(label) : label);
     this.counter = h("span", { class: "muted small" });
     this.title = h("h1", {}, t("replay.title"));
     this.bottom = 0;
@@ -416,11 +433,11 @@ class ReplayPage extends Page {
       h("div", { class: "board-wrap" }, this.svg),
       this.caption,
       h("div", { class: "replay-controls" },
-        btn("⏮", t("replay.first"), () => this.show(0), "first"),
-        btn("◀", t("replay.prev"), () => this.show(this.index - 1), "prev"),
+        btn(ICONS.first, t("replay.first"), () => this.show(0), "first"),
+        btn(ICONS.prev, t("replay.prev"), () => this.show(this.index - 1), "prev"),
         this.slider,
-        btn("▶", t("replay.next"), () => this.show(this.index + 1), "next"),
-        btn("⏭", t("replay.last"), () => this.show(this.frames.length - 1), "last"),
+        btn(ICONS.next, t("replay.next"), () => this.show(this.index + 1), "next"),
+        btn(ICONS.last, t("replay.last"), () => this.show(this.frames.length - 1), "last"),
         this.counter),
       h("div", { class: "row", style: "justify-content:center" },
         btn(t("match.flip"), t("match.flip"), () => { this.app.saveOptions({ flip: !this.app.options.flip }); this.show(this.index); }, "flip"),
@@ -496,7 +513,7 @@ class ReplayPage extends Page {
       quality: this.app.options.graphics, dice: f.dice, roll: false, cube: f.cube, turn: f.turn,
       players: [0, 1].map((s) => ({ name: info.seats[s]?.name, rating: null, score: f.score[s], clock: null })),
       match: { length: info.length, crawford: f.crawford, label: info.length ? t("board.length", { count: info.length }) : t("board.money") },
-      highlight: {},
+      highlight: {}, compact: this.svg.clientWidth > 0 && this.svg.clientWidth < 620,
     });
     this.caption.textContent = f.caption;
     this.slider.value = String(this.index);

@@ -96,6 +96,10 @@ export class MatchPage {
     this.listen(this.feed, "state", (e) => this.onState(e.detail));
     this.listen(this.feed, "error", (e) => this.onError(e.detail));
     this.listen(this.feed, "chat", (e) => this.addChat(e.detail));
+    this.listen(this.feed, "history", () => {
+      this.log = this.feed.history.map((e, i, all) => this.describe(e, all[i - 1])).filter(Boolean);
+      this.render();
+    });
     this.listen(this.feed, "rematch", (e) => this.onRematch(e.detail));
     this.listen(this.feed, "cancelled", () => { toast(t("match.cancelled")); this.app.navigate("#/"); });
     this.listen(this.app.socket, "status", () => this.render());
@@ -177,6 +181,7 @@ export class MatchPage {
       this.shown = null;
       this.resignFloor = this.game?.resign_floor ?? 0;
       this.log = [];
+      if (this.feed.v > 0) this.feed.backfill(); // the moves so far, for the log
       for (const m of this.feed.chat) this.addChat(m, false);
     }
     const before = this.shown || this.prevBoard;
@@ -234,7 +239,8 @@ export class MatchPage {
   }
 
   onEvent(e) {
-    const text = this.describe(e);
+    const text = this.describe(e, this.lastEvent);
+    this.lastEvent = e;
     if (text) {
       this.log.push(text);
       if (this.log.length > 60) this.log.shift();
@@ -266,11 +272,14 @@ export class MatchPage {
   }
 
   name(seat) {
-    return this.info?.seats?.[seat]?.name ?? t("match.player", { seat: seat + 1 });
+    return this.info?.seats?.[seat]?.name ?? (this.info?.status === "open" ? "…" : t("match.player", { seat: seat + 1 }));
   }
 
-  describe(e) {
-    const n = (seat) => (seat === this.you ? t("match.you") : this.name(seat));
+  describe(e, prev = null) {
+    const n = (seat) => this.name(seat);
+    if (e.type === "dice_rolled" && prev?.type === "opening_rolled" && prev.roll.join() === e.roll.join()) {
+      return null; // the opening roll is the first roll: said once
+    }
     switch (e.type) {
       case "game_started": return e.crawford ? t("log.game_started_crawford", { number: e.number }) : t("log.game_started", { number: e.number });
       case "opening_rolled": return t("log.opening", { name: n(e.first), dice: e.roll.join("-") });
@@ -962,7 +971,7 @@ export class MatchPage {
       const s = info?.seats?.[seat];
       return {
         name: s?.name ?? (info?.status === "open" && seat === 1 ? t("match.waiting_seat") : "—"),
-        rating: s && s.kind !== "bot" ? s.rating : null,
+        rating: s && s.kind === "user" ? s.rating : null,
         score: g ? g.score[seat] : null,
         clock: this.clockOf(seat),
       };

@@ -46,6 +46,8 @@ export class MatchFeed extends EventTarget {
     this.you = null;
     this.chat = [];
     this.events = [];
+    this.history = [];
+    this.backfilling = false;
   }
 
   subscribeMessage() {
@@ -54,6 +56,12 @@ export class MatchFeed extends EventTarget {
 
   resync() {
     this.socket.send(this.subscribeMessage());
+  }
+
+  /** Ask for every event from the start (the answer fills `history`). */
+  backfill() {
+    this.backfilling = true;
+    this.socket.send({ type: "subscribe", match: this.id, since: 0 });
   }
 
   onMessage(message) {
@@ -70,6 +78,14 @@ export class MatchFeed extends EventTarget {
       }
       case "update": {
         if (this.v === null) { this.resync(); return; }
+        const events = message.events || [];
+        if (this.backfilling && events.length && events[0].v === 1) {
+          // the answer to backfill(): the match so far, for the log only
+          this.backfilling = false;
+          this.history = events.filter((e) => e.v <= this.v);
+          this.events = this.history.slice();
+          this.emit("history", {});
+        }
         const fresh = [];
         for (const event of message.events || []) {
           if (event.v <= this.v) continue; // already seen

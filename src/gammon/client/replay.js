@@ -79,11 +79,14 @@ export function buildFrames(events, { length = 1, describe = () => "" } = {}) {
         dice = { values: event.roll, left: event.roll, seat: event.first };
         push(event);
         break;
-      case "dice_rolled":
+      case "dice_rolled": {
+        const last = frames[frames.length - 1]?.event;
         turn = event.player;
         dice = { values: event.roll, left: event.roll, seat: event.player };
-        push(event);
+        // the opening's roll comes again as the first roll: one frame is enough
+        if (!(last?.type === "opening_rolled" && last.roll.join() === event.roll.join())) push(event);
         break;
+      }
       case "turn_ended": {
         for (const move of event.moves) {
           const next = applyMove(board, event.player, move);

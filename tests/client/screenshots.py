@@ -1,0 +1,208 @@
+"""Make the screenshots of docs/screenshots/ (README, docs/client.md):
+
+    .venv/bin/python -m tests.client.screenshots [OUTPUT_DIR]
+
+It starts its own ``gammon serve`` with a temporary database, plays a little in headless
+Chromium (guests, two registered players, the computer) and photographs the main pages at
+desktop and phone widths. Not a test (pytest does not collect it); it needs the same
+Chromium and Playwright as the browser tests.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from tests.client.support import (
+    DESKTOP,
+    MY_MOVE,
+    MY_ROLL,
+    PHONE,
+    chromium,
+    feed,
+    gammon_server,
+    point,
+    wait_match,
+)
+
+OUT = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+
+
+class Shooter:
+    def __init__(self, browser: Any, base: str, out: Path) -> None:
+        self.browser = browser
+        self.base = base
+        self.out = out
+
+    def page(self, path: str = "/#/", *, viewport: dict[str, int] | None = None,
+             locale: str = "en-US") -> Any:
+        context = self.browser.new_context(viewport=viewport or DESKTOP, locale=locale,
+                                           device_scale_factor=1)
+        page = context.new_page()
+        page.goto(self.base + path)
+        page.wait_for_function("window.gammon && window.gammon.socket.status === 'open'")
+        return page
+
+    def go(self, page: Any, route: str) -> None:
+        page.goto(self.base + "/" + route)
+        page.wait_for_timeout(600)
+
+    def shot(self, page: Any, name: str, *, full: bool = False) -> None:
+        page.wait_for_timeout(450)
+        page.screenshot(path=str(self.out / f"{name}.png"), full_page=full)
+        print("wrote", self.out / f"{name}.png")
+
+
+def register(page: Any, name: str) -> None:
+    page.goto(page.url.split("#")[0] + "#/signin")
+    form = page.locator("[data-form=register]")
+    form.locator("[name=name]").fill(name)
+    form.locator("[name=password]").fill("correct horse battery")
+    form.locator("button[type=submit]").click()
+    page.wait_for_url("**/#/")
+    page.wait_for_function("window.gammon.socket.status === 'open'")
+
+
+def bot_match(page: Any, length: int = 5) -> None:
+    page.select_option("[data-form=bot] [name=kind]", "match")
+    page.fill("[data-form=bot] [name=length]", str(length))
+    page.click("[data-act=play-bot]")
+    page.wait_for_url("**/#/match/*")
+    wait_match(page, f"({MY_ROLL}) || ({MY_MOVE})")
+
+
+def click_turn(page: Any) -> None:
+    rolled = False
+    for _ in range(8):
+        state = wait_match(page, "true")
+        game = state["game"]
+        if game["turn"] != state["you"] or game["phase"] not in ("before_roll", "moving"):
+            return
+        v = state["v"]
+        if game["phase"] == "before_roll":
+            if rolled:
+                return  # the computer played meanwhile: this is our next turn
+            rolled = True
+            page.click("[data-act=roll]")
+        else:
+            c = point(page, int(next(iter(game["legal"]))))
+            page.mouse.click(c["x"], c["y"])
+        wait_match(page, f"p.feed.v > {v}")
+
+
+def main(out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp, gammon_server(Path(tmp)) as base, \
+            chromium() as browser:
+        s = Shooter(browser, base, out)
+
+        # two registered players play a rated 1-point match (for the leaderboard), and a
+        # 5-point match with the Italian clock
+        anna = s.page()
+        register(anna, "Anna")
+        bela = s.page()
+        register(bela, "Bela")
+        for length, clock in ((1, "none"), (5, "italian")):
+            anna.goto(base + "/#/")
+            anna.select_option("[data-form=create] [name=kind]", "match")
+            anna.fill("[data-form=create] [name=length]", str(length))
+            anna.select_option("[data-form=create] [name=clock]", clock)
+            anna.click("[data-act=create]")
+            anna.wait_for_url("**/#/match/*")
+            match_id = anna.url.rsplit("/", 1)[1]
+            bela.goto(base + f"/#/match/{match_id}")
+            bela.click(".banner button.primary")
+            wait_match(anna, "g.phase !== 'opening'")
+            if length == 1:
+                first = anna if feed(anna)["game"]["turn"] == feed(anna)["you"] else bela
+                first.click("[data-act=resign]")
+                first.locator("dialog[open] button[data-value=offer]").click()
+                other = bela if first is anna else anna
+                other.locator("dialog[open] button[data-value=accept_resign]").click()
+                wait_match(anna, "g.phase === 'match_over'")
+                for p in (anna, bela):
+                    p.keyboard.press("Escape")
+        clock_match = match_id
+
+        # a guest creates an open game, so the lobby lists it
+        carla = s.page()
+        carla.select_option("[data-form=create] [name=kind]", "match")
+        carla.fill("[data-form=create] [name=length]", "7")
+        carla.select_option("[data-form=create] [name=clock]", "polish")
+        carla.click("[data-act=create]")
+        carla.wait_for_url("**/#/match/*")
+        s.shot(carla, "waiting")
+
+        guest = s.page()
+        s.shot(guest, "lobby")
+        s.go(guest, "#/signin")
+        s.shot(guest, "signin")
+
+        # the board against the computer, a checker under the pointer
+        s.go(guest, "#/")
+        bot_match(guest)
+        for _ in range(10):
+            state = wait_match(guest, f"({MY_ROLL}) || ({MY_MOVE})")
+            if state["game"]["phase"] == "moving":
+                break
+            guest.click(".roll-prompt")
+            wait_match(guest, f"!({MY_ROLL})")
+        source = max(int(k) for k in state["game"]["legal"])
+        c = point(guest, source)
+        guest.mouse.move(c["x"], c["y"])
+        s.shot(guest, "match")
+        click_turn(guest)
+        state = wait_match(guest, MY_ROLL)
+        guest.click("[data-act=resign]")
+        guest.locator("dialog[open]").wait_for()
+        s.shot(guest, "resign")
+        guest.keyboard.press("Escape")
+
+        # the clock match, from Anna's side: both clocks, then a double offered to Bela
+        s.go(anna, f"#/match/{clock_match}")
+        wait_match(anna, "true")
+        mover = anna if feed(anna)["game"]["turn"] == feed(anna)["you"] else bela
+        click_turn(mover)
+        doubler = bela if mover is anna else anna
+        wait_match(doubler, MY_ROLL)
+        doubler.click("[data-act=double]")
+        taker = mover
+        taker.locator("dialog[open]").wait_for()
+        s.shot(taker, "cube-offer")
+        taker.locator("dialog[open] button[data-value=take]").click()
+        wait_match(anna, "g.phase === 'before_roll'")
+        s.shot(anna, "clocks")
+        spectator = s.page(f"/#/match/{clock_match}")
+        wait_match(spectator, "true")
+        s.shot(spectator, "spectator")
+
+        # the phone
+        phone = s.page(viewport=PHONE)
+        s.shot(phone, "phone-lobby")
+        bot_match(phone)
+        s.shot(phone, "phone-match")
+
+        # the finished match: history, replay, dice check; the leaderboard; options; Italian
+        s.go(anna, "#/history")
+        s.shot(anna, "history")
+        first_match = anna.locator("tr[data-game]").last.get_attribute("data-game")
+        s.go(anna, f"#/replay/{first_match}")
+        anna.click("[data-act=next]")
+        anna.click("[data-act=next]")
+        s.shot(anna, "replay")
+        s.go(anna, f"#/fairness/{first_match}")
+        anna.wait_for_selector("[data-verdict]")
+        s.shot(anna, "fairness")
+        s.go(anna, "#/leaderboard")
+        s.shot(anna, "leaderboard")
+        s.go(anna, "#/options")
+        s.shot(anna, "options")
+        italian = s.page(locale="it-IT")
+        bot_match(italian)
+        s.shot(italian, "match-it")
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else OUT)
