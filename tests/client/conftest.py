@@ -55,8 +55,9 @@ class Pages:
         self.errors: list[str] = []
 
     def new(self, path: str = "/#/", *, viewport: dict[str, int] | None = None,
-            locale: str = "en-US") -> Any:
-        context = self.browser.new_context(viewport=viewport or DESKTOP, locale=locale)
+            locale: str = "en-US", touch: bool = False) -> Any:
+        context = self.browser.new_context(viewport=viewport or DESKTOP, locale=locale,
+                                           has_touch=touch, is_mobile=touch)
         context.set_default_timeout(15_000)
         self.contexts.append(context)
         page = context.new_page()

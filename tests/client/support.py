@@ -35,13 +35,15 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def gammon_server(workdir: Path) -> Iterator[str]:
-    """``gammon serve`` on loopback with its own database; yields the base URL."""
+def gammon_server(workdir: Path, **settings: str) -> Iterator[str]:
+    """``gammon serve`` on loopback with its own database; yields the base URL.
+    ``settings`` are more GAMMON_* variables (``clock_scale="0.1"``)."""
     port = free_port()
     env = {**os.environ,
            "GAMMON_DATABASE_URL": f"sqlite+aiosqlite:///{workdir / 'gammon.db'}",
            "GAMMON_SECRET_KEY": "browser-tests", "GAMMON_RATE_LIMITS": "false",
-           "GAMMON_BOT_DELAY": "0"}
+           "GAMMON_BOT_DELAY": "0",
+           **{f"GAMMON_{key.upper()}": value for key, value in settings.items()}}
     log_path = workdir / "server.log"
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(

@@ -7,8 +7,8 @@ from __future__ import annotations
 import urllib.request
 
 from tests.client.conftest import Pages
-from tests.client.support import PHONE, wait_match
-from tests.client.test_play import start_bot_match
+from tests.client.support import PHONE, point, wait_match
+from tests.client.test_play import roll_until_movable, start_bot_match
 
 
 def test_the_language_comes_from_the_browser_and_can_be_switched(pages: Pages) -> None:
@@ -50,6 +50,17 @@ def test_phone_width_needs_no_horizontal_scrolling(pages: Pages) -> None:
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     box = page.locator("svg.board").bounding_box()
     assert box is not None and box["width"] <= PHONE["width"]
+
+
+def test_a_tap_moves_a_checker_on_a_touch_phone(pages: Pages) -> None:
+    page = pages.new(viewport=PHONE, touch=True)
+    start_bot_match(page)
+    state = roll_until_movable(page)
+    source = int(next(iter(state["game"]["legal"])))
+    c = point(page, source)
+    page.touchscreen.tap(c["x"], c["y"])
+    state = wait_match(page, f"p.feed.v > {state['v']}")
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
 
 
 def test_a_finished_match_has_history_replay_mat_file_and_verified_dice(pages: Pages) -> None:

@@ -83,6 +83,29 @@ def test_two_browsers_play_a_match_and_the_cube_is_taken(pages: Pages) -> None:
     play_turn_by_clicks(second)
     assert feed(alice)["v"] == feed(bob)["v"]
 
+    # the taker, on roll, offers to resign a single game; refused, only more may be offered
+    state = wait_match(first, "g.turn === me && g.phase === 'before_roll'")
+    first.click("[data-act=resign]")
+    first.locator("dialog[open] input[name=level][value='1']").check()
+    first.locator("dialog[open] button[data-value=offer]").click()
+    answer = second.locator("dialog[open]")
+    answer.wait_for()
+    assert "2 points" in answer.inner_text()  # single x cube 2
+    answer.locator("button[data-value=reject_resign]").click()
+    wait_match(first, "g.phase === 'before_roll' && p.resignFloor === 1")
+    first.click("[data-act=resign]")
+    levels = first.locator("dialog[open] input[name=level]")
+    assert [levels.nth(i).is_disabled() for i in range(3)] == [True, False, False]
+    first.locator("dialog[open] button[data-value=offer]").click()  # a gammon
+    answer = second.locator("dialog[open]")
+    answer.wait_for()
+    assert "4 points" in answer.inner_text()
+    answer.locator("button[data-value=accept_resign]").click()
+    winner = feed(second)["you"]
+    state = wait_match(second, f"g.score[{winner}] === 4")
+    assert state["game"]["score"][1 - winner] == 0
+    assert "wins 4 points (resignation)" in second.inner_text(".log")
+
 
 def test_a_cut_socket_reconnects_and_resyncs_from_the_last_version(pages: Pages) -> None:
     alice = pages.new()
@@ -111,3 +134,15 @@ def test_a_cut_socket_reconnects_and_resyncs_from_the_last_version(pages: Pages)
     # and the board on screen is the server's board
     shown = second.evaluate("window.gammon.app.page.view.state.board")
     assert shown == state["game"]["board"]
+
+    # abandoning warns that it loses the whole match, then does
+    second.click("[data-act=abandon]")
+    warning = second.locator("dialog[open]")
+    assert "whole match" in warning.inner_text()
+    warning.locator("button[data-value=abandon]").click()
+    for page, text in ((second, "You lost the match"), (first, "You won the match")):
+        wait_match(page, "g.phase === 'match_over'")
+        over = page.locator("dialog[open]")
+        over.wait_for()
+        assert text in over.inner_text()
+        assert "abandoned" in over.inner_text()

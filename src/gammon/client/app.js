@@ -16,7 +16,7 @@ import { MatchPage } from "./match.js";
 import { api, Socket } from "./net.js";
 import { buildFrames } from "./replay.js";
 import { verifyRecord } from "./fairness.js";
-import { fmtDate, h, kindText, setSound, toast } from "./ui.js";
+import { fmtDate, h, kindText, setSound, sound, toast } from "./ui.js";
 
 const DEFAULT_OPTIONS = {
   confirm_turn: false, auto_roll: false, graphics: "high", flip: false, auto_bearoff: false,
@@ -56,7 +56,7 @@ class App {
     window.addEventListener("hashchange", () => this.route());
     this.route();
     // for the browser tests and the curious: the socket, and the page on screen
-    window.gammon = { app: this, socket: this.socket };
+    window.gammon = { app: this, socket: this.socket, sound };
   }
 
   async refreshMe() {

@@ -102,7 +102,11 @@ export class MatchPage {
     });
     this.listen(this.feed, "rematch", (e) => this.onRematch(e.detail));
     this.listen(this.feed, "cancelled", () => { toast(t("match.cancelled")); this.app.navigate("#/"); });
-    this.listen(this.app.socket, "status", () => this.render());
+    this.listen(this.app.socket, "status", (e) => {
+      // an answer lost with the connection never comes: the resync is the answer
+      if (e.detail !== "open") { this.busy = false; this.chain = null; this.view.pinned = null; }
+      this.render(true);
+    });
     this.listen(window, "resize", () => this.render());
     this.bindBoard();
     this.keyHandler = (e) => this.onKey(e);
@@ -262,8 +266,11 @@ export class MatchPage {
       case "resign_rejected":
         this.resignFloor = e.level;
         break;
-      case "game_ended":
       case "match_ended":
+        this.matchEnd = e;
+        sound.end();
+        break;
+      case "game_ended":
         sound.end();
         break;
       default:
@@ -679,13 +686,14 @@ export class MatchPage {
   overDialog() {
     this.overShown = true;
     const g = this.game;
-    const winner = g?.winner ?? this.info?.result?.winner;
-    const score = g?.score || this.info?.result?.score || [0, 0];
+    const end = this.matchEnd || this.info?.result || {};
+    const winner = end.winner ?? g?.winner;
+    const score = end.score || g?.score || [0, 0];
     let title;
     if (!this.isPlayer) title = t("over.winner", { name: this.name(winner) });
     else title = winner === this.you ? t("over.you_won") : t("over.you_lost");
     const body = [h("p", { class: "over-score" }, t("over.score", { a: this.name(0), b: this.name(1), score: score.join("–") }))];
-    const reason = this.info?.result?.reason;
+    const reason = end.reason;
     if (reason && reason !== "points") body.push(h("p", { class: "muted" }, t(`over.reason_${reason}`)));
     const buttons = [{ label: t("over.lobby"), value: "lobby" }, { label: t("over.replay"), value: "replay" }];
     if (this.isPlayer) buttons.push({ label: t("over.rematch"), value: "rematch", class: "primary" });
