@@ -50,6 +50,7 @@ class Shooter:
         page.wait_for_timeout(600)
 
     def shot(self, page: Any, name: str, *, full: bool = False) -> None:
+        page.evaluate("window.scrollTo(0, 0)")
         page.wait_for_timeout(450)
         page.screenshot(path=str(self.out / f"{name}.png"), full_page=full)
         print("wrote", self.out / f"{name}.png")

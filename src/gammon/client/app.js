@@ -358,7 +358,7 @@ class LeaderboardPage extends Page {
         h("tbody", {}, rows.map((r) => h("tr", { class: r.id === this.app.me?.id ? "me" : "" },
           h("td", { class: "num" }, r.rank),
           h("td", {}, h("a", { href: `#/history/${encodeURIComponent(r.name)}` }, r.name)),
-          h("td", { class: "num" }, r.rating.toFixed(1)),
+          h("td", { class: "num" }, Math.round(r.rating)),
           h("td", { class: "num" }, r.experience))))));
     } catch (err) { body.replaceChildren(h("p", { class: "error-text" }, err.message)); }
   }

@@ -269,6 +269,7 @@ export class MatchPage {
       case "match_ended":
         this.matchEnd = e;
         sound.end();
+        this.refreshInfo(); // the result and the new ratings
         break;
       case "game_ended":
         sound.end();
@@ -276,6 +277,13 @@ export class MatchPage {
       default:
         break;
     }
+  }
+
+  async refreshInfo() {
+    try {
+      const state = await api("GET", `/api/games/${this.id}`);
+      if (state.info) { this.feed.info = state.info; this.render(); }
+    } catch { /* the board stays as it is */ }
   }
 
   name(seat) {
