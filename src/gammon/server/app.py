@@ -497,7 +497,8 @@ def _routes(app: FastAPI) -> None:
             kind=body.kind, length=body.length if body.kind == "match" else 1,
             cube=body.cube, clock="none" if body.bot is not None else body.clock,
             bot=body.bot, jacoby=body.jacoby, beavers=body.beavers,
-            winner_rolls_anew=body.winner_rolls_anew, private=body.private)
+            winner_rolls_anew=body.winner_rolls_anew, private=body.private,
+            clock_scale=request.app.state.settings.clock_scale)
         try:
             room = await _hub(request).create(user, config, client_seed=body.client_seed)
         except ServiceError as error:

@@ -269,7 +269,8 @@ class Repository:
         async with self.engine.connect() as conn:
             row = (await conn.execute(sa.select(matches).where(matches.c.id == match_id))).first()
             actions = (await conn.execute(
-                sa.select(match_actions.c.seq, match_actions.c.action, match_actions.c.at)
+                sa.select(match_actions.c.seq, match_actions.c.kind, match_actions.c.action,
+                          match_actions.c.at)
                 .where(match_actions.c.match_id == match_id, match_actions.c.seq > after)
                 .order_by(match_actions.c.seq))).all()
         return row, list(actions)

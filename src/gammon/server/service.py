@@ -37,7 +37,6 @@ import secrets
 import time
 import uuid
 from collections import deque
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -61,11 +60,23 @@ from gammon.server.settings import Settings
 
 log = logging.getLogger(__name__)
 
-CLOCKS: dict[str, Callable[[], ClockSettings]] = {
-    "italian": DelayReserve,
-    "italian_per_point": DelayReservePerPoint,
-    "polish": GameAndMoveClock,
-}
+CLOCKS = ("none", "italian", "italian_per_point", "polish")
+
+
+def clock_settings(name: str, scale: float = 1.0) -> ClockSettings:
+    """The seeds' time controls; ``scale`` shrinks every duration (a test knob,
+    ``GAMMON_CLOCK_SCALE``; 1 in play)."""
+    if name == "italian":
+        return DelayReserve(delay=15 * scale, initial_reserve=20 * scale, max_bonus=5 * scale,
+                            reserve_cap=120 * scale, low_reserve=10 * scale)
+    if name == "italian_per_point":
+        return DelayReservePerPoint(delay=15 * scale, reserve_per_point=120 * scale,
+                                    reserve_cap_per_point=120 * scale, max_bonus=5 * scale,
+                                    low_reserve=10 * scale)
+    if name == "polish":
+        return GameAndMoveClock(game_time=300 * scale, move_time=30 * scale,
+                                low_time=10 * scale)
+    raise ValueError(f"unknown clock {name!r}")
 
 
 class ServiceError(Exception):
@@ -103,6 +114,7 @@ class MatchConfig:
     beavers: bool = False
     winner_rolls_anew: bool = False
     private: bool = False
+    clock_scale: float = 1.0
 
     def to_json(self) -> str:
         return json.dumps({name: getattr(self, name) for name in self.__slots__})
@@ -193,6 +205,7 @@ class Room:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     timer: asyncio.TimerHandle | None = None
     result: dict[str, Any] | None = None
+    outbox: list[dict[str, Any]] = field(default_factory=list)
 
     @classmethod
     def from_row(cls, row: Any) -> Room:
@@ -216,8 +229,9 @@ class Room:
             self.rules = rules_from_json(row.rules)
             self.match = Match.new(self.rules)
             if self.config.clock != "none":
-                self.clock = Clock.start(CLOCKS[self.config.clock](),
-                                         match_length=self.config.points or 1)
+                self.clock = Clock.start(
+                    clock_settings(self.config.clock, self.config.clock_scale),
+                    match_length=self.config.points or 1)
         if row.result:
             self.result = json.loads(row.result)
 
@@ -563,7 +577,10 @@ class Hub:
         assert room is not None
         if config.bot is not None:
             async with room.lock:
-                await self._server_actions(room)
+                try:
+                    await self._server_actions(room)
+                finally:
+                    self._flush(room)
             self._after_change(room, local=True)
         return room
 
@@ -604,7 +621,10 @@ class Hub:
             room.rated = rated
             if was_open:
                 self._broadcast_state(room)
-            await self._server_actions(room)
+            try:
+                await self._server_actions(room)
+            finally:
+                self._flush(room)
         await self._publish({"kind": "seated", "match": match_id})
         self._after_change(room, local=True)
         return room
@@ -646,36 +666,42 @@ class Hub:
         if seat is None:
             raise ServiceError("not_a_player", "you do not hold a seat in this match")
         async with room.lock:
-            if room.match is None:
-                raise ServiceError("not_started", "the match has not started")
-            if message.v is not None and message.v != room.version:
-                raise ServiceError("stale", f"the match is at version {room.version}")
-            lag = min(conn.lag, self.settings.lag_cap)
-            clock = room.clock
-            at = max(room.last_at, received - lag)
-            if clock is not None and clock.running is not None:
-                at = max(at, clock.since or 0.0)
-                side = clock.expired(at)
-                if side is not None:
-                    await self._apply(room, A.Timeout(side), at)
-                    self._after_change(room, local=True)
-                    raise ServiceError("time_out", f"player {side} ran out of time")
             try:
-                action: A.Action
-                if message.type == "roll":
-                    if not room.match.game.can_roll(seat):
-                        room.match.apply(A.RollDice(seat, Roll(1, 2)))  # the precise refusal
-                        raise ServiceError("illegal", "you cannot roll now")
-                    action = room.match.game.roll_action(room.dice().source(room.dice_count))
-                else:
-                    action = protocol.message_action(message, seat)
-                await self._apply(room, action, at)
-            except NotYourTurnError as error:
-                raise ServiceError("not_your_turn", str(error)) from None
-            except IllegalActionError as error:
-                raise ServiceError("illegal", str(error)) from None
-            await self._server_actions(room)
+                await self._act(room, conn, seat, message, received)
+            finally:
+                self._flush(room)
         self._after_change(room, local=True)
+
+    async def _act(self, room: Room, conn: Connection, seat: int, message: Any,
+                   received: float) -> None:
+        if room.match is None:
+            raise ServiceError("not_started", "the match has not started")
+        if message.v is not None and message.v != room.version:
+            raise ServiceError("stale", f"the match is at version {room.version}")
+        lag = min(conn.lag, self.settings.lag_cap)
+        clock = room.clock
+        at = max(room.last_at, received - lag)
+        if clock is not None and clock.running is not None:
+            at = max(at, clock.since or 0.0)
+            side = clock.expired(at)
+            if side is not None:
+                await self._apply(room, A.Timeout(side), at)
+                raise ServiceError("time_out", f"player {side} ran out of time")
+        try:
+            action: A.Action
+            if message.type == "roll":
+                if not room.match.game.can_roll(seat):
+                    room.match.apply(A.RollDice(seat, Roll(1, 2)))  # the precise refusal
+                    raise ServiceError("illegal", "you cannot roll now")
+                action = room.match.game.roll_action(room.dice().source(room.dice_count))
+            else:
+                action = protocol.message_action(message, seat)
+            await self._apply(room, action, at)
+        except NotYourTurnError as error:
+            raise ServiceError("not_your_turn", str(error)) from None
+        except IllegalActionError as error:
+            raise ServiceError("illegal", str(error)) from None
+        await self._server_actions(room)
 
     async def _apply(self, room: Room, action: A.Action, at: float) -> None:
         """Apply, store, then commit and broadcast one action (caller holds the lock).
@@ -696,20 +722,24 @@ class Hub:
             except SeqConflict:
                 if attempt == 2:
                     raise
-                caught = await self._catch_up(room)
-                if caught:
-                    self._broadcast_update(room, caught)
+                room.outbox += await self._catch_up(room)
                 if room.match is None:
                     raise ServiceError("not_started", "the match has not started") from None
                 continue
-            new = room._commit(action, match, clock, events, at)
+            room.outbox += room._commit(action, match, clock, events, at)
             if finish is not None:
                 room.result = json.loads(finish["result"])
                 if ratings:
                     await self._load_users(room)
-            self._broadcast_update(room, new)
             await self._publish({"kind": "action", "match": room.id, "seq": room.seq})
             return
+
+    def _flush(self, room: Room) -> None:
+        """Send the events of the actions just stored, as one update (caller holds the lock;
+        an action and the server's own actions that follow it go out together)."""
+        if room.outbox:
+            events, room.outbox = room.outbox, []
+            self._broadcast_update(room, events)
 
     async def _finish(self, room: Room, match: Match
                       ) -> tuple[dict[str, Any], list[tuple[int, float, float, int]]]:
@@ -758,6 +788,8 @@ class Hub:
                 await self._apply(room, A.Timeout(side), now)
             except IllegalActionError:
                 return
+            finally:
+                self._flush(room)
         self._after_change(room, local=True)
 
     def _after_change(self, room: Room, *, local: bool) -> None:
@@ -808,8 +840,11 @@ class Hub:
                     action = A.AcceptResign(runner)
                 else:
                     break
-                await self._apply(room, action, time.time())
-                await self._server_actions(room)
+                try:
+                    await self._apply(room, action, time.time())
+                    await self._server_actions(room)
+                finally:
+                    self._flush(room)
         self._after_change(room, local=False)
 
     # -- chat ----------------------------------------------------------------------------

@@ -34,6 +34,8 @@ class Settings(BaseSettings):
     max_open_games: int = 3
     max_chat_length: int = 300
     rate_limits: bool = True
+    clock_scale: float = 1.0
+    """Multiplies every clock duration of new matches (tests use small values)."""
     bot_delay: float = 0.0
     """Seconds a bot waits before acting (0 in tests; a few tenths feels natural)."""
 
