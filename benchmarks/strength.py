@@ -1,0 +1,215 @@
+"""Playing strength: cubeless money games with duplicate dice against a reference player.
+
+The player (the networks at 0, 1 or 2 ply) plays ``--games`` games against ``--opponent``
+(pubeval, the networks at 0/1/2 ply — the same weights, or ``--opponent-weights`` for a
+comparison of two weight files — or random play). Games come in duplicate pairs: each
+pair's dice are played twice, once from each seat, which cancels most of the luck. Pair
+``p`` of a run seeded ``S`` has seed ``S * 1_000_000 + p``, so a pair's result does not
+depend on how the run is split into chunks.
+
+The run goes in chunks (``--chunk`` pairs), printing progress after each and saving every
+pair's result to ``benchmarks/results/`` under a name made of the arguments and a hash of
+each weights file; run again with the same arguments (any ``--games``) and it resumes
+from there. The result is points per game for the player with a 95% confidence interval
+computed over pairs (mean ± 1.96·sd/√pairs), the win rate and the gammon rates.
+
+Run: ``python benchmarks/strength.py --opponent pubeval --games 2000 --seed 1``
+(also ``gammon bench strength ...``). The last line is the summary to quote.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import os
+import sys
+import tempfile
+import time
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from gammon.engine import arena
+from gammon.engine.evaluate import kernel_arrays
+from gammon.engine.network import NetworkPair
+
+RESULTS = Path(__file__).resolve().parent / "results"
+FORMAT = 1
+"""Version of the results file; files of another version are not resumed."""
+
+KINDS = {
+    "0ply": arena.NEURAL,
+    "1ply": arena.NEURAL_1PLY,
+    "2ply": arena.NEURAL_2PLY,
+    "pubeval": arena.PUBEVAL,
+    "random": arena.RANDOM,
+}
+NEURAL_KINDS = ("0ply", "1ply", "2ply")
+DEFAULT_CHUNK = {"0ply": 250, "pubeval": 250, "random": 250, "1ply": 10, "2ply": 2}
+"""Pairs per chunk by the slowest player: a chunk takes a few seconds."""
+
+
+def shipped_weights() -> Path:
+    with resources.as_file(resources.files("gammon.engine") / "weights" / "gammon.npz") as path:
+        return Path(path)
+
+
+def file_hash(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+
+
+def pair_seed(seed: int, pair: int) -> int:
+    return seed * 1_000_000 + pair
+
+
+def results_path(args: argparse.Namespace, weights_hash: str, opponent_hash: str | None) -> Path:
+    name = f"strength-{args.player}-vs-{args.opponent}-seed{args.seed}-w{weights_hash}"
+    if opponent_hash is not None:
+        name += f"-o{opponent_hash}"
+    return Path(args.results) / f"{name}.json"
+
+
+def load_pairs(path: Path, meta: dict[str, object]) -> list[list[float]]:
+    """The pairs saved by an earlier run with the same settings (none if there is none)."""
+    if not path.exists():
+        return []
+    data = json.loads(path.read_text())
+    if data.get("meta") != meta:
+        raise ValueError(f"{path} was made with other settings: {data.get('meta')}; "
+                         f"delete it to start again")
+    pairs: list[list[float]] = data["pairs"]
+    return pairs
+
+
+def save_pairs(path: Path, meta: dict[str, object], pairs: list[list[float]]) -> None:
+    """Write atomically: an interrupted run leaves the previous checkpoint intact."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    with os.fdopen(handle, "w") as file:
+        json.dump({"meta": meta, "pairs": pairs}, file, separators=(",", ":"))
+    os.chmod(temporary, 0o644)  # mkstemp makes it private
+    os.replace(temporary, path)
+
+
+def play_pairs(kind: int, opponent: int, nets: tuple[np.ndarray, ...],
+               opponent_nets: tuple[np.ndarray, ...], seed: int, first: int,
+               count: int) -> list[list[float]]:
+    """Pairs ``first .. first + count - 1``: each a one-pair duplicate match with its own seed."""
+    results = []
+    for pair in range(first, first + count):
+        points = arena.duplicate_match(kind, opponent, nets, opponent_nets, 1,
+                                       pair_seed(seed, pair))
+        results.append([float(points[0, 0]), float(points[0, 1])])
+    return results
+
+
+def summarise(pairs: np.ndarray) -> dict[str, float]:
+    """Points per game with its 95% half-width over pairs, and result rates per game."""
+    per_pair = pairs.mean(axis=1)
+    games = pairs.ravel()
+    count = len(per_pair)
+    spread = float(per_pair.std(ddof=1)) if count > 1 else math.nan
+    return {
+        "pairs": count,
+        "games": games.size,
+        "ppg": float(per_pair.mean()),
+        "half_width": 1.96 * spread / math.sqrt(count),
+        "wins": float(np.mean(games > 0)),
+        "gammons_won": float(np.mean(games >= 2)),
+        "backgammons_won": float(np.mean(games >= 3)),
+        "gammons_lost": float(np.mean(games <= -2)),
+        "backgammons_lost": float(np.mean(games <= -3)),
+        "unfinished": float(np.mean(games == 0)),
+    }
+
+
+def describe(s: dict[str, float]) -> str:
+    return (f"{s['ppg']:+.3f} ± {s['half_width']:.3f} ppg over {s['games']:,.0f} games, "
+            f"wins {100 * s['wins']:.1f}%, gammons {100 * s['gammons_won']:.1f}% won / "
+            f"{100 * s['gammons_lost']:.1f}% lost, backgammons "
+            f"{100 * s['backgammons_won']:.1f}% / {100 * s['backgammons_lost']:.1f}%")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--opponent", choices=["pubeval", *NEURAL_KINDS, "random"],
+                        default="pubeval")
+    parser.add_argument("--player", choices=NEURAL_KINDS, default="0ply")
+    parser.add_argument("--games", type=int, default=2000,
+                        help="total games, played as games/2 duplicate pairs (default 2000)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--weights", type=Path, default=None,
+                        help="the player's weights (default: the shipped networks)")
+    parser.add_argument("--opponent-weights", type=Path, default=None,
+                        help="the opponent's weights, for a neural opponent (default: the "
+                             "player's)")
+    parser.add_argument("--chunk", type=int, default=None,
+                        help="pairs per chunk (progress and checkpoint); default by speed")
+    parser.add_argument("--results", type=Path, default=RESULTS,
+                        help="folder of the results files (default benchmarks/results)")
+    parser.add_argument("--fresh", action="store_true",
+                        help="ignore (and overwrite) the saved results of these arguments")
+    args = parser.parse_args(argv)
+
+    if args.games < 2:
+        raise ValueError(f"--games must be at least 2 (one duplicate pair), got {args.games}")
+    if args.seed < 0:
+        raise ValueError(f"--seed is a number from 0 up, got {args.seed}")
+    if args.opponent_weights is not None and args.opponent not in NEURAL_KINDS:
+        raise ValueError(f"--opponent-weights needs a neural opponent, not {args.opponent}")
+    weights = args.weights or shipped_weights()
+    nets = kernel_arrays(NetworkPair.load(weights))
+    weights_hash = file_hash(weights)
+    opponent_hash = None
+    opponent_nets = nets
+    if args.opponent in NEURAL_KINDS and args.opponent_weights is not None:
+        opponent_nets = kernel_arrays(NetworkPair.load(args.opponent_weights))
+        opponent_hash = file_hash(args.opponent_weights)
+    pairs_wanted = args.games // 2
+    chunk = args.chunk or min(DEFAULT_CHUNK[args.player], DEFAULT_CHUNK[args.opponent])
+    if chunk < 1:
+        raise ValueError(f"--chunk must be at least 1, got {chunk}")
+
+    path = results_path(args, weights_hash, opponent_hash)
+    meta: dict[str, object] = {
+        "format": FORMAT, "player": args.player, "opponent": args.opponent, "seed": args.seed,
+        "weights": weights_hash, "opponent_weights": opponent_hash or weights_hash,
+    }
+    pairs = [] if args.fresh else load_pairs(path, meta)
+    opponent_name = args.opponent + (f" ({args.opponent_weights.name})"
+                                     if opponent_hash is not None else "")
+    print(f"{args.player} ({weights.name} {weights_hash}) vs {opponent_name}: "
+          f"{2 * pairs_wanted:,} games in {pairs_wanted:,} duplicate pairs, seed {args.seed}",
+          flush=True)
+    if pairs:
+        used = min(len(pairs), pairs_wanted)
+        print(f"resuming from {path}: {len(pairs):,} pairs saved, {used:,} used", flush=True)
+
+    kind, opponent = KINDS[args.player], KINDS[args.opponent]
+    play_pairs(kind, opponent, nets, opponent_nets, args.seed, 0, 1)  # compile outside timing
+    started = time.perf_counter()
+    played = 0
+    while len(pairs) < pairs_wanted:
+        count = min(chunk, pairs_wanted - len(pairs))
+        pairs += play_pairs(kind, opponent, nets, opponent_nets, args.seed, len(pairs), count)
+        played += count
+        save_pairs(path, meta, pairs)
+        rate = 2 * played / (time.perf_counter() - started)
+        s = summarise(np.array(pairs))
+        print(f"  {2 * len(pairs):>{len(f'{2 * pairs_wanted}')}}/{2 * pairs_wanted} games  "
+              f"{s['ppg']:+.3f} ± {s['half_width']:.3f} ppg  wins {100 * s['wins']:.1f}%  "
+              f"({rate:,.1f} games/s)", flush=True)
+
+    s = summarise(np.array(pairs[:pairs_wanted]))
+    if s["unfinished"]:
+        print(f"note: {100 * s['unfinished']:.2f}% of games hit the ply limit and score 0")
+    print(f"{args.player} vs {opponent_name} (weights {weights_hash}, seed {args.seed}): "
+          f"{describe(s)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
