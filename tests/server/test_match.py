@@ -88,10 +88,10 @@ def test_a_whole_match_with_cube_resignations_and_crawford(
         assert lower["type"] == "error" and lower["code"] == "illegal"
         act(players, q, {"type": "resign", "level": 2})
         reply = act(players, r, {"type": "accept_resign"})
-        ended = [e for e in reply["events"] if e["type"] == "game_ended"][0]
+        ended = next(e for e in reply["events"] if e["type"] == "game_ended")
         assert ended["points"] == 4 and ended["winner"] == r.you
         # the next game starts by itself: the Crawford game, without the cube
-        started = [e for e in reply["events"] if e["type"] == "game_started"][0]
+        started = next(e for e in reply["events"] if e["type"] == "game_started")
         assert started == {"type": "game_started", "number": 2, "crawford": True,
                            "v": started["v"]}
         assert pa.game is not None and pa.game["cube"]["enabled"] is False
@@ -107,7 +107,7 @@ def test_a_whole_match_with_cube_resignations_and_crawford(
             assert until_r < 50
         act(players, r, {"type": "resign", "level": 1})
         reply = act(players, q, {"type": "accept_resign"})
-        started = [e for e in reply["events"] if e["type"] == "game_started"][0]
+        started = next(e for e in reply["events"] if e["type"] == "game_started")
         assert started["number"] == 3 and started["crawford"] is False
         assert pa.game is not None and pa.game["cube"]["enabled"] is True  # post-Crawford
         assert pa.game["score"][q.you] == 1 and pa.game["score"][r.you] == 4  # type: ignore[index]
@@ -127,7 +127,7 @@ def test_a_whole_match_with_cube_resignations_and_crawford(
             reply = act(players, q, {"type": "drop"})
         else:
             reply = act(players, q, {"type": "resign", "level": 3})
-        over = [e for e in reply["events"] if e["type"] == "match_ended"][0]
+        over = next(e for e in reply["events"] if e["type"] == "match_ended")
         assert over["winner"] == r.you and over["reason"] == "points"
         assert pa.game is not None and pa.game["phase"] == "match_over"
         # nothing after the end

@@ -1,0 +1,112 @@
+"""Accounts and guests (argon2id, signed cookies, sign-in that does not reveal names),
+options, the lobby's limits, the socket's Origin check, and the engine API."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
+
+from gammon.server.app import create_app, hasher
+from gammon.server.settings import Settings
+from tests.server.conftest import Browser
+
+
+def test_register_login_and_sign_in_that_reveals_no_names(
+        clients: tuple[Browser, Browser]) -> None:
+    a, b = clients
+    assert a.post("/api/register", json={"name": "carol", "password": "long-enough"}
+                  ).status_code == 201
+    taken = b.post("/api/register", json={"name": "CAROL", "password": "long-enough"})
+    assert taken.status_code == 409
+    assert b.post("/api/register", json={"name": "x", "password": "long-enough"}
+                  ).status_code == 422
+    assert b.post("/api/register", json={"name": "dave", "password": "short"}
+                  ).status_code == 422
+    wrong = b.post("/api/login", json={"name": "carol", "password": "nope-nope"})
+    nobody = b.post("/api/login", json={"name": "nobody", "password": "nope-nope"})
+    assert wrong.status_code == nobody.status_code == 401
+    assert wrong.json() == nobody.json()
+    ok = b.post("/api/login", json={"name": "Carol", "password": "long-enough"})
+    assert ok.status_code == 200 and ok.json()["user"]["name"] == "carol"
+    assert b.get("/api/me").json()["user"]["name"] == "carol"
+    assert hasher.hash("x").startswith("$argon2id$")  # how passwords are stored
+    b.post("/api/logout")
+    b.cookie = None
+    assert b.get("/api/me").json()["user"]["kind"] == "guest"
+
+
+def test_a_forged_cookie_is_a_new_guest(clients: tuple[Browser, Browser]) -> None:
+    a, _ = clients
+    me = a.get("/api/me").json()["user"]
+    assert me["kind"] == "guest"
+    a.cookie = (a.cookie or "") + "x"
+    assert a.get("/api/me").json()["user"]["id"] != me["id"]
+
+
+def test_options_are_stored_per_player(clients: tuple[Browser, Browser]) -> None:
+    a, _ = clients
+    assert a.get("/api/me/options").json()["confirm_turn"] is False
+    options = {"confirm_turn": True, "auto_roll": False, "graphics": "low", "flip": True,
+               "auto_bearoff": True, "sound": False, "language": "it", "numbering": False}
+    assert a.put("/api/me/options", json=options).json() == options
+    assert a.get("/api/me/options").json() == options
+    assert a.put("/api/me/options", json={"graphics": "ultra"}).status_code == 422
+
+
+def test_open_games_are_capped_and_cancellable(clients: tuple[Browser, Browser]) -> None:
+    a, _ = clients
+    ids = [a.post("/api/games", json={"kind": "single"}).json()["id"] for _ in range(3)]
+    assert a.post("/api/games", json={"kind": "single"}).status_code == 429
+    assert a.delete(f"/api/games/{ids[0]}").status_code == 200
+    assert a.post("/api/games", json={"kind": "single"}).status_code == 201
+    assert a.post(f"/api/games/{ids[1]}/join").status_code == 409  # own game
+    private = a.post("/api/games", json={"kind": "money", "private": True})
+    assert private.status_code == 429
+
+
+def test_private_games_are_not_listed(clients: tuple[Browser, Browser]) -> None:
+    a, b = clients
+    game = a.post("/api/games", json={"kind": "match", "length": 25, "private": True}).json()
+    assert game["invite"].endswith(game["id"])
+    assert all(g["id"] != game["id"] for g in b.get("/api/games").json())
+    assert b.post(f"/api/games/{game['id']}/join").status_code == 200
+    assert a.post("/api/games", json={"kind": "match", "length": 26}).status_code == 422
+
+
+def test_rate_limits_on_login_and_registration(tmp_path: Any) -> None:
+    settings = Settings(database_url=f"sqlite+aiosqlite:///{tmp_path}/r.db",
+                        _env_file=None)  # type: ignore[call-arg]
+    with TestClient(create_app(settings)) as client:
+        codes = [client.post("/api/login", json={"name": "who", "password": "pw-pw-pw"}
+                             ).status_code for _ in range(12)]
+        assert codes[:10] == [401] * 10 and codes[-1] == 429
+        codes = [client.post("/api/register", json={"name": f"user{i}", "password": "pw-pw-pw1"}
+                             ).status_code for i in range(7)]
+        assert codes[:5] == [201] * 5 and codes[-1] == 429
+
+
+def test_websocket_needs_a_session_and_a_good_origin(clients: tuple[Browser, Browser]) -> None:
+    a, b = clients
+    with b.websocket_connect("/ws") as ws:  # no session yet
+        assert ws.receive_json()["code"] == "unauthenticated"
+    a.get("/api/me")
+    with pytest.raises(WebSocketDisconnect) as closed, a.websocket_connect(
+            "/ws", headers={"origin": "https://evil.example"}) as ws:
+        ws.receive_json()
+    assert closed.value.code == 4403
+    with a.websocket_connect("/ws", headers={"origin": "http://testserver"}) as ws:
+        assert ws.receive_json()["type"] == "welcome"
+
+
+def test_engine_api_hint_and_eval(clients: tuple[Browser, Browser]) -> None:
+    a, _ = clients
+    hint = a.post("/api/hint", json={"position_id": "4HPwATDgc/ABMA", "dice": "31"}).json()
+    assert len(hint["plays"]) == 16 and hint["plays"][0]["play"] == "8/5 6/5"
+    assert a.post("/api/hint", json={"position_id": "nonsense", "dice": "31"}
+                  ).status_code == 422
+    value = a.post("/api/eval", json={"position_id": "4HPwATDgc/ABMA"}).json()
+    assert value["pips"] == [167, 167]
+    assert "/api/hint" in a.get("/openapi.json").json()["paths"]
