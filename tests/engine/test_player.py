@@ -127,18 +127,13 @@ def test_bearing_off_the_last_checker_is_scored_as_a_finished_game(engine: Engin
             assert best.probabilities.as_tuple() == expected
 
 
-_SEARCH_BUG = pytest.mark.xfail(
-    strict=True, reason="engine: 1-ply and 2-ply search roll on from a position the "
-                        "opponent has already won instead of scoring it")
-
-
 @pytest.mark.parametrize(("mine", "theirs", "expected", "plies"), [
     # they have finished; we have 12 off: a single game lost
-    *[pytest.param({6: 3}, {}, (0, 0, 0, 0, 0), plies,
-                   marks=[_SEARCH_BUG] if plies else []) for plies in (0, 1, 2)],
+    *[({6: 3}, {}, (0, 0, 0, 0, 0), plies) for plies in (0, 1, 2)],
     # none of ours off: a gammon lost
-    *[pytest.param({1: 15}, {}, (0, 0, 0, 1, 0), plies,
-                   marks=[_SEARCH_BUG] if plies else []) for plies in (0, 1, 2)],
+    *[({1: 15}, {}, (0, 0, 0, 1, 0), plies) for plies in (0, 1, 2)],
+    # none off and a checker still in their home board: a backgammon lost
+    *[({1: 14, 20: 1}, {}, (0, 0, 0, 1, 1), plies) for plies in (0, 1, 2)],
     # we have finished
     *[({}, {6: 3}, (1, 0, 0, 0, 0), plies) for plies in (0, 1, 2)],
 ])

@@ -177,7 +177,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="games between quick duplicate matches against pubeval (0: never)")
     train.set_defaults(handler=cmd_train)
 
+    from gammon.cli.engine_commands import add_engine_commands
     from gammon.server.cli import add_serve_command, add_verify_command
+
+    add_engine_commands(commands)
 
     add_serve_command(commands)
     add_verify_command(commands)

@@ -79,12 +79,39 @@ def terminal_result(after: np.ndarray, out: np.ndarray) -> bool:
 
 
 @_jit
+def lost_result(board: np.ndarray, out: np.ndarray) -> bool:
+    """If the opponent has already borne off all 15, write the side on roll's (lost)
+    result: a gammon if it has borne off none, a backgammon if also a checker of its is
+    on the bar or in the opponent's home board (its points 19..24)."""
+    for i in range(0, 25):
+        if board[i] < 0:
+            return False
+    on_board = 0
+    back = board[25] > 0
+    for i in range(1, 26):
+        if board[i] > 0:
+            on_board += board[i]
+            if i >= 19:
+                back = True
+    gammon = on_board == 15
+    out[0] = 0.0
+    out[1] = 0.0
+    out[2] = 0.0
+    out[3] = 1.0 if gammon else 0.0
+    out[4] = 1.0 if gammon and back else 0.0
+    return True
+
+
+@_jit
 def evaluate_position(board: np.ndarray, nets: Arrays, scratch: Arrays, out: np.ndarray) -> None:
     """Probabilities for the side on roll of ``board`` (before it rolls)."""
+    if lost_result(board, out):
+        return
     inputs, hidden = scratch[0], scratch[1]
     if is_race(board):
         if is_bearoff_board(board):
             race_probabilities(board, nets[8], nets[9], out, scratch[4])
+            make_consistent(out)  # the tables are float32: keep the bounds exact
             return
         encode(board, inputs)
         forward(inputs, nets[4], nets[5], nets[6], nets[7], hidden, out)

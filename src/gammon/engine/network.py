@@ -137,8 +137,13 @@ def forward(inputs: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray,
 
 @_jit
 def make_consistent(p: np.ndarray) -> None:
-    """Clamp the outputs into a consistent set: win >= win gammon >= win backgammon, and
-    the same for losses (lose gammon <= 1 - win)."""
+    """Clamp the outputs into a consistent set: all in [0, 1], win >= win gammon >= win
+    backgammon, and the same for losses (lose gammon <= 1 - win)."""
+    for k in range(OUTPUTS):
+        if p[k] < 0.0:
+            p[k] = 0.0
+        elif p[k] > 1.0:
+            p[k] = 1.0
     if p[WIN_GAMMON] > p[WIN]:
         p[WIN_GAMMON] = p[WIN]
     if p[WIN_BACKGAMMON] > p[WIN_GAMMON]:

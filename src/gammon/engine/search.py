@@ -27,11 +27,12 @@ from gammon.engine.evaluate import (
     choose_play,
     evaluate_after,
     evaluate_position,
+    lost_result,
     new_scratch,
     swap_board,
     terminal_result,
 )
-from gammon.engine.network import OUTPUTS, Arrays, equity, invert
+from gammon.engine.network import OUTPUTS, Arrays, equity, invert, make_consistent
 from gammon.engine.playout import MAX_PLIES, roll
 
 _jit = nb.njit(cache=True, nogil=True)
@@ -94,12 +95,14 @@ def position_value(board: np.ndarray, plies: int, nets: Arrays, scratch: Arrays,
                    level1: Arrays, level2: Arrays, out: np.ndarray) -> None:
     """Probabilities for the side on roll of ``board`` (before it rolls) at ``plies``
     (0, 1 or 2). Written without recursion: numba cannot cache recursive functions."""
-    if plies <= 0:
+    if plies <= 0 or lost_result(board, out):
         evaluate_position(board, nets, scratch, out)
-    elif plies == 1:
+        return
+    if plies == 1:
         _one_ply(board, nets, scratch, level1, out)
     else:
         _two_ply(board, nets, scratch, level1, level2, out)
+    make_consistent(out)  # sums of 21 weighted rolls can stray by rounding
 
 
 @_jit
