@@ -25,6 +25,7 @@ class Player:
         self.info: dict[str, Any] | None = None
         self.you: int | None = None
         self.events: list[dict[str, Any]] = []
+        self.base = 0  # the version before the first of ``events``
         self.log: list[dict[str, Any]] = []
         self.clock: dict[str, Any] | None = None
 
@@ -44,6 +45,8 @@ class Player:
         self.log.append(message)
         kind = message.get("type")
         if kind == "state":
+            if message["v"] != self.base + len(self.events):
+                self.base, self.events = message["v"], []
             self.v = message["v"]
             self.game = message["game"]
             self.info = message["info"]
@@ -51,7 +54,7 @@ class Player:
             self.clock = message["clock"]
         elif kind == "update":
             for event in message["events"]:
-                if event["v"] == len(self.events) + 1:
+                if event["v"] == self.base + len(self.events) + 1:
                     self.events.append(event)
             self.v = message["v"]
             self.game = message["game"]

@@ -1,0 +1,269 @@
+"""Over real sockets, against ``gammon serve`` processes: a server killed mid-turn and
+restarted resumes the match exactly; a hostile client changes nothing; two server processes
+share one match through PostgreSQL and Redis."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import random
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from websockets.sync.client import ClientConnection, connect
+
+from gammon.server.app import COOKIE
+from tests.server.conftest import ServerProcess
+from tests.server.helpers import Player, act, play_turn, to_move
+
+POSTGRES = "postgresql+asyncpg://postgres@127.0.0.1:5432"
+REDIS = "redis://127.0.0.1:6379/0"
+
+
+@pytest.fixture
+def stack() -> Iterator[contextlib.ExitStack]:
+    with contextlib.ExitStack() as exits:
+        yield exits
+
+
+def session(stack: contextlib.ExitStack, server: ServerProcess, name: str | None = None
+            ) -> httpx.Client:
+    client = stack.enter_context(httpx.Client(base_url=server.url, timeout=20))
+    if name:
+        client.post("/api/register", json={"name": name, "password": "password-1"})
+        response = client.post("/api/login", json={"name": name, "password": "password-1"})
+        assert response.status_code == 200, response.text
+    else:
+        client.get("/api/me")
+    return client
+
+
+def socket(server: ServerProcess, client: httpx.Client) -> ClientConnection:
+    cookie = client.cookies[COOKIE]
+    return connect(server.ws_url, additional_headers={"Cookie": f"{COOKIE}={cookie}"},
+                   open_timeout=20, max_size=2**22)
+
+
+def test_a_killed_server_resumes_the_match_exactly(tmp_path: Path, stack: contextlib.ExitStack,
+                                                    server_processes: list[ServerProcess]
+                                                    ) -> None:
+    env = {"GAMMON_DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path}/g.db",
+           "GAMMON_RATE_LIMITS": "false"}
+    server = ServerProcess(env).start()
+    server_processes.append(server)
+    a, b = session(stack, server), session(stack, server)
+    game = a.post("/api/games", json={"kind": "match", "length": 3, "clock": "italian"}).json()
+    assert b.post(f"/api/games/{game['id']}/join").status_code == 200
+    rng = random.Random(9)
+    with socket(server, a) as wa, socket(server, b) as wb:
+        pa, pb = Player.over_websockets(wa, "a"), Player.over_websockets(wb, "b")
+        pa.subscribe(game["id"])
+        pb.subscribe(game["id"])
+        players = {0: pa, 1: pb}
+        for _ in range(6):
+            play_turn(players, rng)
+        # mid-turn: roll and play one step, unconfirmed
+        while True:
+            actor = to_move(players)
+            if actor.game["phase"] == "before_roll":  # type: ignore[index]
+                act(players, actor, {"type": "roll"})
+            if actor.game["phase"] == "moving" and len(actor.game["legal"]) > 0:  # type: ignore[index]
+                break
+        source, dice = next(iter(actor.game["legal"].items()))  # type: ignore[index]
+        act(players, actor, {"type": "step", "from": int(source), "die": int(next(iter(dice)))})
+        before = httpx.get(f"{server.url}/api/games/{game['id']}").json()
+        seen = pa.v
+    server.kill()  # SIGKILL: no shutdown code runs
+    server.start()
+    after = httpx.get(f"{server.url}/api/games/{game['id']}").json()
+    assert after["v"] == before["v"] == seen
+    assert after["game"] == before["game"]  # board, dice, steps played, cube, score
+    assert after["clock"]["running"] == before["clock"]["running"]
+    idle = 1 - after["clock"]["running"]
+    assert after["clock"]["sides"][idle] == before["clock"]["sides"][idle]
+    assert after["info"]["seed_hash"] == before["info"]["seed_hash"]
+    with socket(server, a) as wa, socket(server, b) as wb:
+        pa, pb = Player.over_websockets(wa, "a"), Player.over_websockets(wb, "b")
+        missed = pa.subscribe(game["id"], since=seen)
+        assert missed["type"] == "update" and missed["events"] == []
+        pa.subscribe(game["id"])
+        pb.subscribe(game["id"])
+        players = {0: pa, 1: pb}
+        mover = to_move(players)
+        # the same player finishes the same turn, step by step
+        while mover.game["phase"] == "moving" and to_move(players) is mover:  # type: ignore[index]
+            source, dice = next(iter(mover.game["legal"].items()))  # type: ignore[index]
+            act(players, mover, {"type": "step", "from": int(source),
+                                 "die": int(next(iter(dice)))})
+        for _ in range(4):
+            play_turn(players, rng)
+        loser = to_move(players)
+        act(players, loser, {"type": "abandon"})
+        assert pa.game["phase"] == "match_over"  # type: ignore[index]
+    record = httpx.get(f"{server.url}/api/games/{game['id']}/fairness").json()
+    assert record["problems"] == []
+
+
+HOSTILE: list[str | bytes] = [
+    "", "{", "null", "[]", "42", '"roll"', '{"type": null}', '{"type": ["roll"]}',
+    '{"type": "hack", "match": "M"}', '{"type": "roll"}', '{"type": "roll", "match": 5}',
+    '{"type": "roll", "match": "M", "v": -1}', '{"type": "roll", "match": "M", "admin": true}',
+    '{"type": "step", "match": "M", "from": "24", "die": 1}',
+    '{"type": "step", "match": "M", "from": 0, "die": 1}',
+    '{"type": "step", "match": "M", "from": 24, "die": 0}',
+    '{"type": "step", "match": "M", "from": 24.0, "die": 1}',
+    '{"type": "play", "match": "M", "play": "24/1 24/1 24/1 24/1"}',
+    '{"type": "play", "match": "M", "play": "bar/off"}', '{"type": "play", "match": "M"}',
+    '{"type": "resign", "match": "M", "level": 0}', '{"type": "chat", "match": "M", "text": 5}',
+    '{"type": "subscribe", "match": "NOPE-NOT-A-MATCH"}', '{"type": "roll", "match": "nope"}',
+    '{"type": "pong", "n": -5}', '{"type": "mute", "match": "M", "muted": "yes"}',
+    "\u0000\u0001garbage", '{"type": "roll", "match": "M", "v": 123456}',
+    "x" * 10_000, '{"type": "chat", "match": "M", "text": "' + "y" * 5000 + '"}',
+    "[" * 50_000, b"\x00\xff\xfe binary", b'{"type": "take", "match": "M"}',
+]
+SEAT_ACTIONS = ["roll", "double", "take", "drop", "beaver", "undo", "confirm",
+                "accept_resign", "reject_resign"]
+
+
+def test_a_hostile_client_changes_nothing(tmp_path: Path, stack: contextlib.ExitStack,
+                                          server_processes: list[ServerProcess]) -> None:
+    env = {"GAMMON_DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path}/h.db",
+           "GAMMON_RATE_LIMITS": "false"}
+    server = ServerProcess(env).start()
+    server_processes.append(server)
+    a, b, c = session(stack, server), session(stack, server), session(stack, server)
+    game = a.post("/api/games", json={"kind": "match", "length": 5}).json()
+    match_id = game["id"]
+    b.post(f"/api/games/{match_id}/join")
+    before = httpx.get(f"{server.url}/api/games/{match_id}").json()
+    on_turn = before["game"]["turn"]
+    waiting = b if on_turn == 0 else a  # the player not on turn
+    rng = random.Random(3)
+    messages: list[str | bytes] = []
+    for _ in range(40):
+        for raw in HOSTILE:
+            messages.append(raw.replace("M", match_id) if isinstance(raw, str)
+                            else raw.replace(b"M", match_id.encode()))
+    # out of turn: the waiting player tries everything
+    out_of_turn = [json.dumps({"type": kind, "match": match_id}) for kind in SEAT_ACTIONS]
+    out_of_turn += [json.dumps({"type": "step", "match": match_id, "from": rng.randint(1, 25),
+                                "die": rng.randint(1, 6)}) for _ in range(200)]
+    out_of_turn += [json.dumps({"type": "resign", "match": match_id, "level": 2}),
+                    json.dumps({"type": "play", "match": match_id, "play": "13/7 8/7"})]
+    # other seat: a third user (a spectator) tries to act, also with a stale/future version
+    other_seat = [json.dumps({"type": kind, "match": match_id, "v": rng.randint(0, 9)})
+                  for kind in [*SEAT_ACTIONS, "abandon"] for _ in range(30)]
+    with socket(server, waiting) as ws_waiting, socket(server, c) as ws_other:
+        for conn, batch in ((ws_waiting, messages + out_of_turn * 5), (ws_other, other_seat)):
+            conn.recv(timeout=10)  # welcome
+            conn.recv(timeout=10)  # ping
+            errors = 0
+            for raw in batch:
+                conn.send(raw)
+            for _ in batch:
+                reply = json.loads(conn.recv(timeout=20))
+                if reply["type"] == "error":
+                    errors += 1
+            assert errors == len(batch)
+    after = httpx.get(f"{server.url}/api/games/{match_id}").json()
+    assert after["v"] == before["v"] and after["game"] == before["game"]
+    assert httpx.get(f"{server.url}/healthz").json() == {"ok": True}
+    # the oversized frame (beyond the socket limit) only closes that socket
+    with socket(server, waiting) as ws:
+        ws.recv(timeout=10)
+        ws.recv(timeout=10)
+        with pytest.raises(Exception):  # noqa: B017 - the server closes the socket (1009)
+            ws.send("z" * 200_000)
+            ws.recv(timeout=10)
+    assert httpx.get(f"{server.url}/api/games/{match_id}").json()["v"] == before["v"]
+
+
+# -- scale-out: PostgreSQL and Redis, for real -------------------------------------------
+
+
+def _postgres_database() -> Iterator[str]:
+    try:
+        import asyncpg
+    except ImportError:  # pragma: no cover
+        pytest.skip("asyncpg not installed")
+    name = f"gammon_test_{secrets.token_hex(4)}"
+
+    async def admin(sql: str) -> None:
+        conn = await asyncpg.connect("postgresql://postgres@127.0.0.1:5432/postgres",
+                                     timeout=5)
+        try:
+            await conn.execute(sql)
+        finally:
+            await conn.close()
+
+    try:
+        asyncio.run(admin(f'CREATE DATABASE "{name}"'))
+    except (TimeoutError, OSError, asyncpg.PostgresError) as error:
+        pytest.skip(f"PostgreSQL is not reachable at 127.0.0.1:5432 ({error}); "
+                    f"start it with .ci/run")
+    yield f"{POSTGRES}/{name}"
+    asyncio.run(admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+@pytest.fixture
+def postgres() -> Iterator[str]:
+    yield from _postgres_database()
+
+
+@pytest.fixture
+def redis_url() -> str:
+    import redis
+
+    client = redis.Redis.from_url(REDIS, socket_connect_timeout=2)
+    try:
+        client.ping()
+    except redis.exceptions.ConnectionError as error:
+        pytest.skip(f"Redis is not reachable at 127.0.0.1:6379 ({error}); start it with .ci/run")
+    finally:
+        client.close()
+    return REDIS
+
+
+def test_two_server_processes_share_one_match(postgres: str, redis_url: str,
+                                              stack: contextlib.ExitStack,
+                                              server_processes: list[ServerProcess]) -> None:
+    env = {"GAMMON_DATABASE_URL": postgres, "GAMMON_REDIS_URL": redis_url,
+           "GAMMON_RATE_LIMITS": "false", "GAMMON_SECRET_KEY": "shared-test-key"}
+    first = ServerProcess(env).start()
+    server_processes.append(first)
+    second = ServerProcess(env).start()
+    server_processes.append(second)
+    a = session(stack, first, "anna")
+    b = session(stack, second, "boris")
+    game = a.post("/api/games", json={"kind": "match", "length": 1, "clock": "italian"}).json()
+    # b sees the game in the lobby of the other process, and joins there
+    assert any(g["id"] == game["id"] for g in b.get("/api/games").json())
+    rng = random.Random(4)
+    with socket(first, a) as wa, socket(second, b) as wb:
+        pa, pb = Player.over_websockets(wa, "anna"), Player.over_websockets(wb, "boris")
+        pa.subscribe(game["id"])
+        assert b.post(f"/api/games/{game['id']}/join").status_code == 200
+        pa.wait(lambda m: m["type"] == "update")  # the opening, made by the other process
+        pb.subscribe(game["id"])
+        players = {0: pa, 1: pb}
+        pa.sync(pb.v)
+        # a whole game, every action crossing between the two processes
+        for _ in range(600):
+            if pa.game["phase"] == "match_over":  # type: ignore[index]
+                break
+            play_turn(players, rng)
+        assert pa.game["phase"] == pb.game["phase"] == "match_over"  # type: ignore[index]
+        assert pa.events[-len(pb.events):] == pb.events
+        # chat crosses too
+        pb.send({"type": "chat", "match": game["id"], "text": "gg"})
+        assert pa.wait(lambda m: m["type"] == "chat")["text"] == "gg"
+    winner = pa.game["winner"]  # type: ignore[index]
+    board = httpx.get(f"{second.url}/api/leaderboard").json()
+    assert board[0]["name"] == ("anna", "boris")[winner] and board[0]["experience"] == 1
+    record = httpx.get(f"{first.url}/api/games/{game['id']}/fairness").json()
+    assert record["problems"] == []
+
