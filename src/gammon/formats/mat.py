@@ -1,0 +1,744 @@
+"""Jellyfish ``.mat`` match files, as GNU Backgammon reads and writes them.
+
+A ``.mat`` file is plain text: optional ``; [Tag "value"]`` header lines, the match length,
+then each game with the score before it and its moves in two columns, player 0 (GNU
+Backgammon's "O", the first name) on the left, player 1 on the right::
+
+    ; [EventDate "2024.05.01"]
+
+     5 point match
+
+     Game 1
+     Alice : 0                      Bob : 0
+      1) 31: 8/5 6/5                 52: 13/8 13/11
+      2) 64: 24/18 13/9               Doubles => 2
+      3)  Takes                      33: 13/10 13/10 8/5 8/5
+      ...
+                                      Wins 1 point
+
+What GNU Backgammon 1.07 writes, and so what :func:`dumps` writes:
+
+* a roll and its play: ``52: 13/8 24/22``, one checker and one die per move, ``25`` for the
+  bar, ``0`` for off, ``*`` after a hit; a roll that cannot be played is ``66:`` alone;
+* cube actions ``Doubles => 2``, ``Takes``, ``Drops``, a beaver ``Beavers => 4`` by the
+  player doubled (the doubler's acceptance of the beaver is not written). GNU Backgammon's
+  importer adds the acceptance when the doubler rolls next; it cannot read a beaver that
+  the doubler answers by resigning at once (nor does a redouble followed by ``Takes`` work
+  for it), so such a game reads right only in gammon and in SGF;
+* each game ends with ``Wins N point(s)`` in the winner's column: the level won times the
+  cube (for a drop, the cube before the double). When the moves do not end the game (no
+  bear-off, no drop) the line is a resignation by the other player, read back as GNU
+  Backgammon does: ``N`` up to the cube is a single game, up to twice the cube a gammon,
+  more a backgammon. A player who resigns after rolling has the roll written alone;
+* a money session is a ``0 point match``.
+
+:func:`loads` reads that and what other programs write within the published grammar:
+moves in any order, ``bar``/``off`` words, joined moves (``24/16``, ``13/11(2)``), hit
+marks optional, ``Double``/``Take``/``Drop`` spellings, ``Wins N points and the match``,
+XG's ``Cannot Move``. The columns are found the way GNU Backgammon finds them: a line
+holding two entries has one per column; a lone entry starting after column 15 is the
+right-hand one.
+
+The format has no place for a few things, handled with header tags that GNU Backgammon
+ignores (the first three are XG's): ``[Jacoby "On"]``, ``[Beaver "On"]``, ``[Crawford
+"Off"]`` for a match without the Crawford rule, ``[CubeLimit "1"]`` for play without the
+cube, and gammon's ``[Forfeit "abandon 2"]`` / ``[Forfeit "timeout 1"]`` for a match lost by
+abandoning or running out of time (player 1 is the left column). Resign offers that were
+refused or left unanswered are not written (GNU Backgammon drops them too): a record goes
+through a ``.mat`` file as :meth:`MatchRecord.without_open_resignations
+<gammon.formats.matchfile.MatchRecord.without_open_resignations>`.
+
+>>> from gammon.core.actions import PlayMove, RollOpening
+>>> from gammon.core.dice import OpeningRoll, Roll
+>>> from gammon.core.match import Rules
+>>> opening = RollOpening(OpeningRoll(first=1, roll=Roll(5, 2), throws=((2, 5),)))
+>>> record = MatchRecord.from_match_actions([opening, PlayMove(1, '13/8 13/11')],
+...                                         rules=Rules(length=3), players=('Alice', 'Bob'))
+>>> print(dumps(record), end='')
+; [Player 1 "Alice"]
+; [Player 2 "Bob"]
+<BLANKLINE>
+ 3 point match
+<BLANKLINE>
+ Game 1
+ Alice : 0                      Bob : 0
+  1)                             52: 13/8 13/11
+<BLANKLINE>
+>>> loads(dumps(record)) == record
+True
+"""
+
+from __future__ import annotations
+
+import datetime
+import itertools
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import IO, Final
+
+from gammon.core.actions import (
+    Abandon,
+    AcceptResign,
+    Action,
+    Beaver,
+    Drop,
+    OfferDouble,
+    OfferResign,
+    PlayMove,
+    RollDice,
+    RollOpening,
+    Take,
+    Timeout,
+)
+from gammon.core.cube import Level
+from gammon.core.dice import OpeningRoll, Roll
+from gammon.core.events import EndKind, GameEnded
+from gammon.core.game import Phase
+from gammon.core.match import Match, Rules
+from gammon.core.moves import IllegalPlayError, Move, Play
+from gammon.core.notation import NotationError, parse_play, parse_segments
+from gammon.core.position import Position
+from gammon.formats.matchfile import (
+    IncompletePlayError,
+    MatchInfo,
+    MatchRecord,
+    MatchRecordError,
+    ReplayStep,
+    play_from_steps,
+    points_written,
+    resign_level,
+)
+
+__all__ = ["MatFormatError", "dump", "dumps", "load", "loads"]
+
+
+class MatFormatError(ValueError):
+    """Text that is not a ``.mat`` match file, or a match one cannot hold.
+
+    ``line`` is the 1-based line the error is on, when there is one.
+    """
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message if line is None else f"line {line}: {message}")
+        self.line = line
+
+
+_RIGHT_COLUMN: Final = 15
+"""A lone entry that starts after this column (0-based) is in the right-hand column."""
+_LEFT_WIDTH: Final = 27
+_FORFEITED: Final = frozenset({EndKind.ABANDON, EndKind.TIMEOUT})
+
+_TAG = re.compile(r'^\[(?P<tag>[A-Za-z][A-Za-z0-9 ]*?)\s+"(?P<value>.*)"\]\s*$')
+_MATCH = re.compile(r"^\s*(?P<length>\d+)\s+[Pp]oint\s+[Mm]atch\s*$")
+_GAME = re.compile(r"^\s*Game\s+(?P<number>\d+)\s*$")
+_PLAYERS = re.compile(
+    r"^\s*(?P<name0>\S.*?)\s*:\s*(?P<score0>\d+)\s+(?P<name1>\S.*?)\s*:\s*(?P<score1>\d+)\s*$"
+)
+_NUMBERED = re.compile(r"^\s*\d+\)")
+_ENTRY = re.compile(
+    r"(?<!\S)(?:[1-6][1-6]:|(?i:doubles|double|beavers|beaver|raccoons|raccoon|takes|take"
+    r"|drops|drop|wins|win)(?![A-Za-z]))"
+)
+_ROLL = re.compile(r"^(?P<die1>[1-6])(?P<die2>[1-6]):\s*(?P<play>.*)$")
+_CUBE = re.compile(
+    r"^(?P<kind>doubles?|beavers?|raccoons?)(?:\s*=>\s*(?P<value>\d+))?$", re.IGNORECASE
+)
+_TAKE = re.compile(r"^takes?$", re.IGNORECASE)
+_DROP = re.compile(r"^drops?$", re.IGNORECASE)
+_WINS = re.compile(
+    r"^wins?\s+(?P<points>\d+)\s+points?(?:\s+and\s+the\s+match)?$", re.IGNORECASE
+)
+_NO_PLAY = re.compile(r"^(?:\?{3,4}|cannot\s+move)$", re.IGNORECASE)
+
+
+# -- writing ------------------------------------------------------------------------------
+
+
+def dumps(record: MatchRecord) -> str:
+    """The ``.mat`` text of ``record`` (see the module doc for what is written)."""
+    if not isinstance(record, MatchRecord):
+        raise TypeError(f"expected a MatchRecord, got {type(record).__name__}")
+    for name in record.players:
+        _check_name(name)
+    record = record.without_open_resignations()
+    lines = _header(record)
+    lines += ["", f" {record.length} point match", ""]
+    steps = list(record.steps())
+    for number, game in enumerate(record.games):
+        lines.append(f" Game {number + 1}")
+        left = f"{record.players[0]} : {game.score[0]}"
+        lines.append(f" {left:<31}{record.players[1]} : {game.score[1]}")
+        lines += _game_lines([step for step in steps if step.game == number], number)
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def dump(record: MatchRecord, target: str | os.PathLike[str] | IO[str]) -> None:
+    """Write ``record`` as a ``.mat`` file to a path or an open text file."""
+    text = dumps(record)
+    if isinstance(target, str | os.PathLike):
+        with open(target, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+    else:
+        target.write(text)
+
+
+def _check_name(name: str) -> None:
+    if not name or name != name.strip() or ":" in name or any(c in name for c in "\r\n"):
+        raise MatFormatError(
+            f"a .mat file cannot hold the player name {name!r}: names are written as "
+            f"'name : score', so they must not be empty, hold ':' or line breaks, or start "
+            f"or end with spaces"
+        )
+
+
+def _tag_value(tag: str, value: str) -> str:
+    if any(c in value for c in "\r\n"):
+        raise MatFormatError(f"a .mat header tag cannot hold a line break: {tag} {value!r}")
+    return f'; [{tag} "{value}"]'
+
+
+def _header(record: MatchRecord) -> list[str]:
+    info = record.info
+    lines = [
+        _tag_value(tag, value)
+        for tag, value in (
+            ("Site", info.site),
+            ("Event", info.event),
+            ("Round", info.round),
+        )
+        if value
+    ]
+    if info.date is not None:
+        lines.append(_tag_value("EventDate", info.date.strftime("%Y.%m.%d")))
+    if info.annotator:
+        lines.append(_tag_value("Transcriber", info.annotator))
+    lines += [
+        _tag_value("Player 1", record.players[0]),
+        _tag_value("Player 2", record.players[1]),
+    ]
+    rules = record.rules
+    if rules.jacoby:
+        lines.append(_tag_value("Jacoby", "On"))
+    if rules.beavers:
+        lines.append(_tag_value("Beaver", "On"))
+    if not rules.crawford:
+        lines.append(_tag_value("Crawford", "Off"))
+    if not rules.cube:
+        lines.append(_tag_value("CubeLimit", "1"))
+    if record.forfeit is not None:
+        kind = "abandon" if isinstance(record.forfeit, Abandon) else "timeout"
+        lines.append(_tag_value("Forfeit", f"{kind} {record.forfeit.player + 1}"))
+    if info.comment:
+        lines.append("")
+        lines += [f"; {line}".rstrip() for line in info.comment.split("\n")]
+    return lines
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    player: int
+    text: str
+    numbered: bool = True
+
+
+def _move_text(moves: Sequence[Move]) -> str:
+    return " ".join(f"{m.source}/{m.destination}{'*' if m.hit else ''}" for m in moves)
+
+
+def _game_lines(steps: list[ReplayStep], number: int) -> list[str]:
+    entries: list[_Entry] = []
+    for index, step in enumerate(steps):
+        action = step.action
+        following = steps[index + 1].action if index + 1 < len(steps) else None
+        if isinstance(action, RollOpening | RollDice):
+            if isinstance(action, RollOpening):
+                player, roll = action.opening.first, action.opening.roll
+            else:
+                player, roll = action.player, action.roll
+            text = f"{roll.die1}{roll.die2}:"
+            if isinstance(following, PlayMove):  # the play goes with its roll
+                assert isinstance(following.play, Play), "a record holds plays, not notation"
+                text += " " + _move_text(following.play.moves)
+            entries.append(_Entry(player, text))
+        elif isinstance(action, PlayMove):
+            if not isinstance(steps[index - 1].action, RollOpening | RollDice):
+                raise MatFormatError(f"game {number + 1}: a play without its roll: {action!r}")
+        elif isinstance(action, OfferDouble):
+            entries.append(_Entry(action.player, f" Doubles => {2 * step.before.game.cube.value}"))
+        elif isinstance(action, Beaver):  # GNU Backgammon's way: no acceptance written
+            entries.append(_Entry(action.player, f" Beavers => {step.after.game.cube.value}"))
+        elif isinstance(action, Take):
+            entries.append(_Entry(action.player, " Takes"))
+        elif isinstance(action, Drop):
+            entries.append(_Entry(action.player, " Drops"))
+        # OfferResign and AcceptResign show as the "Wins" entry below
+        for event in step.events:
+            if isinstance(event, GameEnded) and event.kind not in _FORFEITED:
+                points = points_written(event)
+                entries.append(
+                    _Entry(event.winner, f" Wins {points} point{'s' if points != 1 else ''}",
+                           numbered=False)
+                )
+    return _layout(entries)
+
+
+def _layout(entries: list[_Entry]) -> list[str]:
+    rows: list[list[_Entry | None]] = []
+    for entry in entries:
+        row = rows[-1] if rows else None
+        if entry.player == 0 or row is None or row[1] is not None:
+            row = [None, None]
+            rows.append(row)
+        row[entry.player] = entry
+    lines: list[str] = []
+    number = 0
+    for left, right in rows:
+        numbered = any(e is not None and e.numbered for e in (left, right))
+        if numbered:
+            number += 1
+        prefix = f"{number:3d}) " if numbered else "     "
+        left_text = left.text if left is not None else ""
+        right_text = right.text if right is not None else ""
+        line = prefix + left_text
+        if right_text:
+            line = f"{prefix}{left_text:<{_LEFT_WIDTH}} {right_text}"
+        lines.append(line.rstrip())
+    return lines
+
+
+# -- reading ------------------------------------------------------------------------------
+
+
+def load(source: str | os.PathLike[str] | IO[str]) -> MatchRecord:
+    """Read a ``.mat`` file from a path or an open text file."""
+    if isinstance(source, str | os.PathLike):
+        with open(source, encoding="utf-8-sig") as handle:
+            return loads(handle.read())
+    return loads(source.read())
+
+
+def loads(text: str) -> MatchRecord:
+    """The match a ``.mat`` text holds, replayed through the rules.
+
+    Raises :class:`MatFormatError` naming the line and what is wrong.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"expected text, got {type(text).__name__}")
+    lines = [line.expandtabs(8).rstrip("\r\n") for line in text.lstrip("\ufeff").split("\n")]
+    header = _Header()
+    index = header.read(lines)
+    try:
+        return _read_games(lines, index, header)
+    except _BeaversPlayed:
+        # GNU Backgammon does not write whether beavers are allowed (it is a setting of
+        # the program); a money session holding a beaver had them on.
+        header.beavers = True
+        return _read_games(lines, index, header)
+
+
+class _BeaversPlayed(Exception):
+    """A beaver in a money session whose file does not say beavers are allowed."""
+
+
+def _read_games(lines: list[str], index: int, header: _Header) -> MatchRecord:
+    rules = header.rules()
+    reader = _MatchReader(rules)
+    games: list[tuple[int, list[tuple[int, str]]]] = []  # (line of 'Game k', its lines)
+    while index < len(lines):
+        line = lines[index]
+        index += 1
+        if not line.strip():
+            continue
+        game = _GAME.match(line)
+        if game:
+            if int(game["number"]) != len(games) + 1:
+                raise MatFormatError(
+                    f"expected Game {len(games) + 1}, found Game {game['number']}", index
+                )
+            games.append((index, []))
+        elif not games:
+            raise MatFormatError(f"expected 'Game 1' after the match length, found {line!r}",
+                                 index)
+        else:
+            games[-1][1].append((index, line))
+    for number, (line_number, body) in enumerate(games):
+        reader.read_game(number, line_number, body, last=number == len(games) - 1)
+    actions = list(reader.actions)
+    if header.forfeit is not None:
+        kind, player, at = header.forfeit
+        forfeit: Abandon | Timeout = Abandon(player) if kind == "abandon" else Timeout(player)
+        reader.apply(forfeit, at)
+        actions.append(forfeit)
+    try:
+        return MatchRecord.from_match_actions(
+            actions,
+            rules=rules,
+            players=reader.players or header.players,
+            info=header.info(),
+            score=reader.start_score,
+        )
+    except MatchRecordError as error:  # pragma: no cover - the reader replays as it goes
+        raise MatFormatError(str(error)) from error
+
+
+class _Header:
+    """The lines before the first game: tags, comments and the match length."""
+
+    def __init__(self) -> None:
+        self.tags: dict[str, tuple[str, int]] = {}
+        self.comment: list[str] = []
+        self.length = 0
+        self.forfeit: tuple[str, int, int] | None = None
+        self.players: tuple[str, str] = ("Player 1", "Player 2")
+
+    def read(self, lines: list[str]) -> int:
+        for index, line in enumerate(lines):
+            number = index + 1
+            stripped = line.strip()
+            if not stripped:
+                continue
+            if stripped[0] in ";#":
+                body = stripped[1:].strip()
+                tag = _TAG.match(body)
+                if tag:
+                    self.tags[tag["tag"].lower()] = (tag["value"], number)
+                else:
+                    self.comment.append(line.lstrip()[1:].removeprefix(" ").rstrip())
+                continue
+            match = _MATCH.match(line)
+            if not match:
+                raise MatFormatError(
+                    f"expected the match length ('5 point match', '0 point match' for money "
+                    f"play) or a ';' comment, found {stripped!r}",
+                    number,
+                )
+            self.length = int(match["length"])
+            self._read_tags()
+            return number
+        raise MatFormatError("no match length: a .mat file has a line like ' 5 point match'")
+
+    def _flag(self, tag: str, default: bool) -> bool:
+        if tag not in self.tags:
+            return default
+        value, line = self.tags[tag]
+        if value.lower() in ("on", "yes", "true", "1"):
+            return True
+        if value.lower() in ("off", "no", "false", "0"):
+            return False
+        raise MatFormatError(f"[{tag.title()}] is On or Off, got {value!r}", line)
+
+    def _read_tags(self) -> None:
+        self.jacoby = self._flag("jacoby", False)
+        self.beavers = self._flag("beaver", False)
+        self.crawford = self._flag("crawford", True)
+        self.cube = True
+        if "cubelimit" in self.tags:
+            value, line = self.tags["cubelimit"]
+            if not value.isdigit() or int(value) < 1:
+                raise MatFormatError(f"[CubeLimit] is a number, got {value!r}", line)
+            self.cube = int(value) > 1
+        if "forfeit" in self.tags:
+            value, line = self.tags["forfeit"]
+            parts = value.split()
+            if len(parts) != 2 or parts[0] not in ("abandon", "timeout") or parts[1] not in "12":
+                raise MatFormatError(
+                    f"[Forfeit] is 'abandon' or 'timeout' and the player, 1 or 2, got "
+                    f"{value!r}",
+                    line,
+                )
+            self.forfeit = (parts[0], int(parts[1]) - 1, line)
+        names = [self.tags.get(f"player {n}", ("", 0))[0] for n in (1, 2)]
+        if all(names):
+            self.players = (names[0], names[1])
+
+    def rules(self) -> Rules:
+        if self.length and (self.jacoby or self.beavers):
+            line = self.tags.get("jacoby", self.tags.get("beaver", ("", None)))[1]
+            raise MatFormatError("the Jacoby rule and beavers are money-play options, but "
+                                 f"this is a {self.length} point match", line)
+        return Rules(length=self.length, cube=self.cube, crawford=self.crawford or not self.length,
+                     jacoby=self.jacoby, beavers=self.beavers)
+
+    def info(self) -> MatchInfo:
+        date = None
+        if "eventdate" in self.tags:
+            value, line = self.tags["eventdate"]
+            try:
+                date = datetime.datetime.strptime(value.strip(), "%Y.%m.%d").date()
+            except ValueError:
+                raise MatFormatError(f"[EventDate] is YYYY.MM.DD, got {value!r}", line) from None
+        while self.comment and not self.comment[-1]:
+            self.comment.pop()
+        while self.comment and not self.comment[0]:
+            self.comment.pop(0)
+        return MatchInfo(
+            event=self.tags.get("event", ("", 0))[0],
+            site=self.tags.get("site", ("", 0))[0],
+            round=self.tags.get("round", ("", 0))[0],
+            date=date,
+            annotator=self.tags.get("transcriber", ("", 0))[0],
+            comment="\n".join(self.comment),
+        )
+
+
+class _MatchReader:
+    """Plays the games of a file through the core as it reads them."""
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        self.match: Match = Match.new(rules)
+        self.actions: list[Action] = []
+        self.players: tuple[str, str] | None = None
+        self.start_score = (0, 0)
+
+    def apply(self, action: Action, line: int) -> None:
+        try:
+            self.match, _ = self.match.apply(action)
+        except ValueError as error:
+            raise MatFormatError(str(error), line) from error
+        self.actions.append(action)
+
+    def read_game(self, number: int, line: int, body: list[tuple[int, str]], *, last: bool) -> None:
+        if not body:
+            raise MatFormatError(f"Game {number + 1} has no 'name : score' line", line)
+        players_line, text = body[0]
+        found = _PLAYERS.match(text)
+        if not found:
+            raise MatFormatError(
+                f"expected the players and the score, like 'Alice : 0   Bob : 2', "
+                f"found {text.strip()!r}",
+                players_line,
+            )
+        names = (found["name0"], found["name1"])
+        score = (int(found["score0"]), int(found["score1"]))
+        if self.players is None:
+            self.players = names
+            if score != (0, 0):
+                self.start_score = score
+                try:
+                    self.match = Match.new(self.rules, score=score)
+                except ValueError as error:
+                    raise MatFormatError(str(error), players_line) from error
+        elif names != self.players:
+            raise MatFormatError(
+                f"the players change from {self.players[0]!r} and {self.players[1]!r} to "
+                f"{names[0]!r} and {names[1]!r}",
+                players_line,
+            )
+        if self.match.is_over:
+            raise MatFormatError(f"the match is over before Game {number + 1}", line)
+        if self._scores_checked() and score != self.match.score:
+            raise MatFormatError(
+                f"Game {number + 1} starts at {score[0]}-{score[1]}, but the games before it "
+                f"end at {self.match.score[0]}-{self.match.score[1]}",
+                players_line,
+            )
+        game = _GameReader(self, number)
+        for line_number, row in body[1:]:
+            for player, entry in _entries(row, line_number):
+                game.entry(player, entry, line_number)
+        game.finish(last=last, line=body[-1][0])
+
+    def _scores_checked(self) -> bool:
+        # GNU Backgammon scores an accepted resignation at its full level even under the
+        # Jacoby rule; gammon's core scores it single while the cube is centred, so money
+        # tallies may differ there.
+        return not self.rules.jacoby
+
+
+def _entries(row: str, line: int) -> list[tuple[int, str]]:
+    """The entries of a move line, each with its column (0 left, 1 right)."""
+    numbered = _NUMBERED.match(row)
+    start = numbered.end() if numbered else 0
+    found = list(_ENTRY.finditer(row, start))
+    if not found:
+        raise MatFormatError(f"cannot read {row.strip()!r}: expected a roll like '52: 13/8 "
+                             f"24/22', a cube action or 'Wins N points'", line)
+    if row[start:found[0].start()].strip():
+        raise MatFormatError(f"cannot read {row[start:found[0].start()].strip()!r}", line)
+    if len(found) > 2:
+        raise MatFormatError(f"more than two entries on one line: {row.strip()!r}", line)
+    texts = [
+        row[match.start(): found[n + 1].start() if n + 1 < len(found) else len(row)].strip()
+        for n, match in enumerate(found)
+    ]
+    if len(texts) == 2:
+        return [(0, texts[0]), (1, texts[1])]
+    return [(1 if found[0].start() > _RIGHT_COLUMN else 0, texts[0])]
+
+
+class _GameReader:
+    """One game's entries, applied to the match in order."""
+
+    def __init__(self, reader: _MatchReader, number: int) -> None:
+        self.reader = reader
+        self.number = number
+        self.started = False
+        self.pending: tuple[int, Roll, int] | None = None  # a roll with legal plays, unplayed
+        self.beaver_by: int | None = None  # the doubler whose acceptance of a beaver follows
+
+    @property
+    def match(self) -> Match:
+        return self.reader.match
+
+    def entry(self, player: int, text: str, line: int) -> None:
+        name = f"player {player + 1}"
+        beaver_by, self.beaver_by = self.beaver_by, None
+        if self.started and self.match.game.phase is Phase.GAME_OVER:
+            wins = _WINS.match(text)
+            if not wins:
+                raise MatFormatError(f"the game is over, but {name} goes on: {text!r}", line)
+            self._check_result(player, int(wins["points"]), line)
+            return
+        if self.pending is not None and not _WINS.match(text):
+            self._unplayed(line)
+        if roll := _ROLL.match(text):
+            self._roll(player, Roll(int(roll["die1"]), int(roll["die2"])), roll["play"], line)
+        elif cube := _CUBE.match(text):
+            self._cube(player, cube["kind"].lower(), cube["value"], line)
+        elif _TAKE.match(text):
+            if beaver_by == player:
+                return  # the doubler accepts the beaver: the core's beaver includes it
+            self.reader.apply(Take(player), line)
+        elif _DROP.match(text):
+            self.reader.apply(Drop(player), line)
+        elif wins := _WINS.match(text):
+            self._resignation(player, int(wins["points"]), line)
+        else:
+            raise MatFormatError(f"cannot read {name}'s entry {text!r}", line)
+
+    def _roll(self, player: int, roll: Roll, play: str, line: int) -> None:
+        if not self.started:
+            if roll.is_double():
+                raise MatFormatError(f"the opening roll cannot be a double: {roll}", line)
+            high, low = max(roll.die1, roll.die2), min(roll.die1, roll.die2)
+            throw = (high, low) if player == 0 else (low, high)
+            self.reader.apply(RollOpening(OpeningRoll(player, roll, (throw,))), line)
+            self.started = True
+        else:
+            self.reader.apply(RollDice(player, roll), line)
+        play = play.strip()
+        if _NO_PLAY.match(play):
+            play = ""
+        game = self.match.game
+        if not play:
+            if game.phase is Phase.MOVING:
+                self.pending = (player, roll, line)
+            return
+        if game.phase is not Phase.MOVING:
+            raise MatFormatError(
+                f"player {player + 1} cannot move with {roll} here, but the file plays {play!r}",
+                line,
+            )
+        self.reader.apply(PlayMove(player, _read_play(game.position, roll, play, line)), line)
+
+    def _cube(self, player: int, kind: str, value: str | None, line: int) -> None:
+        if kind.startswith("raccoon"):
+            raise MatFormatError("raccoons (a redouble after a beaver) are not in gammon's rules",
+                                 line)
+        if not self.started:
+            raise MatFormatError("the game starts with the opening roll, not a cube action", line)
+        game = self.match.game
+        cube = game.cube.value
+        if game.phase is Phase.CUBE_OFFERED and player == game.opponent:
+            if game.rules.is_money and not game.rules.beavers:
+                raise _BeaversPlayed
+            expected = 4 * cube
+            self.reader.apply(Beaver(player), line)
+            self.beaver_by = game.turn
+        else:
+            expected = 2 * cube
+            self.reader.apply(OfferDouble(player), line)
+        if value is not None and int(value) != expected:
+            raise MatFormatError(f"the cube goes to {expected} here, not {value}", line)
+
+    def _resignation(self, winner: int, points: int, line: int) -> None:
+        loser = 1 - winner
+        game = self.match.game
+        if not self.started:
+            raise MatFormatError("the game starts with the opening roll", line)
+        if game.phase not in (Phase.BEFORE_ROLL, Phase.MOVING) or game.turn != loser:
+            raise MatFormatError(
+                f"player {winner + 1} wins {points} points before the game is over, so player "
+                f"{loser + 1} resigns; gammon's rules allow resigning only on one's own turn "
+                f"before the roll or the play",
+                line,
+            )
+        cube = game.cube.value
+        level = Level(resign_level(points, cube))
+        if points != int(level) * cube:
+            raise MatFormatError(
+                f"player {winner + 1} wins {points} points by a resignation, but with the cube "
+                f"at {cube} a resignation wins {cube}, {2 * cube} or {3 * cube}",
+                line,
+            )
+        self.pending = None
+        self.reader.apply(OfferResign(loser, level), line)
+        if level is not Level.BACKGAMMON:  # a backgammon offer is accepted by itself
+            self.reader.apply(AcceptResign(winner), line)
+
+    def _check_result(self, winner: int, points: int, line: int) -> None:
+        result = self.match.game.result
+        assert result is not None
+        if result.winner != winner or points_written(result) != points:
+            said = points_written(result)
+            raise MatFormatError(
+                f"the file says player {winner + 1} wins {points} points, but the game ended "
+                f"with player {result.winner + 1} winning {said} point{'s' if said != 1 else ''}",
+                line,
+            )
+
+    def _unplayed(self, line: int) -> None:
+        assert self.pending is not None
+        player, roll, at = self.pending
+        raise MatFormatError(
+            f"player {player + 1} rolled {roll} and has legal plays, but no play is written "
+            f"(and no resignation follows)",
+            at,
+        )
+
+    def finish(self, *, last: bool, line: int) -> None:
+        if not self.started:
+            raise MatFormatError(f"Game {self.number + 1} has no moves", line)
+        if last:
+            return  # the match may stop anywhere: in progress, or forfeited
+        if self.pending is not None:
+            self._unplayed(line)
+        if self.match.game.phase is not Phase.GAME_OVER:
+            raise MatFormatError(
+                f"Game {self.number + 1} is not over, but another game follows", line
+            )
+
+
+def _read_play(position: Position, roll: Roll, text: str, line: int) -> Play:
+    try:
+        segments = parse_segments(text)
+    except NotationError as error:
+        raise MatFormatError(f"cannot read the play {text!r}: {error}", line) from error
+    steps = [pair for points, _ in segments for pair in itertools.pairwise(points)]
+    try:
+        play = play_from_steps(position, roll, steps)
+    except IncompletePlayError as error:  # the moves can be played, but leave dice unused
+        raise MatFormatError(str(error), line) from error
+    except IllegalPlayError:
+        # perhaps joined moves with the way unwritten, like 24/16: resolve by notation
+        try:
+            play = parse_play(position, roll, text)
+        except (IllegalPlayError, NotationError) as error:
+            raise MatFormatError(f"{roll}: {text!r} is not a legal play here: {error}",
+                                 line) from error
+    # hits need not be marked, but a mark must be a hit
+    marked = {
+        point for points, hits in segments for point, hit in zip(points, hits, strict=True) if hit
+    }
+    hit = {move.destination for move in play.moves if move.hit}
+    if marked - hit:
+        raise MatFormatError(
+            f"{roll}: {text!r} marks a hit on {', '.join(map(str, sorted(marked - hit)))}, "
+            f"but the play hits no checker there",
+            line,
+        )
+    return play
