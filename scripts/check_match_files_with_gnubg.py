@@ -391,7 +391,13 @@ def check(count: int, seed: int) -> int:
                 files.append({"path": path, "jacoby": record.rules.jacoby,
                               "beavers": record.rules.beavers, "cube": record.rules.cube})
                 expected[path] = (name, written)
-        reported = _run_gnubg({"job": "import", "files": files})
+        # GNU Backgammon's .mat importer keeps a beaver it could not settle in a static
+        # flag that spoils every later import in the same process: such files go alone
+        alone = [f for f in files if f["path"].endswith(".mat")
+                 and _beaver_then_resign(expected[f["path"]][1])]
+        reported = _run_gnubg({"job": "import", "files": [f for f in files if f not in alone]})
+        for item in alone:
+            reported.update(_run_gnubg({"job": "import", "files": [item]}))
         print(f"2. GNU Backgammon reads gammon's files ({len(files)} files, "
               f"{len(records)} matches):")
         for item in files:
