@@ -33,8 +33,9 @@ Decisions where the rules leave room (RULES.md §2–§6 and seed 000):
 * **Resigning** is allowed on turn, before rolling or while moving (seed 000: "quando arriva il
   suo turno"; GNU Backgammon allows both). After a refusal only a higher offer may be made in
   that turn; a backgammon offer is accepted by itself; the floor resets when the turn passes.
-  An accepted resignation scores ``level × cube`` (single with the Jacoby rule and a centred
-  cube, as GNU Backgammon does).
+  An accepted resignation scores ``level × cube``, except that with the Jacoby rule and a
+  centred cube it scores a single game, as gammons do under that rule (GNU Backgammon 1.07
+  scores the offered level even then; gammon applies the Jacoby rule consistently).
 * **Abandon and timeout** lose the game in progress at the cube's value (single, the value
   before the double if one is pending); a :class:`~gammon.core.match.Match` then ends.
 """
