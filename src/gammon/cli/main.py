@@ -114,6 +114,30 @@ def cmd_bench(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
     return 0
 
 
+def cmd_analyze(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
+    from gammon.engine.analysis import analyze_actions
+    from gammon.formats import mat, sgf
+
+    path = Path(args.file)
+    if not path.is_file():
+        raise UsageError(f"no such file: {path}")
+    codec = sgf if path.suffix.lower() == ".sgf" else mat
+    record = codec.load(path)
+
+    def progress(game: int) -> None:
+        print(f"analysing game {game} of {len(record.games)} ...", file=sys.stderr, flush=True)
+
+    analysis = analyze_actions(record.actions(), record.rules, names=record.players,
+                               plies=args.ply, start=record.new_match(), progress=progress)
+    text = {"text": analysis.to_text, "json": analysis.to_json,
+            "html": analysis.to_html}[args.format]()
+    if args.out:
+        Path(args.out).write_text(text + ("" if text.endswith("\n") else "\n"))
+    else:
+        out.write(text + "\n")
+    return 0
+
+
 def cmd_train(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
     from gammon.engine.bootstrap import BootstrapRun, bootstrap
     from gammon.engine.training import TrainingRun, train
@@ -155,6 +179,14 @@ def build_parser() -> argparse.ArgumentParser:
     moves.add_argument("dice", metavar="DICE", nargs="?", help="e.g. 31 or 3-1")
     moves.add_argument("--json", action="store_true", help="print a JSON array")
     moves.set_defaults(handler=cmd_moves)
+
+    analyze = commands.add_parser(
+        "analyze", help="rate every play of a match file (.mat or .sgf) against the engine")
+    analyze.add_argument("file", metavar="FILE")
+    analyze.add_argument("--ply", type=int, default=0, choices=(0, 1, 2))
+    analyze.add_argument("--format", choices=("text", "json", "html"), default="text")
+    analyze.add_argument("--out", help="write the report to this file")
+    analyze.set_defaults(handler=cmd_analyze)
 
     train = commands.add_parser(
         "train", help="self-play TD training of the networks (resumes from --out)")

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 
 from gammon.core.actions import Action, PlayMove, RollDice, RollOpening
@@ -223,19 +223,24 @@ def _roll_luck(engine: Engine, position: Position, roll: Roll) -> float:
 
 def analyze_actions(actions: Sequence[Action], rules: Rules, *,
                     names: tuple[str, str] = ("player 0", "player 1"), plies: int = 0,
-                    engine: Engine | None = None, start: Match | None = None) -> Analysis:
+                    engine: Engine | None = None, start: Match | None = None,
+                    progress: Callable[[int], None] | None = None) -> Analysis:
     """Replay ``actions`` from the start of a match (or from ``start``, a match in
-    progress) and rate every checker play."""
+    progress) and rate every checker play; ``progress`` is called with each game's number
+    as it starts."""
     engine = engine or Engine.load()
     analysis = Analysis(names=names, plies=plies)
     match = start or Match.new(rules)
-    game_number = 0 if start is None else start.number
+    # an opening action starts the next game; a match in mid-game is already in one
+    game_number = match.number - (1 if match.phase in (Phase.OPENING, Phase.GAME_OVER) else 0)
     move_number = 0
     luck: dict[int, float] = {}
     for action in actions:
         if isinstance(action, RollOpening):
             game_number += 1
             move_number = 0
+            if progress is not None:
+                progress(game_number)
         game = match.game
         if isinstance(action, RollDice):
             luck[action.player] = _roll_luck(engine, game.board(action.player), action.roll)
