@@ -116,15 +116,17 @@ def test_a_cut_socket_reconnects_and_resyncs_from_the_last_version(pages: Pages)
     wait_match(bob, "g.phase !== 'opening'")
 
     first, second = on_turn(alice, bob)
-    # cut the second player's socket for a while; the first plays meanwhile
-    second.evaluate("window.gammon.socket.cut(2500)")
+    # cut the second player's socket (kept down); the first plays meanwhile
+    second.evaluate("window.gammon.socket.cut(60000)")
     second.wait_for_function("window.gammon.socket.status !== 'open'")
     missed_from = feed(second)["v"]
     assert "reconnecting" in second.inner_text(".status-line").lower()
     play_turn_by_clicks(first)
     target = feed(first)["v"]
     assert target > missed_from
+    assert feed(second)["v"] == missed_from  # nothing arrived while cut
 
+    second.evaluate("window.gammon.socket.connect()")  # the network is back
     second.wait_for_function("window.gammon.socket.status === 'open'", timeout=15_000)
     state = wait_match(second, f"p.feed.v === {target}")
     assert state["game"]["board"] == feed(first)["game"]["board"]

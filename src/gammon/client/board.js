@@ -466,8 +466,13 @@ export class BoardView {
       text(layer, this.X(g.cubeX), g.midY - 48, match.label, { class: "match-length", "text-anchor": "middle" });
     }
     if (match.crawford) {
-      text(layer, this.X(g.cubeX), g.midY + 62, this.t("board.crawford_short"),
-        { class: "crawford", "text-anchor": "middle" }).appendChild(
+      const label = this.t("board.crawford_short");
+      text(layer, this.X(g.cubeX), g.midY + 62, label, {
+        class: "crawford", "text-anchor": "middle",
+        // fit the cube column whatever the language
+        textLength: label.length > 6 ? g.SIDE - 14 : undefined,
+        lengthAdjust: label.length > 6 ? "spacingAndGlyphs" : undefined,
+      }).appendChild(
         Object.assign(el("title"), { textContent: this.t("board.crawford") }));
     }
     if (!cube) return;

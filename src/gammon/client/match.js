@@ -190,6 +190,7 @@ export class MatchPage {
     }
     const before = this.shown || this.prevBoard;
     this.queueFrames(before, events);
+    if (events.length) this.setMessage(""); // news from the server replaces old advice
     for (const event of events) this.onEvent(event);
     this.prevBoard = this.game?.board || null;
     if (this.chain) this.continueChain();
@@ -376,7 +377,7 @@ export class MatchPage {
     if (!this.canRoll()) return false;
     if (typeof g.can_double === "boolean") return g.can_double;
     const cube = g.cube;
-    return !!cube?.enabled && (cube.owner === null || cube.owner === this.you) && cube.value < 64 && !this.app.options.auto_roll;
+    return !!cube?.enabled && (cube.owner === null || cube.owner === this.you) && cube.value < 64;
   }
 
   canUndo() {
@@ -541,6 +542,7 @@ export class MatchPage {
       if (legal["25"] && src !== 25) return t("move.bar_first");
       return t("move.checker_stuck");
     }
+    if (dest === null) return "";
     if (dest === 0) return t("move.cannot_bear_off");
     if (dest === 25) return t("move.not_to_bar");
     if (dest > src) return t("move.backwards");
@@ -995,7 +997,7 @@ export class MatchPage {
     const length = g?.length ?? info?.length;
     this.boardState = {
       board, bottom, flipped: !!o.flip, numbers: o.numbering !== false, quality: o.graphics,
-      dice, roll: this.canRoll() && !o.auto_roll, cube, players, turn: g && g.phase !== "match_over" ? (g.phase === "cube_offered" || g.phase === "resign_offered" ? 1 - g.turn : g.turn) : null,
+      dice, roll: this.canRoll(), cube, players, turn: g && g.phase !== "match_over" ? (g.phase === "cube_offered" || g.phase === "resign_offered" ? 1 - g.turn : g.turn) : null,
       match: { length, crawford: !!g?.crawford, label: length ? t("board.length", { count: length }) : length === 0 ? t("board.money") : "" },
       highlight: hl, compact: this.svg.clientWidth > 0 && this.svg.clientWidth < 620,
     };
