@@ -390,6 +390,7 @@ def create_app(settings: Settings | None = None, *, bus: Any = None) -> FastAPI:
             yield
         finally:
             await hub.stop()
+            await repo.close()
             await engine.dispose()
 
     app = FastAPI(title="gammon", version="0.1.0", lifespan=lifespan,

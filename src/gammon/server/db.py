@@ -14,6 +14,8 @@ match cannot both succeed (:class:`SeqConflict`).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import secrets
 import time
@@ -196,10 +198,26 @@ def _user(row: Any) -> User:
 
 
 class Repository:
-    """Every query the server makes, in one place."""
+    """Every query the server makes, in one place.
+
+    With SQLite, the action log is written by one writer task that commits the actions
+    queued meanwhile together (group commit): SQLite has one writer at a time, and writers
+    on several connections wait for each other in sleeps. Each action still returns only
+    once its transaction is committed.
+    """
 
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
+        self._group = engine.dialect.name == "sqlite"
+        self._queue: asyncio.Queue[tuple[tuple[Any, ...], asyncio.Future[None]]] | None = None
+        self._writer: asyncio.Task[None] | None = None
+
+    async def close(self) -> None:
+        if self._writer is not None:
+            self._writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._writer
+            self._writer = None
 
     # users
 
@@ -320,18 +338,59 @@ class Repository:
         """Store action ``seq`` of a match — with the match's end and the rating changes in
         the same transaction when it ends the match. Raises :class:`SeqConflict` when that
         number is already taken."""
+        args = (match_id, seq, kind, action, at, finish, tuple(ratings))
+        if not self._group:
+            try:
+                async with self.engine.begin() as conn:
+                    await _append(conn, *args)
+            except IntegrityError as error:
+                raise SeqConflict(f"action {seq} of match {match_id} exists") from error
+            return
+        if self._queue is None:
+            self._queue = asyncio.Queue()
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.create_task(self._write_groups(self._queue))
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait((args, future))
+        await future
+
+    async def _write_batch(self, batch: list[tuple[Any, ...]]) -> list[BaseException | None]:
+        """Commit a batch in one transaction; on a conflict, item by item (savepoints)."""
         try:
             async with self.engine.begin() as conn:
-                await conn.execute(match_actions.insert().values(
-                    match_id=match_id, seq=seq, kind=kind, action=action, at=at))
-                if finish is not None:
-                    await conn.execute(
-                        matches.update().where(matches.c.id == match_id)
-                        .values(status="finished", finished_at=at, **finish))
-                for user_id, before, after, experience in ratings:
-                    await _rate(conn, user_id, match_id, before, after, experience, at)
-        except IntegrityError as error:
-            raise SeqConflict(f"action {seq} of match {match_id} exists") from error
+                await _write_batch_rows(conn, batch)
+            return [None] * len(batch)
+        except IntegrityError:
+            pass
+        results: list[BaseException | None] = []
+        async with self.engine.begin() as conn:
+            for args in batch:
+                try:
+                    async with conn.begin_nested():
+                        await _append(conn, *args)
+                    results.append(None)
+                except IntegrityError as error:
+                    results.append(SeqConflict(f"action {args[1]} of match {args[0]} exists: "
+                                               f"{error.orig}"))
+        return results
+
+    async def _write_groups(
+            self, queue: asyncio.Queue[tuple[tuple[Any, ...], asyncio.Future[None]]]) -> None:
+        while True:
+            batch = [await queue.get()]
+            while not queue.empty() and len(batch) < 500:
+                batch.append(queue.get_nowait())
+            try:
+                results = await self._write_batch([args for args, _ in batch])
+            except Exception as error:  # the whole transaction failed: nothing is stored
+                results = [error] * len(batch)
+            for (_, future), result in zip(batch, results, strict=True):
+                if future.done():
+                    continue
+                if result is None:
+                    future.set_result(None)
+                else:
+                    future.set_exception(result)
 
     async def history(self, user_id: int, limit: int = 100) -> list[Any]:
         async with self.engine.connect() as conn:
@@ -346,6 +405,31 @@ class Repository:
             return list((await conn.scalars(
                 sa.select(match_actions.c.action)
                 .where(match_actions.c.kind.in_(["opening", "roll"])))).all())
+
+
+async def _write_batch_rows(conn: AsyncConnection, batch: list[tuple[Any, ...]]) -> None:
+    """One multi-row insert of the plain actions, then the match endings one by one."""
+    await conn.execute(match_actions.insert(), [
+        {"match_id": a[0], "seq": a[1], "kind": a[2], "action": a[3], "at": a[4]}
+        for a in batch])
+    for match_id, _seq, _kind, _action, at, finish, ratings in batch:
+        if finish is not None:
+            await conn.execute(matches.update().where(matches.c.id == match_id)
+                               .values(status="finished", finished_at=at, **finish))
+        for user_id, before, after, experience in ratings:
+            await _rate(conn, user_id, match_id, before, after, experience, at)
+
+
+async def _append(conn: AsyncConnection, match_id: str, seq: int, kind: str, action: str,
+                  at: float, finish: dict[str, Any] | None,
+                  ratings: Sequence[tuple[int, float, float, int]]) -> None:
+    await conn.execute(match_actions.insert().values(
+        match_id=match_id, seq=seq, kind=kind, action=action, at=at))
+    if finish is not None:
+        await conn.execute(matches.update().where(matches.c.id == match_id)
+                           .values(status="finished", finished_at=at, **finish))
+    for user_id, before, after, experience in ratings:
+        await _rate(conn, user_id, match_id, before, after, experience, at)
 
 
 async def _rate(conn: AsyncConnection, user_id: int, match_id: str, before: float,
