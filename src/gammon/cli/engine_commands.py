@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from gammon.cli.main import UsageError
 from gammon.core.dice import Roll
 from gammon.core.position import Position
+from gammon.formats.match_id import MatchKey, Resignation
 
 if TYPE_CHECKING:
     from gammon.core.events import Event
@@ -54,6 +55,9 @@ def add_engine_commands(subparsers: Any) -> None:
     hint.add_argument("--ply", type=int, default=2,
                       help="search depth, 0 to 2 (default 2, as the world-class level)")
     hint.add_argument("--json", action="store_true", help="print a JSON array")
+    hint.add_argument("--match-id", metavar="MATCH_ID",
+                      help="GNU Backgammon Match ID: score, cube and whose turn; with the "
+                           "dice not rolled (and no DICE given) the cube decision is shown")
     _weights_option(hint)
     hint.set_defaults(handler=cmd_hint)
 
@@ -157,10 +161,18 @@ def _hint(engine: Engine, position_id: str, dice: str, plies: int) -> list[Ranke
 
 
 def cmd_hint(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
-    if args.position_id is not None and args.dice is None:
-        raise UsageError("hint needs DICE after the Position ID, e.g. 'gammon hint ID 31'")
     if not 0 <= args.ply <= 2:
         raise UsageError(f"--ply is 0, 1 or 2, got {args.ply}")
+    if args.match_id is not None:
+        if args.position_id is None:
+            raise UsageError("--match-id goes with a POSITION_ID")
+        key = MatchKey.from_id(args.match_id)
+        if args.dice is None:
+            if key.dice is None or key.double_offered or key.resignation != Resignation.NONE:
+                return _cube_hint(args, key, out)
+            args.dice = f"{key.dice[0]}{key.dice[1]}"
+    if args.position_id is not None and args.dice is None:
+        raise UsageError("hint needs DICE after the Position ID, e.g. 'gammon hint ID 31'")
     engine = _engine(args)
     if args.position_id is None:
         return answer_lines(
@@ -173,6 +185,20 @@ def cmd_hint(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
         out.write(json.dumps([ranked_json(r) for r in ranked]) + "\n")
     else:
         out.writelines(line + "\n" for line in format_ranked(ranked))
+    return 0
+
+
+def _cube_hint(args: argparse.Namespace, key: MatchKey, out: TextIO) -> int:
+    """``hint --match-id`` before the roll: the cube decision (or the answer pending)."""
+    from gammon.cli.cube_commands import cube_hint_lines, cube_json
+
+    engine = _engine(args)
+    position = _position(args.position_id)
+    if args.json:
+        out.write(json.dumps(cube_json(engine, position, key, plies=args.ply)) + "\n")
+    else:
+        out.writelines(line + "\n" for line in
+                       cube_hint_lines(engine, position, key, plies=args.ply))
     return 0
 
 

@@ -209,10 +209,12 @@ def build_parser() -> argparse.ArgumentParser:
                        help="games between quick duplicate matches against pubeval (0: never)")
     train.set_defaults(handler=cmd_train)
 
+    from gammon.cli.cube_commands import add_cube_commands
     from gammon.cli.engine_commands import add_engine_commands
     from gammon.server.cli import add_serve_command, add_verify_command
 
     add_engine_commands(commands)
+    add_cube_commands(commands)
 
     add_serve_command(commands)
     add_verify_command(commands)
