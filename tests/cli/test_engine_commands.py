@@ -326,3 +326,23 @@ def test_bench_speed_prints_the_figures_beside_their_targets(
     assert re.search(r"^0-ply: median .* ms .*target ≤ 1 ms", text, re.M)
     assert re.search(r"^2-ply: median .* ms .*target ≤ 100 ms", text, re.M)
     assert re.search(r"^training: [\d,]+ games/s", text, re.M)
+
+
+def test_hint_with_a_match_id_before_the_roll_gives_the_cube_decision() -> None:
+    # A money game, player 1 on roll, dice not rolled (the Match ID of `gammon cube`'s tests).
+    code, text = run(["hint", "4HPwATDgc/ABMA", "--match-id", "cAkAAAAAAAAA", "--ply", "0",
+                      "--json"])
+    assert code == 0
+    answer = json.loads(text)
+    assert answer["action"] in {"no-double", "double-take", "double-pass", "too-good-take",
+                                "too-good-pass"}
+    assert set(answer["equities"]) >= {"no_double", "double_take", "double_pass"}
+
+
+def test_hint_with_a_match_id_whose_dice_are_rolled_ranks_the_plays() -> None:
+    # cAlvATAAIAAA: the gnubg manual's example, dice 6-3 rolled.
+    code, text = run(["hint", "4HPwATDgc/ABMA", "--match-id", "cAlvATAAIAAA", "--ply", "0",
+                      "--json"])
+    assert code == 0
+    plays = json.loads(text)
+    assert len(plays) == len(legal_plays(Position.initial(), Roll(6, 3)))
