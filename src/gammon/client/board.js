@@ -513,7 +513,7 @@ export class BoardView {
       el("rect", { x: this.X(g.rightQuarterX) - 80, y: g.midY - 28, width: 160, height: 56, rx: 28, class: "roll-pill" }, grp);
       text(grp, this.X(g.rightQuarterX), g.midY + 9, this.t("board.roll"), { class: "roll-text", "text-anchor": "middle" });
     }
-    if (!dice || !dice.values) return;
+    if (!dice || !dice.values) { this.lastRoll = null; return; }
     const [a, b] = dice.values;
     const mine = dice.seat === bottom;
     const cx = this.X(mine ? g.rightQuarterX : g.leftQuarterX);
@@ -528,7 +528,11 @@ export class BoardView {
     const size = values.length === 4 ? 44 : 52;
     const gap = 12;
     const total = values.length * size + (values.length - 1) * gap;
-    const grp = el("g", { class: `dice seat${dice.seat}${dice.confirmable ? " confirmable" : ""}`,
+    // a new roll tumbles in (once: later renders of the same roll stay still)
+    const rollKey = `${dice.seat}:${a}:${b}:${dice.left.length === values.length}`;
+    const fresh = dice.left.length === values.length && rollKey !== this.lastRoll;
+    this.lastRoll = rollKey;
+    const grp = el("g", { class: `dice seat${dice.seat}${dice.confirmable ? " confirmable" : ""}${fresh ? " fresh" : ""}`,
       "data-action": dice.confirmable ? "confirm" : "dice" }, layer);
     // the whole dice area takes the click, gaps included
     el("rect", { x: cx - total / 2 - 14, y: g.midY - size / 2 - 14, width: total + 28,
@@ -537,10 +541,12 @@ export class BoardView {
       const x = cx - total / 2 + i * (size + gap);
       const die = el("g", { class: `die${used[i] ? " used" : ""}` }, grp);
       die.style.transform = `translate(${x}px, ${g.midY - size / 2}px)`;
-      el("rect", { width: size, height: size, rx: 9, class: "die-face" }, die);
+      const face = el("g", { class: "die-body" }, die);
+      face.style.animationDelay = `${i * 60}ms`;
+      el("rect", { width: size, height: size, rx: 9, class: "die-face" }, face);
       const s = size / 4;
       for (const [dx, dy] of PIPS[v]) {
-        el("circle", { cx: size / 2 + dx * s, cy: size / 2 + dy * s, r: size / 11, class: "pip" }, die);
+        el("circle", { cx: size / 2 + dx * s, cy: size / 2 + dy * s, r: size / 11, class: "pip" }, face);
       }
     });
     if (dice.confirmable) {
