@@ -1,0 +1,146 @@
+"""The bot at the table: every decision of a match, through the core's state machine.
+
+:class:`MatchBot` answers "what does this player do now?" for any state of a
+:class:`gammon.core.match.Match`: double or not before rolling, take/drop/beaver a double,
+accept or refuse a resignation, offer one when the game is lost, and the checker play. Dice
+actions are not its business: whoever runs the match rolls (the server, a benchmark).
+
+With ``cube=False`` it is the *cubeless* bot: the same checker play, but it never doubles or
+resigns, and it takes a double when its cubeless equity is above -0.5 (the dead-cube take
+point) — the baseline `gammon bench matches` measures the cube's worth against.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from gammon.core.actions import (
+    AcceptResign,
+    Action,
+    Beaver,
+    Drop,
+    OfferDouble,
+    OfferResign,
+    PlayMove,
+    RejectResign,
+    Take,
+)
+from gammon.core.dice import DiceSource
+from gammon.core.game import Phase, Rules
+from gammon.core.match import Match
+from gammon.engine.cube import Action as CubeAction
+from gammon.engine.cube import (
+    CubeInfo,
+    Owner,
+    Response,
+    analyse_cube,
+    analyse_resignation,
+    analyse_resignation_offer,
+    analyse_take,
+)
+from gammon.engine.player import Engine, Level
+
+DOUBLING = (CubeAction.DOUBLE_TAKE, CubeAction.DOUBLE_PASS)
+
+
+def cube_info(match: Match, player: int) -> CubeInfo:
+    """The cube and score as ``player`` sees them (for the engine's cube functions)."""
+    game = match.game
+    cube = game.cube
+    if cube.owner is None:
+        owner = Owner.CENTRED
+    else:
+        owner = Owner.ME if cube.owner == player else Owner.OPPONENT
+    rules = match.rules
+    if rules.is_money:
+        return CubeInfo.money(cube.value, owner, jacoby=rules.jacoby, beavers=rules.beavers)
+    return CubeInfo.match(rules.length - match.score[player],
+                          rules.length - match.score[1 - player], cube.value, owner,
+                          crawford=game.crawford, post_crawford=match.is_post_crawford)
+
+
+@dataclass
+class MatchBot:
+    """A player's decisions. ``level`` sets the checker play; ``plies`` the depth of the
+    cube and resignation evaluations."""
+
+    engine: Engine
+    level: Level | str = "expert"
+    cube: bool = True
+    plies: int = 0
+    rng: random.Random = field(default_factory=random.Random)
+
+    def decide(self, match: Match, player: int) -> Action | None:
+        """The action ``player`` takes now, or None when it is not theirs to act (or the
+        next action is a roll)."""
+        if match.is_over:
+            return None
+        game = match.game
+        phase = game.phase
+        if phase is Phase.MOVING and game.turn == player and game.roll is not None:
+            return PlayMove(player, self.engine.choose(game.position, game.roll, self.level,
+                                                       self.rng))
+        if phase is Phase.BEFORE_ROLL and game.turn == player:
+            return self._before_roll(match, player)
+        if phase is Phase.CUBE_OFFERED and game.turn != player:
+            return self._answer_double(match, player)
+        if phase is Phase.RESIGN_OFFERED and game.turn != player:
+            return self._answer_resignation(match, player)
+        return None
+
+    def _before_roll(self, match: Match, player: int) -> Action | None:
+        if not self.cube:
+            return None
+        game = match.game
+        info = cube_info(match, player)
+        level = analyse_resignation_offer(self.engine, game.position, info, plies=self.plies)
+        if level is not None and game.can_resign(player, level):
+            return OfferResign(player, level)
+        if game.can_double(player):
+            decision = analyse_cube(self.engine, game.position, info, plies=self.plies)
+            if decision.action in DOUBLING:
+                return OfferDouble(player)
+        return None
+
+    def _answer_double(self, match: Match, player: int) -> Action:
+        game = match.game
+        doubler = game.turn
+        if not self.cube:
+            equity = -self.engine.evaluate(game.position, plies=self.plies).equity
+            return Take(player) if equity > -0.5 else Drop(player)
+        answer = analyse_take(self.engine, game.position, cube_info(match, doubler),
+                              plies=self.plies)
+        if answer.response is Response.BEAVER and game.can_beaver(player):
+            return Beaver(player)
+        if answer.response is Response.PASS:
+            return Drop(player)
+        return Take(player)
+
+    def _answer_resignation(self, match: Match, player: int) -> Action:
+        game = match.game
+        offer = game.resign_offer
+        assert offer is not None
+        resigner = game.turn
+        decision = analyse_resignation(self.engine, game.start_position,
+                                       cube_info(match, resigner), offer.level,
+                                       roll=game.roll, plies=self.plies)
+        return AcceptResign(player) if decision.accept else RejectResign(player)
+
+
+def play_match(bots: tuple[MatchBot, MatchBot], rules: Rules, dice: DiceSource) -> Match:
+    """A whole match between two bots (player 0 is ``bots[0]``), or a single game when
+    ``rules`` is a money session; the dice come from ``dice``."""
+    match = Match.new(rules)
+    while not match.is_over:
+        action: Action | None
+        if match.phase in (Phase.OPENING, Phase.GAME_OVER):
+            if rules.is_money and match.results:
+                break
+            action = match.opening_action(dice)
+        else:
+            action = bots[0].decide(match, 0) or bots[1].decide(match, 1)
+            if action is None:
+                action = match.game.roll_action(dice)
+        match, _ = match.apply(action)
+    return match

@@ -1,0 +1,82 @@
+"""The bot at the table: whole matches through the state machine, and its cube choices."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from gammon.core.actions import Drop, OfferDouble, RollDice, Take
+from gammon.core.cube import Cube
+from gammon.core.game import Game, Phase, Rules
+from gammon.core.match import Match
+from gammon.core.position import Position
+from gammon.engine.matchbot import MatchBot, cube_info, play_match
+from gammon.engine.player import Engine
+
+
+@pytest.fixture(scope="module")
+def engine() -> Engine:
+    return Engine.load()
+
+
+def at(position: Position, rules: Rules, *, cube: Cube | None = None,
+       score: tuple[int, int] = (0, 0)) -> Match:
+    """A match where player 0 is about to roll ``position``."""
+    game = Game.from_position(position, 0, rules=rules, cube=cube)
+    return Match(rules, game, score=score)
+
+
+def test_the_bots_play_a_whole_match_with_the_cube_through_the_rules(engine: Engine) -> None:
+    rules = Rules(length=3)
+    bots = (MatchBot(engine, rng=random.Random(1)), MatchBot(engine, rng=random.Random(2)))
+    match = play_match(bots, rules, random.Random(3))
+    assert match.is_over and max(match.score) >= 3
+
+
+# A short bear-off race (exact from the database): we need two rolls at most and win 94%,
+# no gammons either way — double/pass in money play.
+CRUSHING = Position.from_points({3: 2, 2: 2}, {6: 2, 5: 2})
+
+
+def test_the_bot_doubles_a_crushing_position_and_the_opponent_passes(engine: Engine) -> None:
+    match = at(CRUSHING, Rules())
+    assert MatchBot(engine).decide(match, 0) == OfferDouble(0)
+    doubled, _ = match.apply(OfferDouble(0))
+    assert MatchBot(engine).decide(doubled, 1) == Drop(1)
+
+
+def test_the_cubeless_bot_never_doubles(engine: Engine) -> None:
+    assert MatchBot(engine, cube=False).decide(at(CRUSHING, Rules()), 0) is None
+
+
+def test_no_double_in_the_crawford_game(engine: Engine) -> None:
+    rules = Rules(length=5)
+    game = Game.from_position(CRUSHING, 0, rules=rules, crawford=True)
+    match = Match(rules, game, score=(4, 2), crawford_reached=True)
+    assert match.is_crawford
+    assert MatchBot(engine).decide(match, 0) is None
+
+
+def test_an_even_position_is_no_double_and_a_double_is_taken(engine: Engine) -> None:
+    match = at(Position.initial(), Rules())
+    assert MatchBot(engine).decide(match, 0) is None  # rolls
+    doubled, _ = match.apply(OfferDouble(0))
+    assert MatchBot(engine).decide(doubled, 1) == Take(1)
+
+
+def test_the_bot_only_acts_when_it_is_its_turn(engine: Engine) -> None:
+    match = at(Position.initial(), Rules())
+    assert MatchBot(engine).decide(match, 1) is None
+    rolled, _ = match.apply(RollDice(0, match.game.roll_action(random.Random(4)).roll))
+    assert rolled.game.phase is Phase.MOVING
+    assert MatchBot(engine).decide(rolled, 1) is None
+    assert MatchBot(engine).decide(rolled, 0) is not None
+
+
+def test_cube_info_sees_the_score_and_the_owner_from_each_side() -> None:
+    match = at(Position.initial(), Rules(length=7), cube=Cube(2, 1), score=(2, 4))
+    mine, theirs = cube_info(match, 0), cube_info(match, 1)
+    assert mine.value == theirs.value == 2
+    assert (mine.owner.name, theirs.owner.name) == ("OPPONENT", "ME")
+    assert mine.score is not None and (mine.score.away_me, mine.score.away_opp) == (5, 3)
