@@ -6,13 +6,13 @@ import json
 
 import pytest
 
-from gammon.core.actions import PlayMove, RollDice, RollOpening
+from gammon.core.actions import Drop, OfferDouble, PlayMove, RollDice, RollOpening
 from gammon.core.dice import OpeningRoll, Roll
 from gammon.core.game import Game, Rules
 from gammon.core.match import Match
 from gammon.core.moves import legal_plays
 from gammon.core.position import Position
-from gammon.engine.analysis import BLUNDER, analyze_actions
+from gammon.engine.analysis import BLUNDER, ERROR, analyze_actions
 from gammon.engine.player import Engine
 
 
@@ -79,3 +79,23 @@ def test_reports_name_both_players_and_every_decision(engine: Engine) -> None:
     assert "alice" in analysis.to_text() and "??" in analysis.to_text()
     page = analysis.to_html()
     assert page.startswith("<!doctype html>") and "<svg" in page and "alice" in page
+
+
+def test_dropping_a_take_and_missing_a_double_are_cube_errors(engine: Engine) -> None:
+    rules = Rules()  # money
+    # Doubled in the opening position: dropping gives away a whole point for a position
+    # that is about even — a blunder; taking is right.
+    start = Match(rules, Game.from_position(Position.initial(), 0, rules=rules))
+    analysis = analyze_actions([OfferDouble(0), Drop(1)], rules, engine=engine, start=start)
+    (offer, answer) = analysis.cube
+    assert (offer.chosen, offer.proper) == ("double", "no double")
+    assert offer.loss > 0
+    assert (answer.chosen, answer.proper, answer.mark) == ("drop", "take", "??")
+    # A 94% bear-off race with no gammons: rolling on instead of doubling (double/pass).
+    race = Position.from_points({3: 2, 2: 2}, {6: 2, 5: 2})
+    start = Match(rules, Game.from_position(race, 0, rules=rules))
+    analysis = analyze_actions([RollDice(0, Roll(2, 1))], rules, engine=engine, start=start)
+    (missed,) = analysis.cube
+    assert (missed.chosen, missed.proper) == ("no double", "double pass")
+    assert missed.loss >= ERROR
+    assert analysis.summaries()[0].cube_decisions == 1

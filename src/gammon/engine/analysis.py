@@ -14,7 +14,10 @@ position is rebuilt by the rules. For each player:
   *performance rating* ``PR = 500 × that mean`` (the scale the strongest tools use: 0 is
   perfect, about 5 a world-class player).
 
-Cube decisions are rated by :mod:`gammon.engine.cube` where it is available.
+* **cube decisions** — each double, take, drop and beaver, and each roll made without
+  doubling where doubling was right or close (within ``CLOSE_CUBE``), rated by
+  :mod:`gammon.engine.cube` (cubeful equity, normalised to the cube then in play; in a
+  match, equity converted through the match equity table) against the right action.
 """
 
 from __future__ import annotations
@@ -24,7 +27,16 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 
-from gammon.core.actions import Action, PlayMove, RollDice, RollOpening
+from gammon.core.actions import (
+    Action,
+    Beaver,
+    Drop,
+    OfferDouble,
+    PlayMove,
+    RollDice,
+    RollOpening,
+    Take,
+)
 from gammon.core.dice import Roll
 from gammon.core.game import Phase, Rules
 from gammon.core.match import Match
@@ -35,6 +47,7 @@ from gammon.engine.player import Engine
 
 ERROR = 0.040
 BLUNDER = 0.080
+CLOSE_CUBE = 0.040
 
 ALL_ROLLS = [Roll(a, b) for a in range(1, 7) for b in range(1, a + 1)]
 
@@ -74,11 +87,34 @@ class CheckerDecision:
 
 
 @dataclass(frozen=True, slots=True)
+class CubeRecord:
+    """One cube decision, rated: ``chosen`` and ``proper`` are actions such as
+    ``no double``, ``double``, ``take``, ``drop``, ``beaver``."""
+
+    game: int
+    move_number: int
+    player: int
+    position_id: str
+    chosen: str
+    proper: str
+    loss: float
+
+    @property
+    def mark(self) -> str:
+        if self.loss >= BLUNDER:
+            return "??"
+        if self.loss >= ERROR:
+            return "?"
+        return ""
+
+
+@dataclass(frozen=True, slots=True)
 class PlayerSummary:
     player: int
     name: str
     decisions: int
     unforced: int
+    cube_decisions: int
     errors: int
     blunders: int
     equity_lost: float
@@ -99,20 +135,23 @@ class Analysis:
     names: tuple[str, str]
     plies: int
     decisions: list[CheckerDecision] = field(default_factory=list)
+    cube: list[CubeRecord] = field(default_factory=list)
 
     def summaries(self) -> list[PlayerSummary]:
         out = []
         for player in (0, 1):
             mine = [d for d in self.decisions if d.player == player]
-            unforced = [d for d in mine if not d.forced]
+            cube = [c for c in self.cube if c.player == player]
+            losses = [d.loss for d in mine if not d.forced] + [c.loss for c in cube]
             out.append(PlayerSummary(
                 player=player,
                 name=self.names[player],
-                decisions=len(mine),
-                unforced=len(unforced),
-                errors=sum(1 for d in unforced if ERROR <= d.loss < BLUNDER),
-                blunders=sum(1 for d in unforced if d.loss >= BLUNDER),
-                equity_lost=sum(d.loss for d in unforced),
+                decisions=len(mine) + len(cube),
+                unforced=len(losses),
+                cube_decisions=len(cube),
+                errors=sum(1 for loss in losses if ERROR <= loss < BLUNDER),
+                blunders=sum(1 for loss in losses if loss >= BLUNDER),
+                equity_lost=sum(losses),
                 luck=sum(d.luck for d in mine),
             ))
         return out
@@ -132,6 +171,9 @@ class Analysis:
                 {**asdict(d), "loss": round(d.loss, 4), "mark": d.mark}
                 for d in self.decisions
             ],
+            "cube_decisions": [
+                {**asdict(c), "loss": round(c.loss, 4), "mark": c.mark} for c in self.cube
+            ],
         }, indent=2)
 
     def to_text(self) -> str:
@@ -144,9 +186,16 @@ class Analysis:
             lines.append(f"{d.game:>4} {d.move_number:>4}  {self.names[d.player]:<10.10} "
                          f"{d.roll:<4} {d.played or '(no move)':<24.24} {best:<24.24} "
                          f"{-d.loss:>+7.3f} {d.luck:>+7.3f} {d.mark}")
+        if self.cube:
+            lines += ["", f"{'game':>4} {'move':>4}  {'player':<10} {'cube action':<12} "
+                          f"{'right action':<14} {'loss':>7}"]
+            for c in self.cube:
+                lines.append(f"{c.game:>4} {c.move_number:>4}  {self.names[c.player]:<10.10} "
+                             f"{c.chosen:<12} {c.proper:<14} {-c.loss:>+7.3f} {c.mark}")
         lines.append("")
         for s in self.summaries():
-            lines.append(f"{s.name}: {s.unforced} unforced decisions, {s.errors} errors, "
+            lines.append(f"{s.name}: {s.unforced} unforced decisions "
+                         f"({s.cube_decisions} of the cube), {s.errors} errors, "
                          f"{s.blunders} blunders, {s.equity_lost:.3f} equity lost, "
                          f"error rate {s.error_rate:.1f} mp/decision, "
                          f"PR {s.performance_rating:.1f}, luck {s.luck:+.3f}")
@@ -163,6 +212,11 @@ class Analysis:
                 f"<td>{html.escape(d.played or '(no move)')}</td>"
                 f"<td>{html.escape('' if d.best == d.played else d.best)}</td>"
                 f"<td>{-d.loss:+.3f}</td><td>{d.luck:+.3f}</td><td>{d.mark}</td></tr>")
+        cube_rows = "".join(
+            f"<tr class='{ {'??': 'blunder', '?': 'error'}.get(c.mark, '') }'><td>{c.game}</td>"
+            f"<td>{c.move_number}</td><td>{html.escape(self.names[c.player])}</td>"
+            f"<td>{c.chosen}</td><td>{c.proper}</td><td>{-c.loss:+.3f}</td><td>{c.mark}</td></tr>"
+            for c in self.cube)
         summary = "".join(
             f"<tr><td>{html.escape(s.name)}</td><td>{s.unforced}</td><td>{s.errors}</td>"
             f"<td>{s.blunders}</td><td>{s.equity_lost:.3f}</td><td>{s.error_rate:.1f}</td>"
@@ -190,6 +244,9 @@ unforced decision.</p>
 <h2>Decisions</h2>
 <table><tr><th>game</th><th>move</th><th>player</th><th>roll</th><th>played</th>
 <th>best</th><th>equity</th><th>luck</th><th></th></tr>{"".join(rows)}</table>
+<h2>Cube decisions</h2>
+<table><tr><th>game</th><th>move</th><th>player</th><th>action</th><th>right action</th>
+<th>equity</th><th></th></tr>{cube_rows}</table>
 </body></html>
 """
 
@@ -244,6 +301,9 @@ def analyze_actions(actions: Sequence[Action], rules: Rules, *,
         game = match.game
         if isinstance(action, RollDice):
             luck[action.player] = _roll_luck(engine, game.board(action.player), action.roll)
+        record = _rate_cube(engine, match, action, game_number, move_number, plies)
+        if record is not None:
+            analysis.cube.append(record)
         if isinstance(action, PlayMove) and game.phase is Phase.MOVING and game.roll is not None:
             move_number += 1
             analysis.decisions.append(_rate_play(engine, game.position, game.roll, action,
@@ -251,6 +311,50 @@ def analyze_actions(actions: Sequence[Action], rules: Rules, *,
                                                  luck.pop(action.player, 0.0)))
         match, _ = match.apply(action)
     return analysis
+
+
+def _rate_cube(engine: Engine, match: Match, action: Action, game_number: int,
+               move_number: int, plies: int) -> CubeRecord | None:
+    """Rate ``action`` if it is a cube decision (or a roll that declined to double)."""
+    from gammon.engine.cube import Response, analyse_cube, analyse_take
+    from gammon.engine.matchbot import cube_info
+
+    game = match.game
+    if isinstance(action, RollDice | OfferDouble) and game.phase is Phase.BEFORE_ROLL:
+        player = action.player
+        if not game.can_double(player):
+            return None
+        decision = analyse_cube(engine, game.position, cube_info(match, player), plies=plies)
+        doubled = decision.doubled
+        value: float | None
+        if isinstance(action, OfferDouble):
+            chosen, value = "double", doubled
+        else:
+            if not decision.action.doubles and doubled < decision.no_double - CLOSE_CUBE:
+                return None  # not close: rolling was obviously right
+            chosen, value = "no double", decision.no_double
+        proper = str(decision.action).replace("-", " ")
+        loss = max(decision.equity - float(value), 0.0)
+    elif isinstance(action, Take | Drop | Beaver) and game.phase is Phase.CUBE_OFFERED:
+        player = action.player
+        doubler = game.turn
+        answer = analyse_take(engine, game.position, cube_info(match, doubler), plies=plies)
+        values = {Response.TAKE: answer.take, Response.PASS: answer.pass_,
+                  Response.BEAVER: answer.beaver}
+        chosen = {Take: "take", Drop: "drop", Beaver: "beaver"}[type(action)]
+        chosen_response = {"take": Response.TAKE, "drop": Response.PASS,
+                           "beaver": Response.BEAVER}[chosen]
+        value = values[chosen_response]
+        best = values[answer.response]
+        if value is None or best is None:
+            return None
+        proper = {Response.TAKE: "take", Response.PASS: "drop",
+                  Response.BEAVER: "beaver"}[answer.response]
+        loss = max(best - value, 0.0)
+    else:
+        return None
+    return CubeRecord(game=game_number, move_number=move_number, player=player,
+                      position_id=game.position.id(), chosen=chosen, proper=proper, loss=loss)
 
 
 def _rate_play(engine: Engine, position: Position, roll: Roll, action: PlayMove,

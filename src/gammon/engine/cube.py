@@ -584,6 +584,12 @@ class CubeDecision:
             return self._answered()
         return self.no_double
 
+    @property
+    def doubled(self) -> float:
+        """The equity of doubling, after the opponent's right answer (no double's equity
+        when the side may not double)."""
+        return self._answered()
+
     def _answered(self) -> float:
         values = {Response.TAKE: self.double_take, Response.PASS: self.double_pass,
                   Response.BEAVER: self.double_beaver}
