@@ -128,9 +128,11 @@ class MatchBot:
         return AcceptResign(player) if decision.accept else RejectResign(player)
 
 
-def play_match(bots: tuple[MatchBot, MatchBot], rules: Rules, dice: DiceSource) -> Match:
+def play_match(bots: tuple[MatchBot, MatchBot], rules: Rules, dice: DiceSource, *,
+               record: list[Action] | None = None) -> Match:
     """A whole match between two bots (player 0 is ``bots[0]``), or a single game when
-    ``rules`` is a money session; the dice come from ``dice``."""
+    ``rules`` is a money session; the dice come from ``dice``. Every action applied is
+    appended to ``record`` when one is given."""
     match = Match.new(rules)
     while not match.is_over:
         action: Action | None
@@ -143,4 +145,6 @@ def play_match(bots: tuple[MatchBot, MatchBot], rules: Rules, dice: DiceSource) 
             if action is None:
                 action = match.game.roll_action(dice)
         match, _ = match.apply(action)
+        if record is not None:
+            record.append(action)
     return match
