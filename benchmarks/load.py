@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import json
 import os
 import random
@@ -215,7 +216,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             idle_rss = process.memory_info().rss if process is not None else 0
             start = time.monotonic()
             ramp = args.matches / args.ramp
-            deadline = start + ramp + args.duration
+            deadline = start + ramp + args.settle + args.duration
             rng = random.Random(args.seed)
             tasks = []
             for k in range(args.matches):
@@ -223,19 +224,22 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 tasks.append(asyncio.create_task(pair_loop(
                     *pair, args, stats, deadline, random.Random(rng.random()))))
                 await asyncio.sleep(1 / args.ramp)
-            # measure after the ramp (samples end a second before the deadline)
+            # measure after the ramp and a settling time (samples end before the deadline)
             deadline_samples = deadline - 1
+            await asyncio.sleep(args.settle)
             stats.latencies.clear()
             measured_from = time.monotonic()
             actions_from = stats.actions
             peak_rss = 0
+            window = 0
             while time.monotonic() < deadline_samples:
                 await asyncio.sleep(1)
                 stats.samples.append(stats.in_play)
                 if process is not None:
                     peak_rss = max(peak_rss, process.memory_info().rss)
                 if args.progress:
-                    lat = sorted(stats.latencies)
+                    lat = sorted(stats.latencies[window:])
+                    window = len(stats.latencies)
                     p99 = lat[int(0.99 * (len(lat) - 1))] * 1000 if lat else 0
                     print(f"  {time.monotonic() - measured_from:5.0f} s  in play "
                           f"{stats.in_play}  actions {stats.actions}  p99 {p99:.1f} ms",
@@ -284,10 +288,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--length", type=int, default=3)
     parser.add_argument("--ramp", type=float, default=50.0, help="new matches per second")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--settle", type=float, default=10.0,
+                        help="seconds after the ramp before measuring")
     parser.add_argument("--url", default="", help="a running server (default: start one)")
     parser.add_argument("--port", type=int, default=0, help="default: a free port")
     parser.add_argument("--progress", action="store_true")
     args = parser.parse_args(argv)
+    gc.set_threshold(50_000, 20, 100)  # the simulator must not pause more than the server
+    gc.freeze()
     result = asyncio.run(run(args))
     for key, value in result.items():
         print(f"{key:30} {value}")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import json
 import logging
 import re
@@ -386,6 +387,10 @@ def create_app(settings: Settings | None = None, *, bus: Any = None) -> FastAPI:
         the_bus = bus or (RedisBus(settings.redis_url) if settings.redis_url else LocalBus())
         app.state.hub = hub = Hub(settings, repo, the_bus)
         await hub.start()
+        # Long-lived objects (modules, compiled kernels, resumed matches) leave the
+        # collector's view, so full collections stay short.
+        gc.collect()
+        gc.freeze()
         try:
             yield
         finally:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import sys
 from typing import Any, TextIO
@@ -27,6 +28,9 @@ def cmd_serve(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
     if args.redis_url:
         overrides["redis_url"] = args.redis_url
     settings = Settings(**overrides)
+    # Fewer, larger young collections: a server holds many small immutable game states,
+    # and the default thresholds make the collector pause the event loop often.
+    gc.set_threshold(50_000, 20, 100)
     out.write(f"gammon serving on http://{settings.bind} ({settings.database_url})\n")
     out.flush()
     uvicorn.run(create_app(settings), host=settings.host, port=settings.port,
