@@ -12,7 +12,7 @@ second, p50 / p99 latency from a player's action to the opponent's update carryi
 server's resident memory per match (RSS growth from the idle server to full load, divided
 by N), and the errors seen.
 
-Run: ``python benchmarks/load.py [--matches 500] [--duration 60] [--think 1.0]``
+Run: ``python benchmarks/load.py [--matches 500] [--duration 60] [--think 2.0]``
 (also ``gammon bench load``). Needs ``ulimit -n`` above 2 × matches + 100.
 """
 
@@ -284,7 +284,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--matches", type=int, default=500)
     parser.add_argument("--duration", type=float, default=60.0, help="seconds after the ramp")
-    parser.add_argument("--think", type=float, default=1.0, help="mean seconds per action")
+    parser.add_argument("--think", type=float, default=2.0, help="mean seconds per action")
     parser.add_argument("--length", type=int, default=3)
     parser.add_argument("--ramp", type=float, default=50.0, help="new matches per second")
     parser.add_argument("--seed", type=int, default=1)
