@@ -5,6 +5,7 @@ share one match through PostgreSQL and Redis."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import json
 import random
@@ -200,13 +201,19 @@ def _postgres_database() -> Iterator[str]:
         finally:
             await conn.close()
 
+    def run(sql: str) -> None:
+        # in a thread of its own: a test elsewhere in the suite may leave an event loop
+        # running in this one
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            pool.submit(lambda: asyncio.run(admin(sql))).result()
+
     try:
-        asyncio.run(admin(f'CREATE DATABASE "{name}"'))
+        run(f'CREATE DATABASE "{name}"')
     except (TimeoutError, OSError, asyncpg.PostgresError) as error:
         pytest.skip(f"PostgreSQL is not reachable at 127.0.0.1:5432 ({error}); "
                     f"start it with .ci/run")
     yield f"{POSTGRES}/{name}"
-    asyncio.run(admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    run(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @pytest.fixture
