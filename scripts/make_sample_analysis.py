@@ -4,7 +4,7 @@ Two bots play a 5-point match with the cube (a casual player against an expert, 
 the report has errors to show), the match is saved as a `.mat` file, and `gammon analyze`'s
 analysis of it is written as HTML and text:
 
-    python scripts/make_sample_analysis.py [--seed 7] [--ply 0]
+    python scripts/make_sample_analysis.py [--seed 7] [--ply 1]
 
 Output: docs/sample-match.mat, docs/sample-analysis.html, docs/sample-analysis.txt.
 """
@@ -29,7 +29,7 @@ DOCS = Path(__file__).resolve().parents[1] / "docs"
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--ply", type=int, default=0)
+    parser.add_argument("--ply", type=int, default=1)
     args = parser.parse_args()
 
     engine = Engine.load()

@@ -177,7 +177,8 @@ class Analysis:
         }, indent=2)
 
     def to_text(self) -> str:
-        lines = [f"Analysis at {self.plies}-ply (cubeless equity; ? error >= {ERROR:.3f}, "
+        lines = [f"Analysis at {self.plies}-ply (checker plays in cubeless equity, cube "
+                 f"decisions in cubeful equity; ? error >= {ERROR:.3f}, "
                  f"?? blunder >= {BLUNDER:.3f})", ""]
         lines.append(f"{'game':>4} {'move':>4}  {'player':<10} {'roll':<4} {'played':<24} "
                      f"{'best':<24} {'loss':>7} {'luck':>7}")
@@ -234,8 +235,9 @@ tr.error{{background:#fff4d6}} tr.blunder{{background:#ffd9d6}}
 svg{{width:100%;height:auto;background:#fafafa;border:1px solid #ddd}}
 </style></head><body>
 <h1>{title}</h1>
-<p>Analysed at {self.plies}-ply with gammon's engine. Equities are cubeless; an error loses
-at least {ERROR:.3f}, a blunder at least {BLUNDER:.3f}. PR = 500 × mean equity lost per
+<p>Analysed at {self.plies}-ply with gammon's engine. Checker plays are rated in cubeless
+equity, cube decisions in cubeful equity normalised to the cube in play; an error loses at
+least {ERROR:.3f}, a blunder at least {BLUNDER:.3f}. PR = 500 × mean equity lost per
 unforced decision.</p>
 <table><tr><th>player</th><th>unforced</th><th>errors</th><th>blunders</th>
 <th>equity lost</th><th>mp/decision</th><th>PR</th><th>luck</th></tr>{summary}</table>
