@@ -9,34 +9,103 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from gammon.core.game import Game
+from gammon.core.match import Match
+from gammon.core.position import Position
 from gammon.server.app import create_app
 from gammon.server.settings import Settings
 from tests.server.conftest import Browser
 from tests.server.helpers import Player, random_play
 
 
-@pytest.mark.parametrize("level", [1, 2])
-def test_a_single_game_against_the_bot(clients: tuple[Browser, Browser], level: int) -> None:
+@pytest.mark.parametrize(("level", "kind"), [(1, "single"), (5, "single"), (4, "match")])
+def test_a_game_against_the_bot(clients: tuple[Browser, Browser], level: int,
+                                kind: str) -> None:
     a, _ = clients
-    game = a.post("/api/games", json={"kind": "single", "bot": level}).json()
+    game = a.post("/api/games", json={"kind": kind, "length": 3, "bot": level}).json()
     assert game["status"] == "playing" and game["seats"][1]["kind"] == "bot"
+    assert game["seats"][1]["name"] == f"bot-{level}"
     rng = random.Random(level)
     with a.websocket_connect("/ws") as ws:
         me = Player.over_testclient(ws)
         me.subscribe(game["id"])
-        for _ in range(1000):
+        for _ in range(3000):
             state = me.game
             assert state is not None
             if state["phase"] == "match_over":
                 break
-            if state["turn"] == 0 and state["phase"] == "before_roll":
+            mine = state["turn"] == 0
+            if mine and state["phase"] == "before_roll":
                 me.act({"type": "roll", "match": game["id"]})
-            elif state["turn"] == 0 and state["phase"] == "moving":
+            elif mine and state["phase"] == "moving":
                 me.act({"type": "play", "match": game["id"], "play": random_play(state, rng)})
+            elif not mine and state["phase"] == "cube_offered":  # the bot doubled
+                me.act({"type": "take", "match": game["id"]})
+            elif not mine and state["phase"] == "resign_offered":  # the bot resigned
+                me.act({"type": "accept_resign", "match": game["id"]})
             else:
                 me.wait(lambda m: m["type"] == "update")
         assert me.game is not None and me.game["phase"] == "match_over"
     assert a.get(f"/api/games/{game['id']}/fairness").json()["problems"] == []
+
+
+def test_bot_levels_are_one_to_five(clients: tuple[Browser, Browser]) -> None:
+    a, _ = clients
+    assert a.post("/api/games", json={"kind": "single", "bot": 6}).status_code == 422
+    assert a.post("/api/games", json={"kind": "single", "bot": 0}).status_code == 422
+
+
+# A short bear-off race: two rolls at most, 94% to win, no gammons: double/pass for money.
+CRUSHING = Position.from_points({3: 2, 2: 2}, {6: 2, 5: 2})
+
+
+def _set_position(client: TestClient, match_id: str, turn: int) -> None:
+    """Put the bot match at CRUSHING for ``turn``, about to roll (the bot acts if it is its
+    turn). Only the live room changes: a test device, the stored log no longer replays."""
+    hub = client.app.state.hub  # type: ignore[attr-defined]
+
+    async def put() -> None:
+        room = hub.rooms[match_id]
+        async with room.lock:
+            rules = room.match.rules
+            room.match = Match(rules, Game.from_position(CRUSHING, turn, rules=rules))
+            room.clock = None
+        hub._after_change(room, local=True)
+
+    assert client.portal is not None
+    client.portal.call(put)
+
+
+def test_the_bot_takes_drops_and_doubles(client: TestClient) -> None:
+    a = Browser(client)
+    game = a.post("/api/games", json={"kind": "money", "bot": 4}).json()
+    with a.websocket_connect("/ws") as ws:
+        me = Player.over_testclient(ws)
+        state = me.subscribe(game["id"])["game"]
+        while not (state["turn"] == 0 and state["phase"] == "before_roll"):
+            if state["turn"] == 0 and state["phase"] == "moving":
+                me.act({"type": "play", "match": game["id"],
+                        "play": random_play(state, random.Random(1))})
+            else:
+                me.wait(lambda m: m["type"] == "update")
+            assert me.game is not None
+            state = me.game
+        # early in the game: a double is taken
+        reply = me.act({"type": "double", "match": game["id"]})
+        if not any(e["type"] == "cube_taken" for e in reply["events"]):
+            reply = me.wait(lambda m: m["type"] == "update")
+        assert [e["type"] for e in reply["events"]] == ["cube_taken"]
+        # a crushing position: the bot drops our double ...
+        _set_position(client, game["id"], 0)
+        me.act({"type": "double", "match": game["id"]})
+        dropped = me.wait(lambda m: m["type"] == "update" and any(
+            e["type"] == "cube_dropped" for e in m["events"]))
+        assert any(e["type"] == "game_ended" and e["winner"] == 0 for e in dropped["events"])
+        # ... and doubles us in it
+        _set_position(client, game["id"], 1)
+        offered = me.wait(lambda m: m["type"] == "update" and any(
+            e["type"] == "cube_offered" for e in m["events"]))
+        assert offered["game"]["phase"] == "cube_offered" and offered["game"]["turn"] == 1
 
 
 def test_running_out_of_time_loses_the_match(tmp_path: Path) -> None:

@@ -153,7 +153,11 @@ def test_a_whole_match_with_cube_resignations_and_crawford(
     assert games[0]["id"] == match_id and games[0]["status"] == "finished"
     mat = a.get(f"/api/games/{match_id}/export.mat")
     assert mat.status_code == 200
-    assert mat.text.startswith(" 5 point match") and " Game 3" in mat.text
+    assert "\n 5 point match\n" in mat.text and " Game 3" in mat.text
+    assert '; [Player 1 "alice"]' in mat.text and f"match {match_id}" in mat.text
+    assert mat.headers["content-disposition"] == f'attachment; filename="{match_id}.mat"'
+    from gammon.formats import mat as matfmt  # the same file reads back
+    assert matfmt.loads(mat.text).players == ("alice", "bobby")
     assert "Doubles => 2" in mat.text and "Takes" in mat.text
     stats = a.get("/api/dice-stats").json()
     assert stats["dice"] > 0 and sum(stats["faces"]) == stats["dice"]

@@ -199,7 +199,7 @@ class LobbyPage extends Page {
   botCard() {
     const form = h("form", { class: "stack", "data-form": "bot" },
       h("div", { class: "form-grid" },
-        field(t("lobby.bot_level"), select("bot", [[1, t("lobby.bot_1")], [2, t("lobby.bot_2")]], 2)),
+        field(t("lobby.bot_level"), select("bot", [1, 2, 3, 4, 5].map((n) => [n, t(`lobby.bot_${n}`)]), 3)),
         field(t("lobby.kind"), select("kind", [["match", t("game.kind_match")], ["single", t("game.kind_single")], ["money", t("game.kind_money")]], "match")),
         field(t("lobby.length"), h("input", { type: "number", name: "length", min: 1, max: 25, value: 3 }))),
       h("button", { type: "submit", class: "primary", "data-act": "play-bot" }, t("lobby.play_bot")));

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime
 import gc
 import json
 import logging
@@ -34,13 +35,16 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy.exc import IntegrityError
 from starlette.websockets import WebSocketDisconnect
 
+from gammon.cli.cube_commands import PROBABILITIES, cube_json
 from gammon.core.dice import Roll
 from gammon.core.position import Position
-from gammon.server import protocol
-from gammon.server.bots import rank_plays
+from gammon.engine.player import Probabilities
+from gammon.formats import mat
+from gammon.formats.match_id import MatchKey
+from gammon.formats.matchfile import MatchInfo, MatchRecord
+from gammon.server import bots, protocol
 from gammon.server.db import Repository, User, make_engine, migrate, secret_key
 from gammon.server.fairness import verify
-from gammon.server.matfile import write_mat
 from gammon.server.protocol import ProtocolError
 from gammon.server.pubsub import LocalBus, RedisBus
 from gammon.server.service import Hub, MatchConfig, ServiceError
@@ -115,7 +119,8 @@ class NewGame(BaseModel):
     cube: bool = True
     clock: Literal["none", "italian", "italian_per_point", "polish"] = "none"
     private: bool = False
-    bot: Annotated[int, Field(ge=1, le=2)] | None = None
+    bot: Annotated[int, Field(ge=1, le=5)] | None = None
+    """The bot's strength: 1 beginner, 2 casual, 3 intermediate, 4 expert, 5 world-class."""
     jacoby: bool = False
     beavers: bool = False
     winner_rolls_anew: bool = False
@@ -130,10 +135,14 @@ class Join(BaseModel):
 class HintRequest(BaseModel):
     position_id: Annotated[str, Field(max_length=20)]
     dice: Annotated[str, Field(max_length=5)]
+    plies: Annotated[int, Field(ge=0, le=2)] = 2
 
 
 class EvalRequest(BaseModel):
     position_id: Annotated[str, Field(max_length=20)]
+    match_id: Annotated[str, Field(max_length=20)] | None = None
+    plies: Annotated[int, Field(ge=0, le=2)] = 2
+    beavers: bool = False
 
 
 # -- sessions --------------------------------------------------------------------------
@@ -549,14 +558,21 @@ def _routes(app: FastAPI) -> None:
     @app.get("/api/games/{match_id}/export.mat", response_class=PlainTextResponse,
              tags=["history"])
     async def export(match_id: str, request: Request) -> PlainTextResponse:
+        """The match as a Jellyfish / GNU Backgammon ``.mat`` file (``gammon.formats.mat``:
+        the project's one writer), built from the match's stored actions."""
         room = await _hub(request).room(match_id)
         if room is None or room.rules is None:
             raise HTTPException(404, {"code": "not_found", "message": "no such match"})
-        _, rows = await request.app.state.repo.match_with_actions(match_id)
+        row, rows = await request.app.state.repo.match_with_actions(match_id)
         actions = [protocol.action_from_json(json.loads(r.action)) for r in rows]
-        names = [(room.users[p].name if p in room.users else "?") for p in room.players
-                 if p is not None]
-        text = write_mat(room.rules, actions, names)
+        names = tuple(_mat_name(room.users[p].name if p in room.users else "", seat)
+                      for seat, p in enumerate(room.players))
+        day = None if row is None else datetime.datetime.fromtimestamp(
+            row.created_at, datetime.UTC).date()
+        record = MatchRecord.from_match_actions(
+            actions, rules=room.rules, players=(names[0], names[1]),
+            info=MatchInfo(site="gammon", date=day, comment=f"match {match_id}"))
+        text = await asyncio.to_thread(mat.dumps, record)
         return PlainTextResponse(text, headers={
             "content-disposition": f'attachment; filename="{match_id}.mat"'})
 
@@ -629,30 +645,71 @@ def _routes(app: FastAPI) -> None:
     # the engine
 
     @app.post("/api/hint", tags=["engine"])
-    async def hint(body: HintRequest) -> dict[str, Any]:
+    async def hint(body: HintRequest, request: Request) -> dict[str, Any]:
+        """Every legal play of ``dice`` in the position (the side on roll's view), ranked by
+        the neural engine at ``plies`` (0-2), best first, with its cubeless equity and the
+        five probabilities."""
+        _limit(request, "engine", 120, 30)
         try:
             position = Position.from_id(body.position_id)
             roll = Roll.parse(body.dice)
         except ValueError as error:
             raise HTTPException(422, {"code": "bad_input", "message": str(error)}) from None
-        ranked = await asyncio.to_thread(rank_plays, position, roll)
-        return {"engine": "pubeval", "plays": [
-            {"play": play.notation(), "position_id": play.position.swap().id(),
-             "score": round(score, 4)} for play, score in ranked]}
+        ranked = await asyncio.to_thread(bots.engine().rank_plays, position, roll,
+                                         plies=body.plies)
+        return {"engine": "gammon", "plies": body.plies, "plays": [
+            {"play": r.play.notation(), "position_id": r.play.position.swap().id(),
+             "equity": round(r.equity, 4), "ply": r.ply,
+             "probabilities": _probabilities(r.probabilities)} for r in ranked]}
 
     @app.post("/api/eval", tags=["engine"])
-    async def evaluate(body: EvalRequest) -> dict[str, Any]:
+    async def evaluate(body: EvalRequest, request: Request) -> dict[str, Any]:
+        """The engine's evaluation of the position before the side on roll rolls: the five
+        probabilities and the cubeless equity at ``plies``; with a GNU Backgammon
+        ``match_id`` (score, cube, turn), also the cube decision (or the answer to a pending
+        double or resignation), as ``gammon cube --json`` gives it."""
+        _limit(request, "engine", 120, 30)
         try:
             position = Position.from_id(body.position_id)
+            key = None if body.match_id is None else MatchKey.from_id(body.match_id)
+        except ValueError as error:
+            raise HTTPException(422, {"code": "bad_input", "message": str(error)}) from None
+
+        def work() -> tuple[Probabilities, dict[str, object] | None]:
+            engine = bots.engine()
+            probabilities = engine.evaluate(position, plies=body.plies)
+            cube = None if key is None else cube_json(engine, position, key, plies=body.plies,
+                                                      beavers=body.beavers)
+            return probabilities, cube
+
+        try:
+            probabilities, cube = await asyncio.to_thread(work)
         except ValueError as error:
             raise HTTPException(422, {"code": "bad_input", "message": str(error)}) from None
         pips = position.pips()
-        return {"engine": "pips", "position_id": position.id(), "pips": list(pips),
-                "pip_lead": pips[1] - pips[0], "race": position.is_race()}
+        out: dict[str, Any] = {
+            "engine": "gammon", "plies": body.plies, "position_id": position.id(),
+            "probabilities": _probabilities(probabilities),
+            "equity": round(probabilities.equity, 4),
+            "pips": list(pips), "pip_lead": pips[1] - pips[0], "race": position.is_race()}
+        if cube is not None:
+            out["cube"] = cube
+        return out
 
     @app.get("/healthz", tags=["server"])
     async def healthz() -> dict[str, Any]:
         return {"ok": True}
+
+
+def _mat_name(name: str, seat: int) -> str:
+    """A player's name as a ``.mat`` file can hold it (no ':'; never empty)."""
+    name = name.replace(":", "_").strip()
+    return name or f"Player {seat + 1}"
+
+
+def _probabilities(p: Probabilities) -> dict[str, float]:
+    return {name: round(value, 4) for name, value in zip(PROBABILITIES, p.as_tuple(),
+                                                         strict=True)}
 
 
 _DUMMY_HASH = hasher.hash("not a password of anyone")

@@ -16,7 +16,9 @@ a process catches up with actions another process appended (the bus says which m
 Server-made actions: the opening roll of every game (as soon as both seats are taken, and
 after each game), rolls for a player with the auto-roll option, timeouts when a clock runs
 out (a timer set at the flag time plus the lag allowance), and the bot's actions (computed
-off the event loop with ``asyncio.to_thread``).
+off the event loop with ``asyncio.to_thread``: the engine's
+:func:`~gammon.server.bots.decide` makes every decision of the bot — doubles, takes, drops,
+beavers, resignations and their answers, and the checker play).
 
 Clocks (RULES.md §7): the core's :class:`~gammon.core.clock.Clock`, with wall-clock seconds
 (``time.time()``, shared by processes on one host or NTP-synchronised hosts). One timed
@@ -824,20 +826,13 @@ class Hub:
                 runner = _runner(match)
                 if runner is None or not room.is_bot(runner):
                     break
-                game = match.game
+                level = room.config.bot or 1
+                decided = await asyncio.to_thread(bots.decide, match, runner, level)
                 action: A.Action
-                if match.phase is Phase.BEFORE_ROLL:
-                    action = game.roll_action(room.dice().source(room.dice_count))
-                elif match.phase is Phase.MOVING:
-                    assert game.roll is not None
-                    level = room.config.bot or 1
-                    play = await asyncio.to_thread(bots.choose_play, game.position, game.roll,
-                                                   level)
-                    action = A.PlayMove(runner, play)
-                elif match.phase is Phase.CUBE_OFFERED:
-                    action = A.Take(runner)
-                elif match.phase is Phase.RESIGN_OFFERED:
-                    action = A.AcceptResign(runner)
+                if decided is not None:
+                    action = decided
+                elif match.phase is Phase.BEFORE_ROLL:
+                    action = match.game.roll_action(room.dice().source(room.dice_count))
                 else:
                     break
                 try:
