@@ -179,3 +179,31 @@ def test_keyboard_alone_rolls_and_moves_a_checker(pages: Pages) -> None:
     state = wait_match(page, f"p.feed.v > {v}")
     assert len(state["game"]["dice_left"]) < len(game["dice_left"]) or state["game"]["phase"] \
         != "moving"
+
+
+def test_a_drop_two_dice_away_sends_the_servers_reach_steps(pages: Pages) -> None:
+    page = pages.new()
+    start_bot_match(page)
+    for _ in range(10):
+        state = roll_until_movable(page)
+        game = state["game"]
+        far = [(int(s), int(d), dice) for s, points in game["reach"].items()
+               for d, dice in points.items() if len(dice) >= 2 and int(d) > 0]
+        if far:
+            break
+        for _ in range(6):  # no two-dice move this time: play the turn by clicks
+            state = wait_match(page, f"({MY_ROLL}) || ({MY_MOVE})")
+            if state["game"]["phase"] != "moving":
+                break
+            c = point(page, int(next(iter(state["game"]["legal"]))))
+            v = state["v"]
+            page.mouse.click(c["x"], c["y"])
+            wait_match(page, f"p.feed.v > {v}")
+    else:
+        raise AssertionError("no roll with a two-dice move")
+    source, destination, dice = far[0]
+    drag(page, source, destination)
+    # one drop, every step of the server's dice sequence accepted (nothing taken back)
+    wait_match(page, f"p.feed.v >= {state['v'] + len(dice)}")
+    assert page.locator(".status-line.error").count() == 0
+    assert "undone" not in page.inner_text(".log")

@@ -53,6 +53,7 @@ from gammon.core.clock import (
 from gammon.core.dice import Roll
 from gammon.core.errors import IllegalActionError, NotYourTurnError
 from gammon.core.events import Event, GameStarted
+from gammon.core.game import Game
 from gammon.core.match import Match, Phase, Rules
 from gammon.server import bots, protocol
 from gammon.server.db import Repository, SeqConflict, User
@@ -172,6 +173,43 @@ def _runner(match: Match) -> int | None:
     return None
 
 
+def reach(game: Game) -> dict[int, dict[int, list[int]]]:
+    """For each checker that may move now (by source, 25 the bar): every point (0 = off) it
+    can reach with the dice left, moving that same checker step by step such that a legal
+    full play stays possible, with the dice to send as steps, in order (the fewest dice where
+    several sequences lead there). Derived from the core alone: each step is one the core's
+    :meth:`~gammon.core.game.Game.legal_steps` allows, applied with :meth:`Game.apply`.
+    Empty unless moving.
+
+    >>> from gammon.core.actions import RollDice
+    >>> from gammon.core.position import Position
+    >>> game, _ = Game.from_position(Position.initial()).apply(RollDice(0, Roll(6, 5)))
+    >>> reach(game)[24]  # 24/19 is blocked, so 24/13 goes by the 6 first
+    {18: [6], 13: [6, 5]}
+    """
+    out: dict[int, dict[int, list[int]]] = {}
+
+    def follow(g: Game, checker: int, dice: list[int], found: dict[int, list[int]]) -> None:
+        for die, move in g.legal_steps().get(checker, {}).items():
+            path = [*dice, die]
+            known = found.get(move.destination)
+            if known is None or len(path) < len(known):
+                found[move.destination] = path
+            if move.destination == 0 or len(g.dice_left) <= 1:
+                continue
+            after, _ = g.apply(A.MoveChecker(g.turn, checker, die))
+            if after.phase is Phase.MOVING and after.turn == g.turn:
+                follow(after, move.destination, path, found)
+
+    if game.phase is not Phase.MOVING:
+        return out
+    for source in game.legal_steps():
+        found: dict[int, list[int]] = {}
+        follow(game, source, [], found)
+        out[source] = found
+    return out
+
+
 def _clock_key(match: Match) -> tuple[Any, ...]:
     return (match.number, match.phase, _runner(match), match.game.turn)
 
@@ -208,6 +246,7 @@ class Room:
     timer: asyncio.TimerHandle | None = None
     result: dict[str, Any] | None = None
     outbox: list[dict[str, Any]] = field(default_factory=list)
+    _reach: tuple[Game, dict[str, dict[str, list[int]]]] | None = None
 
     @classmethod
     def from_row(cls, row: Any) -> Room:
@@ -310,8 +349,10 @@ class Room:
             sides.append({"action_left": round(reading.action_left, 3),
                           "bank_left": round(reading.bank_left, 3), "low": reading.is_low,
                           "expired": reading.expired})
+        settings = clock.settings
+        low_at = getattr(settings, "low_reserve", getattr(settings, "low_time", None))
         return {"kind": self.config.clock, "running": clock.running, "sides": sides,
-                "flag_at": clock.flag_time()}
+                "flag_at": clock.flag_time(), "low_at": low_at}
 
     def game_json(self) -> dict[str, Any] | None:
         match = self.match
@@ -330,11 +371,19 @@ class Room:
             "resign_offer": None if game.resign_offer is None else {
                 "player": game.resign_offer.player, "level": int(game.resign_offer.level)},
             "winner": match.winner,
+            "can_double": game.can_double(game.turn),
+            "can_beaver": game.phase is Phase.CUBE_OFFERED and game.can_beaver(game.opponent),
+            "resign_floor": 0 if game.refused is None else int(game.refused),
         }
         if match.phase is Phase.MOVING:
             out["legal"] = {str(source): {str(die): move.destination for die, move in m.items()}
                             for source, m in game.legal_steps().items()}
+            if self._reach is None or self._reach[0] is not game:
+                self._reach = (game, {str(source): {str(dest): dice for dest, dice in r.items()}
+                                      for source, r in reach(game).items()})
+            out["reach"] = self._reach[1]
             out["can_confirm"] = game.is_play_complete()
+            out["can_undo"] = bool(game.steps)
         return out
 
     def seats_json(self) -> list[dict[str, Any] | None]:
