@@ -517,3 +517,21 @@ def test_decreasing_now_raises_and_leaves_the_clock_unchanged(
         with pytest.raises(ClockError):
             call()
     assert (c.banks, c.running, c.since, c.last, c.loser) == snapshot
+
+
+def test_a_pause_moves_the_running_action_start_and_charges_nothing_for_it() -> None:
+    settings = GameAndMoveClock()
+    c = Clock.start(settings).start_action(1, now=10.0)
+    before = c.remaining(1, 14.0)
+    p = c.paused(60.0)
+    assert p.since == 70.0 and p.running == 1 and p.banks == c.banks
+    assert p.remaining(1, 74.0) == before
+    assert p.flag_time() == c.flag_time() + 60.0  # type: ignore[operator]
+    assert p.end_action(1, 74.0).banks == c.end_action(1, 14.0).banks
+    idle = Clock.start(DelayReserve())
+    assert idle.paused(5.0) is idle
+    assert c.paused(0.0) == c
+    with pytest.raises(ClockError):
+        c.paused(-1.0)
+    with pytest.raises(ClockError):
+        c.paused(math.nan)

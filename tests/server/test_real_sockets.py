@@ -10,8 +10,10 @@ import contextlib
 import json
 import random
 import secrets
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -53,7 +55,7 @@ def test_a_killed_server_resumes_the_match_exactly(tmp_path: Path, stack: contex
                                                     server_processes: list[ServerProcess]
                                                     ) -> None:
     env = {"GAMMON_DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path}/g.db",
-           "GAMMON_RATE_LIMITS": "false"}
+           "GAMMON_RATE_LIMITS": "false", "GAMMON_HEARTBEAT_INTERVAL": "0.25"}
     server = ServerProcess(env).start()
     server_processes.append(server)
     a, b = session(stack, server), session(stack, server)
@@ -76,21 +78,44 @@ def test_a_killed_server_resumes_the_match_exactly(tmp_path: Path, stack: contex
                 break
         source, dice = next(iter(actor.game["legal"].items()))  # type: ignore[index]
         act(players, actor, {"type": "step", "from": int(source), "die": int(next(iter(dice)))})
+        time.sleep(1.0)  # the last sign of life is now a heartbeat, not the step
         before = httpx.get(f"{server.url}/api/games/{game['id']}").json()
         seen = pa.v
     server.kill()  # SIGKILL: no shutdown code runs
+    time.sleep(4.0)  # down for a while: the running clock must not pay for it
     server.start()
     after = httpx.get(f"{server.url}/api/games/{game['id']}").json()
-    assert after["v"] == before["v"] == seen
+    assert after["v"] == before["v"] + 1 == seen + 1  # one clock_paused event
     assert after["game"] == before["game"]  # board, dice, steps played, cube, score
     assert after["clock"]["running"] == before["clock"]["running"]
-    idle = 1 - after["clock"]["running"]
+    running = after["clock"]["running"]
+    idle = 1 - running
+
+    def left(reading: dict[str, Any]) -> float:
+        side = reading["clock"]["sides"][running]
+        return float(side["action_left"] + side["bank_left"])
+
+    # what the running player had at the kill, less at most a heartbeat interval and the
+    # moments between the readings and the kill and restart
+    assert left(before) - 2.0 <= left(after) <= left(before) + 0.01
     assert after["clock"]["sides"][idle] == before["clock"]["sides"][idle]
     assert after["info"]["seed_hash"] == before["info"]["seed_hash"]
+    # a second restart (a clean one this time) replays the same credit, and credits again
+    server.stop()
+    time.sleep(2.0)
+    server.start()
+    again = httpx.get(f"{server.url}/api/games/{game['id']}").json()
+    assert again["v"] == after["v"] + 1
+    assert left(before) - 3.0 <= left(again) <= left(before) + 0.01
+    assert again["clock"]["sides"][idle] == before["clock"]["sides"][idle]
     with socket(server, a) as wa, socket(server, b) as wb:
         pa, pb = Player.over_websockets(wa, "a"), Player.over_websockets(wb, "b")
         missed = pa.subscribe(game["id"], since=seen)
-        assert missed["type"] == "update" and missed["events"] == []
+        assert missed["type"] == "update"
+        assert [e["type"] for e in missed["events"]] == ["clock_paused", "clock_paused"]
+        assert all(e["player"] == running for e in missed["events"])
+        assert missed["events"][0]["seconds"] >= 4.0
+        assert 2.0 <= missed["events"][1]["seconds"] < 10.0
         pa.subscribe(game["id"])
         pb.subscribe(game["id"])
         players = {0: pa, 1: pb}

@@ -346,6 +346,21 @@ class Clock:
             banks[side] = min(cap, reserve + min(bonus, float(settings.max_bonus)))
         return replace(self, banks=(banks[0], banks[1]), running=None, since=None, last=now)
 
+    def paused(self, seconds: float) -> Clock:
+        """The clock after the running action was paused for ``seconds`` (a server that was
+        down): the action's start moves that much later, so the time used before the pause
+        stays charged and the pause itself is not. Unchanged when no side runs.
+
+        >>> c = Clock.start(DelayReserve()).start_action(0, now=100.0)
+        >>> c.paused(30.0).remaining(0, 133.0).delay_left
+        12.0
+        """
+        _seconds("seconds", seconds)
+        if self.running is None or self.since is None:
+            return self
+        since = self.since + float(seconds)
+        return replace(self, since=since, last=max(self.last, since))
+
     def new_game(self) -> Clock:
         """The clock for the next game of the match: refills the per-game bank if the control
         says so (see ``reset_each_game``), else unchanged. Not while an action runs."""

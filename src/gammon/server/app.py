@@ -47,7 +47,7 @@ from gammon.server.db import Repository, User, make_engine, migrate, secret_key
 from gammon.server.fairness import verify
 from gammon.server.protocol import ProtocolError
 from gammon.server.pubsub import LocalBus, RedisBus
-from gammon.server.service import Hub, MatchConfig, ServiceError
+from gammon.server.service import PAUSE, Hub, MatchConfig, ServiceError
 from gammon.server.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -564,7 +564,8 @@ def _routes(app: FastAPI) -> None:
         if room is None or room.rules is None:
             raise HTTPException(404, {"code": "not_found", "message": "no such match"})
         row, rows = await request.app.state.repo.match_with_actions(match_id)
-        actions = [protocol.action_from_json(json.loads(r.action)) for r in rows]
+        actions = [protocol.action_from_json(json.loads(r.action)) for r in rows
+                   if r.kind != PAUSE]
         names = tuple(_mat_name(room.users[p].name if p in room.users else "", seat)
                       for seat, p in enumerate(room.players))
         day = None if row is None else datetime.datetime.fromtimestamp(

@@ -219,6 +219,31 @@ class Repository:
                 await self._writer
             self._writer = None
 
+    # heartbeats: each process's latest time alive, in server_kv as heartbeat:ORIGIN
+
+    async def heartbeat(self, origin: str, now: float) -> None:
+        """Record that process ``origin`` is up at ``now``; drop heartbeats of processes
+        silent for an hour (they are gone, and older than this one's)."""
+        key = f"heartbeat:{origin}"
+        async with self.engine.begin() as conn:
+            done = await conn.execute(
+                server_kv.update().where(server_kv.c.key == key).values(value=repr(now)))
+            if done.rowcount == 0:
+                await conn.execute(server_kv.insert().values(key=key, value=repr(now)))
+                stale = [row.key for row in await conn.execute(
+                    sa.select(server_kv.c.key, server_kv.c.value)
+                    .where(server_kv.c.key.like("heartbeat:%"), server_kv.c.key != key))
+                    if float(row.value) < now - 3600]
+                if stale:
+                    await conn.execute(server_kv.delete().where(server_kv.c.key.in_(stale)))
+
+    async def last_heartbeat(self) -> float | None:
+        """The latest heartbeat of any process, or None if none was ever written."""
+        async with self.engine.connect() as conn:
+            values = (await conn.scalars(sa.select(server_kv.c.value)
+                                         .where(server_kv.c.key.like("heartbeat:%")))).all()
+        return max((float(v) for v in values), default=None)
+
     # users
 
     async def create_user(self, name: str, kind: str, password_hash: str | None = None) -> User:

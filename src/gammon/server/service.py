@@ -64,6 +64,9 @@ from gammon.server.settings import Settings
 log = logging.getLogger(__name__)
 
 CLOCKS = ("none", "italian", "italian_per_point", "polish")
+PAUSE = "clock_pause"
+"""The kind of a stored record that is not a core action: server downtime credited to the
+running clock, ``{"t": "clock_pause", "seconds": S}`` (see :meth:`Hub.start`)."""
 
 
 def clock_settings(name: str, scale: float = 1.0) -> ClockSettings:
@@ -330,8 +333,26 @@ class Room:
             self.status = "finished"
         return out
 
+    def pause(self, seconds: float, at: float) -> list[dict[str, Any]]:
+        """Credit ``seconds`` of server downtime to the running action (a stored
+        ``clock_pause`` record, live or replayed): its start moves that much later
+        (:meth:`Clock.paused`). One ``clock_paused`` event, even with no clock running."""
+        clock = self.clock
+        player = None
+        if clock is not None and clock.running is not None:
+            player = clock.running
+            self.clock = clock.paused(seconds)
+        self.seq += 1
+        self.last_at = max(self.last_at, at)
+        data = {"type": "clock_paused", "player": player, "seconds": round(seconds, 3),
+                "v": len(self.events) + 1}
+        self.events.append(data)
+        return [data]
+
     def replay(self, record: dict[str, Any], at: float) -> list[dict[str, Any]]:
         """Apply one stored action (the log is trusted: the core accepted it once)."""
+        if record.get("t") == PAUSE:
+            return self.pause(float(record["seconds"]), at)
         action = protocol.action_from_json(record)
         match, clock, events = self._advance(action, at)
         return self._commit(action, match, clock, events, at)
@@ -436,11 +457,64 @@ class Hub:
     # -- life cycle ----------------------------------------------------------------------
 
     async def start(self) -> None:
+        """Resume every playing match, crediting the server's downtime to running clocks.
+
+        Every process writes its time to the database every ``heartbeat_interval`` seconds
+        and at a clean shutdown. At start-up, before this process writes its own, the
+        latest heartbeat of any process is when the server was last known to be up: each
+        playing match with a running clock gets a ``clock_pause`` record in its log of
+        ``now - max(last heartbeat, the match's last action)`` seconds (nothing when
+        negative, when no heartbeat was ever written, or when the flag had already fallen
+        while the server was up). The record is replayed like any action, so later
+        restarts give the same credit again and processes catch up with it.
+        """
         await self.bus.start(self._on_bus)
+        now = time.time()
+        alive = await self.repo.last_heartbeat()
         for match_id in await self.repo.playing_ids():
             room = await self.room(match_id)
             if room is not None:
+                if alive is not None:
+                    await self._credit_downtime(room, alive, now)
                 self._after_change(room, local=True)
+        await self._beat()
+        self._spawn(self._heartbeats())
+
+    async def _beat(self) -> None:
+        try:
+            await self.repo.heartbeat(self.origin, time.time())
+        except Exception:  # the next beat tries again
+            log.exception("heartbeat failed")
+
+    async def _heartbeats(self) -> None:
+        while True:
+            await asyncio.sleep(self.settings.heartbeat_interval)
+            await self._beat()
+
+    async def _credit_downtime(self, room: Room, alive: float, now: float) -> None:
+        """Append the ``clock_pause`` record of a restart to a match with a running clock."""
+        async with room.lock:
+            clock = room.clock
+            if clock is None or clock.running is None or room.match is None \
+                    or room.match.is_over:
+                return
+            up = max(alive, room.last_at)
+            if clock.expired(max(up, clock.last)) is not None:
+                return  # the flag fell while the server was still up
+            seconds = now - up
+            if seconds <= 0:
+                return
+            at = max(now, room.last_at)
+            record = {"t": PAUSE, "seconds": seconds}
+            try:
+                await self.repo.append(room.id, room.seq + 1, PAUSE, json.dumps(record), at)
+            except SeqConflict:  # another process moved the match meanwhile: it was up
+                room.outbox += await self._catch_up(room)
+            else:
+                room.outbox += room.pause(seconds, at)
+                await self._publish({"kind": "action", "match": room.id, "seq": room.seq})
+            finally:
+                self._flush(room)
 
     async def stop(self) -> None:
         self._closed = True
@@ -452,6 +526,7 @@ class Hub:
         for task in list(self._tasks):
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+        await self._beat()  # the server is known to be up until now
         await self.bus.close()
 
     def _spawn(self, coroutine: Any) -> None:

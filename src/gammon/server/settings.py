@@ -36,6 +36,9 @@ class Settings(BaseSettings):
     rate_limits: bool = True
     clock_scale: float = 1.0
     """Multiplies every clock duration of new matches (tests use small values)."""
+    heartbeat_interval: float = 2.0
+    """Seconds between the heartbeats a process writes to the database; at most this much
+    server downtime is charged to a running clock after a crash (docs/server.md)."""
     bot_delay: float = 0.0
     """Seconds a bot waits before acting (0 in tests; a few tenths feels natural)."""
 
