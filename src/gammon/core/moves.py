@@ -99,13 +99,13 @@ def plays_with(position: Position, dice: Sequence[int]) -> tuple[Play, ...]:
     values = np.array(_check_dice(dice), dtype=np.int64)
     boards, moves, keys, table, state, line = _buffers()
     count = _movegen.generate(position.array(), values, boards, moves, keys, table, state, line)
-    plays = []
-    for i in range(count):
-        play_moves = tuple(
-            Move(int(m[0]), int(m[1]), bool(m[2])) for m in moves[i] if m[0] != _movegen.NO_MOVE
-        )
-        plays.append(Play(play_moves, Position._trusted(boards[i])))
-    return tuple(plays)
+    # tolist() converts in C: far cheaper than indexing numpy scalars one by one
+    return tuple(
+        Play(tuple(Move(m[0], m[1], bool(m[2])) for m in play_moves if m[0] != _movegen.NO_MOVE),
+             Position._trusted(board))
+        for board, play_moves in zip(boards[:count].tolist(), moves[:count].tolist(),
+                                     strict=True)
+    )
 
 
 def legal_plays(position: Position, roll: Roll) -> tuple[Play, ...]:

@@ -79,9 +79,10 @@ class Position:
 
     @classmethod
     def _trusted(cls, board: Iterable[int]) -> Position:
-        """A position from a board the generator produced: already known to be valid."""
+        """A position from a board the generator produced: already known to be valid (and
+        made of Python ints)."""
         position = cls.__new__(cls)
-        cells = tuple(int(c) for c in board)
+        cells = tuple(board)
         object.__setattr__(position, "_board", cells)
         object.__setattr__(position, "_hash", hash(cells))
         return position
