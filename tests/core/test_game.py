@@ -589,3 +589,33 @@ def test_from_position_checks_its_arguments() -> None:
         Game.from_position(Position.initial(), 2)
     with pytest.raises(ValueError, match="without the cube"):
         Game.from_position(Position.initial(), cube=Cube(2, 0), rules=Rules(cube=False))
+
+
+def test_reach_lists_every_point_a_checker_can_get_to_by_legal_steps() -> None:
+    """RULES.md §9's highlighting comes from the core: every dice sequence in
+    ``Game.reach()`` is accepted step by step and lands that checker on the point, and every
+    single legal step is in it."""
+    import random
+
+    from gammon.core.actions import MoveChecker, RollDice
+    from gammon.core.moves import legal_plays
+
+    rng = random.Random(5)
+    position = Position.initial()
+    for _ in range(150):
+        roll = Roll.roll(rng)
+        game, _ = Game.from_position(position, 0).apply(RollDice(0, roll))
+        reach = game.reach()
+        for source, die_moves in game.legal_steps().items():
+            for move in die_moves.values():
+                assert move.destination in reach[source]
+        for source, found in reach.items():
+            for destination, dice in found.items():
+                state, checker = game, source
+                for die in dice:
+                    state, events = state.apply(MoveChecker(0, checker, die))
+                    checker = events[0].move.destination  # type: ignore[union-attr]
+                assert checker == destination
+        play = rng.choice(legal_plays(position, roll))
+        finished = play.position.winner() is not None
+        position = Position.initial() if finished else play.position.swap()

@@ -327,6 +327,55 @@ class Game:
                     steps.setdefault(source, {})[die] = play.moves[0]
         return steps
 
+    def reach(self) -> dict[int, dict[int, tuple[int, ...]]]:
+        """For each checker that may move now (by source, 25 the bar): every point (0 = off)
+        that same checker can reach step by step with the dice left while a legal full play
+        stays possible, with the dice of the steps in order (the fewest where several
+        sequences lead there). Empty unless moving.
+
+        >>> from gammon.core.actions import RollDice
+        >>> game, _ = Game.from_position(Position.initial()).apply(RollDice(0, Roll(6, 5)))
+        >>> game.reach()[24]  # 24/19 is blocked, so 24/13 goes by the 6 first
+        {18: (6,), 13: (6, 5)}
+        """
+        if self.phase is not Phase.MOVING or self.is_play_complete():
+            return {}
+        targets = self._targets()
+        finishes: dict[tuple[Position, tuple[int, ...]], bool] = {}
+        moves: dict[tuple[Position, int], dict[int, Play]] = {}
+
+        def single(position: Position, die: int) -> dict[int, Play]:
+            if (position, die) not in moves:
+                moves[position, die] = _single_moves(position, die)
+            return moves[position, die]
+
+        def can_finish(position: Position, dice: tuple[int, ...]) -> bool:
+            if (position, dice) not in finishes:
+                finishes[position, dice] = _can_finish(position, dice, targets)
+            return finishes[position, dice]
+
+        def follow(position: Position, checker: int, dice: tuple[int, ...],
+                   path: tuple[int, ...], found: dict[int, tuple[int, ...]]) -> None:
+            for die in sorted(set(dice), reverse=True):
+                play = single(position, die).get(checker)
+                rest = _without(dice, [die])
+                if play is None or not can_finish(play.position, rest):
+                    continue
+                destination = play.moves[0].destination
+                steps = (*path, die)
+                known = found.get(destination)
+                if known is None or len(steps) < len(known):
+                    found[destination] = steps
+                if destination != 0 and rest:
+                    follow(play.position, destination, rest, steps, found)
+
+        out: dict[int, dict[int, tuple[int, ...]]] = {}
+        for source in self.legal_steps():
+            found: dict[int, tuple[int, ...]] = {}
+            follow(self.position, source, self.dice_left, (), found)
+            out[source] = found
+        return out
+
     def remaining_plays(self) -> tuple[Play, ...]:
         """The legal full plays of this turn that the steps played so far still lead to."""
         if self.phase is not Phase.MOVING:

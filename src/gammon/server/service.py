@@ -177,12 +177,8 @@ def _runner(match: Match) -> int | None:
 
 
 def reach(game: Game) -> dict[int, dict[int, list[int]]]:
-    """For each checker that may move now (by source, 25 the bar): every point (0 = off) it
-    can reach with the dice left, moving that same checker step by step such that a legal
-    full play stays possible, with the dice to send as steps, in order (the fewest dice where
-    several sequences lead there). Derived from the core alone: each step is one the core's
-    :meth:`~gammon.core.game.Game.legal_steps` allows, applied with :meth:`Game.apply`.
-    Empty unless moving.
+    """The core's :meth:`Game.reach <gammon.core.game.Game.reach>` as JSON-ready lists: for
+    each checker that may move now, every point it can reach with the dice to send as steps.
 
     >>> from gammon.core.actions import RollDice
     >>> from gammon.core.position import Position
@@ -190,27 +186,8 @@ def reach(game: Game) -> dict[int, dict[int, list[int]]]:
     >>> reach(game)[24]  # 24/19 is blocked, so 24/13 goes by the 6 first
     {18: [6], 13: [6, 5]}
     """
-    out: dict[int, dict[int, list[int]]] = {}
-
-    def follow(g: Game, checker: int, dice: list[int], found: dict[int, list[int]]) -> None:
-        for die, move in g.legal_steps().get(checker, {}).items():
-            path = [*dice, die]
-            known = found.get(move.destination)
-            if known is None or len(path) < len(known):
-                found[move.destination] = path
-            if move.destination == 0 or len(g.dice_left) <= 1:
-                continue
-            after, _ = g.apply(A.MoveChecker(g.turn, checker, die))
-            if after.phase is Phase.MOVING and after.turn == g.turn:
-                follow(after, move.destination, path, found)
-
-    if game.phase is not Phase.MOVING:
-        return out
-    for source in game.legal_steps():
-        found: dict[int, list[int]] = {}
-        follow(game, source, [], found)
-        out[source] = found
-    return out
+    return {source: {point: list(dice) for point, dice in found.items()}
+            for source, found in game.reach().items()}
 
 
 def _clock_key(match: Match) -> tuple[Any, ...]:
