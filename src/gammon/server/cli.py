@@ -84,7 +84,7 @@ def add_verify_command(subparsers: Any) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m gammon.server.cli serve|verify ...`` until the lead wires the CLI."""
+    """``python -m gammon.server.cli serve|verify ...``: the same commands as ``gammon``."""
     parser = argparse.ArgumentParser(prog="gammon")
     commands = parser.add_subparsers(dest="command", required=True)
     add_serve_command(commands)
