@@ -267,21 +267,6 @@ def roll_dice(die1: int, die2: int) -> np.ndarray:
 
 
 @_jit
-def count_plays_batch(positions: np.ndarray, rolls: np.ndarray) -> np.ndarray:
-    """Number of distinct legal plays for each (board, roll) row — for tests and benchmarks.
-
-    A roll with no legal move counts as one play (the pass).
-    """
-    boards, moves, keys, table, state, line = new_scratch()
-    n = positions.shape[0]
-    counts = np.empty(n, dtype=np.int64)
-    for i in range(n):
-        dice = roll_dice(rolls[i, 0], rolls[i, 1])
-        counts[i] = generate(positions[i], dice, boards, moves, keys, table, state, line)
-    return counts
-
-
-@_jit
 def plays_batch(positions: np.ndarray, rolls: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The engine's batch path: every distinct resulting board for each (board, roll) row.
 

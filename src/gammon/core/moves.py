@@ -113,8 +113,3 @@ def legal_plays(position: Position, roll: Roll) -> tuple[Play, ...]:
     if not isinstance(roll, Roll):
         raise TypeError(f"expected a Roll, got {type(roll).__name__}")
     return plays_with(position, roll.moves())
-
-
-def has_legal_move(position: Position, dice: Sequence[int]) -> bool:
-    """Whether any checker can move with the dice left (False means the turn passes)."""
-    return bool(plays_with(position, dice)[0].moves)

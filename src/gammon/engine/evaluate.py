@@ -14,7 +14,6 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from gammon.core import _movegen
 from gammon.engine.bearoff import BearoffDatabase, is_bearoff_board, race_probabilities
 from gammon.engine.features import INPUTS, encode, is_race
 from gammon.engine.network import (
@@ -148,42 +147,3 @@ def choose_play(boards: np.ndarray, count: int, nets: Arrays, scratch: Arrays,
             best = i
             best_probs[:] = probs
     return best
-
-
-@_jit
-def evaluate_plays(after_boards: np.ndarray, nets: Arrays) -> np.ndarray:
-    """Mover's probabilities for each board in ``after_boards`` (``float64[N, 5]``)."""
-    scratch = new_scratch()
-    n = after_boards.shape[0]
-    out = np.empty((n, OUTPUTS), dtype=np.float64)
-    for i in range(n):
-        evaluate_after(after_boards[i], nets, scratch, out[i])
-    return out
-
-
-@_jit
-def evaluate_positions(boards: np.ndarray, nets: Arrays) -> np.ndarray:
-    """Side-on-roll probabilities for each board (``float64[N, 5]``)."""
-    scratch = new_scratch()
-    n = boards.shape[0]
-    out = np.empty((n, OUTPUTS), dtype=np.float64)
-    for i in range(n):
-        evaluate_position(boards[i], nets, scratch, out[i])
-    return out
-
-
-@_jit
-def best_plays_batch(boards: np.ndarray, rolls: np.ndarray, nets: Arrays) -> np.ndarray:
-    """0-ply choice for many (board, roll) rows: the chosen resulting boards (mover's view)."""
-    gen = _movegen.new_scratch()
-    scratch = new_scratch()
-    probs = np.empty(OUTPUTS, dtype=np.float64)
-    n = boards.shape[0]
-    out = np.empty((n, 26), dtype=np.int8)
-    for i in range(n):
-        dice = _movegen.roll_dice(rolls[i, 0], rolls[i, 1])
-        count = _movegen.generate(boards[i], dice, gen[0], gen[1], gen[2], gen[3], gen[4],
-                                  gen[5])
-        best = choose_play(gen[0], count, nets, scratch, probs)
-        out[i] = gen[0][best]
-    return out
