@@ -304,7 +304,7 @@ def test_bench_strength_plays_duplicate_pairs_and_resumes_from_its_results(
             "--results", str(tmp_path)]
     first = bench([*args, "--games", "12"], monkeypatch, capsys)
     (saved,) = tmp_path.glob("strength-0ply-vs-pubeval-seed3-*.json")
-    assert len(json.loads(saved.read_text())["pairs"]) == 6
+    assert len(json.loads(saved.read_text())["games"]) == 12
     assert first.count(" games  ") == 2  # progress after each chunk of 3 pairs
     summary = first.splitlines()[-1]
     assert re.match(r"0ply vs pubeval \(weights \w+, seed 3\): [+-]\d\.\d{3} ± \d\.\d{3} ppg "
@@ -312,7 +312,7 @@ def test_bench_strength_plays_duplicate_pairs_and_resumes_from_its_results(
 
     again = bench([*args, "--games", "16", "--chunk", "2"], monkeypatch, capsys)
     assert "6 pairs saved" in again
-    assert len(json.loads(saved.read_text())["pairs"]) == 8
+    assert len(json.loads(saved.read_text())["games"]) == 16
     fresh = bench([*args, "--games", "16", "--fresh", "--results", str(tmp_path / "new")],
                   monkeypatch, capsys)
     # a pair's dice do not depend on the chunks: resuming gives the same result
