@@ -1,13 +1,26 @@
+"""Fixtures of the server tests.
+
+Every test that touches storage runs twice (the ``store`` parameter): on SQLite with the
+in-process bus, and on PostgreSQL with the Redis bus — the two deployments an operator can
+choose. PostgreSQL and Redis are those ``.ci/run`` starts (127.0.0.1, default ports); when
+they are not reachable the PostgreSQL variants FAIL, they do not skip: a suite that passes
+without them would say nothing about the deployment that needs them.
+"""
+
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
+import contextlib
 import os
+import secrets
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import pytest
@@ -16,11 +29,101 @@ from fastapi.testclient import TestClient
 from gammon.server.app import COOKIE, create_app
 from gammon.server.settings import Settings
 
+POSTGRES = "postgresql+asyncpg://postgres@127.0.0.1:5432"
+POSTGRES_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
+REDIS = "redis://127.0.0.1:6379/0"
+STORES = ("sqlite", "postgresql")
+
+T = TypeVar("T")
+
+
+def run_async(main: Callable[[], Awaitable[T]]) -> T:
+    """Run a coroutine function to its end in a thread of its own: a test elsewhere in the
+    suite may leave an event loop running in this one."""
+    async def call() -> T:
+        return await main()
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, call()).result()
+
+
+def _postgres_admin(sql: str) -> None:
+    import asyncpg
+
+    async def execute() -> None:
+        conn = await asyncpg.connect(POSTGRES_ADMIN, timeout=5)
+        try:
+            await conn.execute(sql)
+        finally:
+            await conn.close()
+
+    run_async(execute)
+
+
+@contextlib.contextmanager
+def postgres_database() -> Iterator[str]:
+    """A fresh, empty PostgreSQL database (its SQLAlchemy URL), dropped afterwards."""
+    import asyncpg
+
+    name = f"gammon_test_{secrets.token_hex(6)}"
+    try:
+        _postgres_admin(f'CREATE DATABASE "{name}"')
+    except (OSError, asyncpg.PostgresError) as error:  # TimeoutError is an OSError
+        pytest.fail(f"PostgreSQL is not reachable at {POSTGRES_ADMIN} ({error!r}); "
+                    f"start it with .ci/run", pytrace=False)
+    try:
+        yield f"{POSTGRES}/{name}"
+    finally:
+        _postgres_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def redis_reachable() -> str:
+    """The Redis URL of the tests, after checking that Redis answers (fails if not)."""
+    import redis
+
+    client = redis.Redis.from_url(REDIS, socket_connect_timeout=2)
+    try:
+        client.ping()
+    except redis.exceptions.ConnectionError as error:
+        pytest.fail(f"Redis is not reachable at {REDIS} ({error}); start it with .ci/run",
+                    pytrace=False)
+    finally:
+        client.close()
+    return REDIS
+
+
+@pytest.fixture(params=STORES)
+def store(request: pytest.FixtureRequest) -> str:
+    """The deployment under test: 'sqlite' (in-process bus) or 'postgresql' (Redis bus)."""
+    return str(request.param)
+
 
 @pytest.fixture
-def settings(tmp_path: Path) -> Settings:
-    return Settings(database_url=f"sqlite+aiosqlite:///{tmp_path}/gammon.db", rate_limits=False,
-                    ping_interval=3600, _env_file=None)  # type: ignore[call-arg]
+def database_url(store: str, tmp_path: Path) -> Iterator[str]:
+    """A fresh database of the store under test."""
+    if store == "sqlite":
+        yield f"sqlite+aiosqlite:///{tmp_path}/gammon.db"
+    else:
+        with postgres_database() as url:
+            yield url
+
+
+@pytest.fixture
+def redis_url(store: str) -> str:
+    """The bus of the store under test: Redis with PostgreSQL, in-process with SQLite."""
+    return redis_reachable() if store == "postgresql" else ""
+
+
+def make_settings(database_url: str, redis_url: str = "", **overrides: Any) -> Settings:
+    """The settings of an in-process test server (no rate limits, no pings, no .env)."""
+    values: dict[str, Any] = {"rate_limits": False, "ping_interval": 3600, **overrides}
+    return Settings(database_url=database_url, redis_url=redis_url, _env_file=None,  # type: ignore[call-arg]
+                    **values)
+
+
+@pytest.fixture
+def settings(database_url: str, redis_url: str) -> Settings:
+    return make_settings(database_url, redis_url)
 
 
 @pytest.fixture

@@ -75,7 +75,7 @@ match_actions = sa.Table(
     metadata,
     sa.Column("match_id", sa.String(24), sa.ForeignKey("matches.id"), primary_key=True),
     sa.Column("seq", sa.Integer, primary_key=True, autoincrement=False),
-    sa.Column("kind", sa.String(12), nullable=False),
+    sa.Column("kind", sa.String(32), nullable=False),  # longest: accept_resign (13)
     sa.Column("action", sa.Text, nullable=False),
     sa.Column("at", sa.Float, nullable=False),
 )
@@ -94,7 +94,7 @@ rating_changes = sa.Table(
 server_kv = sa.Table(
     "server_kv",
     metadata,
-    sa.Column("key", sa.String(40), primary_key=True),
+    sa.Column("key", sa.String(200), primary_key=True),  # heartbeat:<32 hex> is 42
     sa.Column("value", sa.Text, nullable=False),
 )
 

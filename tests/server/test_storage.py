@@ -1,0 +1,152 @@
+"""Storage parity: what the server writes fits the columns on every store.
+
+SQLite ignores declared string lengths; PostgreSQL refuses a value one character too long.
+So each test here runs on both (the ``database_url`` fixture), and writes the longest value
+the server can produce for a column.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import sqlalchemy as sa
+from fastapi.testclient import TestClient
+
+from gammon.server import protocol
+from gammon.server.app import create_app
+from gammon.server.db import Repository, make_engine, match_actions, migrate, server_kv
+from gammon.server.service import PAUSE
+from tests.server.conftest import Browser, make_settings, run_async
+from tests.server.helpers import Player, act, to_move
+
+# every kind of record in the match log: the core's actions (protocol.action_json) and the
+# server's clock-pause record
+ACTION_KINDS = sorted({"opening", "roll", "play", "step", "resign", PAUSE,
+                       *protocol._SIMPLE})  # the names of the simple actions
+
+
+@asynccontextmanager
+async def repository(url: str) -> AsyncIterator[Repository]:
+    """A repository on a database migrated to the Alembic head."""
+    engine = make_engine(url)
+    await migrate(engine)
+    repo = Repository(engine)
+    try:
+        yield repo
+    finally:
+        await repo.close()
+        await engine.dispose()
+
+
+async def _a_match(repo: Repository) -> str:
+    user = await repo.create_user("storage-test", "user")
+    match_id = "m" * 16
+    await repo.create_match({
+        "id": match_id, "status": "playing", "config": "{}", "player0": user.id,
+        "private": False, "rated": False, "server_seed": "0" * 64, "seed_hash": "1" * 64,
+        "client_seed0": "", "client_seed1": ""})
+    return match_id
+
+
+def test_every_action_kind_fits_the_match_log(database_url: str) -> None:
+    """Defect 2: ``accept_resign`` / ``reject_resign`` (13 characters) did not fit
+    ``match_actions.kind VARCHAR(12)`` on PostgreSQL."""
+    async def main() -> list[str]:
+        async with repository(database_url) as repo:
+            match_id = await _a_match(repo)
+            for seq, kind in enumerate(ACTION_KINDS, start=1):
+                await repo.append(match_id, seq, kind, f'{{"t": "{kind}"}}', float(seq))
+            _, actions = await repo.match_with_actions(match_id)
+            return [row.kind for row in actions]
+
+    assert run_async(main) == ACTION_KINDS
+
+
+def test_a_heartbeat_of_a_real_process_id_is_stored(database_url: str) -> None:
+    """Defect 3: the heartbeat key of a process (``heartbeat:`` and 32 hex digits, as the
+    hub makes it) did not fit ``server_kv.key VARCHAR(40)`` on PostgreSQL, so a restart
+    credited no downtime."""
+    origin = uuid.uuid4().hex  # what Hub.origin is
+
+    async def main() -> tuple[float | None, list[str]]:
+        async with repository(database_url) as repo:
+            await repo.heartbeat(origin, 1000.0)
+            await repo.heartbeat(origin, 1002.0)
+            async with repo.engine.connect() as conn:
+                keys = (await conn.scalars(sa.select(server_kv.c.key))).all()
+            return await repo.last_heartbeat(), list(keys)
+
+    last, keys = run_async(main)
+    assert last == 1002.0
+    assert f"heartbeat:{origin}" in keys
+
+
+def test_the_log_columns_hold_every_kind_and_key_with_room_to_spare() -> None:
+    """The declared lengths leave room: a new action kind or key prefix of a few more
+    characters must not bring the defect back unnoticed."""
+    kind_length = match_actions.c.kind.type.length  # type: ignore[attr-defined]
+    key_length = server_kv.c.key.type.length  # type: ignore[attr-defined]
+    assert max(map(len, ACTION_KINDS)) * 2 <= kind_length
+    assert len(f"heartbeat:{uuid.uuid4().hex}") * 2 <= key_length
+
+
+def _register(browser: Browser, name: str) -> None:
+    response = browser.post("/api/register", json={"name": name, "password": "secret-pass"})
+    assert response.status_code == 201, response.text
+
+
+def _play_until_someone_may_resign(players: dict[int, Player]) -> Player:
+    """The player on roll at the start of a turn (the one who may offer a resignation)."""
+    for _ in range(20):
+        mover = to_move(players)
+        game = mover.game
+        assert game is not None
+        if game["phase"] == "before_roll":
+            return mover
+        source, dice = next(iter(game["legal"].items()))
+        act(players, mover, {"type": "step", "from": int(source), "die": int(next(iter(dice)))})
+    raise AssertionError("no turn started")
+
+
+def test_a_resignation_is_answered_on_every_store(database_url: str, redis_url: str) -> None:
+    """Defect 2 end to end: an offered resignation is rejected, offered again and accepted,
+    over the socket; before the fix PostgreSQL answered ``internal`` and the match stayed in
+    ``resign_offered``. A new server on the same database then replays the stored answers."""
+    settings = make_settings(database_url, redis_url)
+    with TestClient(create_app(settings)) as client:
+        a, b = Browser(client), Browser(client)
+        _register(a, "resigner")
+        _register(b, "answerer")
+        match_id = a.post("/api/games", json={"kind": "match", "length": 3}).json()["id"]
+        with a.websocket_connect("/ws") as wa, b.websocket_connect("/ws") as wb:
+            pa, pb = Player.over_testclient(wa, "a"), Player.over_testclient(wb, "b")
+            pa.subscribe(match_id)
+            assert b.post(f"/api/games/{match_id}/join").status_code == 200
+            pb.subscribe(match_id)
+            players = {0: pa, 1: pb}
+            pa.sync(pb.v)
+            offerer = _play_until_someone_may_resign(players)
+            answerer = players[1 - offerer.you]  # type: ignore[operator]
+
+            act(players, offerer, {"type": "resign", "level": 1})
+            assert answerer.game is not None and answerer.game["phase"] == "resign_offered"
+            rejected = act(players, answerer, {"type": "reject_resign"})
+            assert rejected["type"] == "update", rejected
+            assert [e["type"] for e in rejected["events"]] == ["resign_rejected"]
+            assert answerer.game["phase"] == "before_roll"
+
+            act(players, offerer, {"type": "resign", "level": 2})
+            accepted = act(players, answerer, {"type": "accept_resign"})
+            assert accepted["type"] == "update", accepted
+            ended = next(e for e in accepted["events"] if e["type"] == "game_ended")
+            assert ended["winner"] == answerer.you and ended["points"] == 2
+            score: list[Any] = answerer.game["score"]
+            version = answerer.v
+    # the answers are in the log: a fresh server rebuilds the same match from it
+    with TestClient(create_app(make_settings(database_url, redis_url))) as client:
+        state = client.get(f"/api/games/{match_id}").json()
+        assert state["v"] == version
+        assert state["game"]["score"] == score
