@@ -136,18 +136,20 @@ def _play_by_steps(apply, current, play: Play, rng: random.Random) -> None:  # t
 
 
 rules_strategy = st.builds(
-    lambda length, cube, crawford, jacoby, beavers: Rules(
+    lambda length, cube, crawford, jacoby, beavers, anew: Rules(
         length=length,
         cube=cube,
         crawford=crawford,
         jacoby=jacoby and not length,
         beavers=beavers and not length,
+        winner_rolls_anew=anew,
     ),
     length=st.sampled_from([0, 1, 3, 5]),
     cube=st.booleans(),
     crawford=st.booleans(),
     jacoby=st.booleans(),
     beavers=st.booleans(),
+    anew=st.booleans(),
 )
 
 
@@ -155,7 +157,8 @@ def random_record(seed: int, rules: Rules, *, forfeit: bool = False) -> MatchRec
     rng = random.Random(seed)
     confirm = (rng.random() < 0.5, rng.random() < 0.5)
     playing = Rules(length=rules.length, cube=rules.cube, crawford=rules.crawford,
-                    jacoby=rules.jacoby, beavers=rules.beavers, confirm_turn=confirm)
+                    jacoby=rules.jacoby, beavers=rules.beavers,
+                    winner_rolls_anew=rules.winner_rolls_anew, confirm_turn=confirm)
     actions = random_match_actions(rng, playing, max_games=2, forfeit=forfeit, steps=True)
     info = MatchInfo(event="Random", date=datetime.date(2024, 5, 1)) if seed % 2 else MatchInfo()
     return MatchRecord.from_match_actions(actions, rules=playing, players=("Ann", "Ben Jr"),
@@ -251,12 +254,10 @@ def test_replay_steps_give_every_state() -> None:
     assert steps[-1].after.game.board(0).pips() == (167 - 11, 167 - 6)
 
 
-def test_a_record_refuses_illegal_actions_and_the_winner_rolls_anew_opening() -> None:
+def test_a_record_refuses_illegal_actions() -> None:
     with pytest.raises(MatchRecordError, match="action 1"):
         MatchRecord.from_match_actions([_opening(0, 3, 1), PlayMove(0, "24/18")],
                                        rules=Rules())
-    with pytest.raises(MatchRecordError, match="winner plays the two opening dice"):
-        MatchRecord.from_match_actions([], rules=Rules(winner_rolls_anew=True))
     with pytest.raises(MatchRecordError, match="normalized"):
         MatchRecord(rules=Rules(length=3, confirm_turn=(True, True)))
 

@@ -43,7 +43,11 @@ The format has no place for a few things, handled with header tags that GNU Back
 ignores (the first three are XG's): ``[Jacoby "On"]``, ``[Beaver "On"]``, ``[Crawford
 "Off"]`` for a match without the Crawford rule, ``[CubeLimit "1"]`` for play without the
 cube, and gammon's ``[Forfeit "abandon 2"]`` / ``[Forfeit "timeout 1"]`` for a match lost by
-abandoning or running out of time (player 1 is the left column). Resign offers that were
+abandoning or running out of time (player 1 is the left column). A match played with the
+"winner rolls anew" opening has ``[WinnerRollsAnew "On"]`` and ``[OpeningThrows "52 36"]``,
+each game's deciding opening throw (the left column's die first); each game's first move is
+the winner's new roll and its play, which GNU Backgammon imports as an ordinary first move
+(a double there included). Resign offers that were
 refused or left unanswered are not written (GNU Backgammon drops them too): a record goes
 through a ``.mat`` file as :meth:`MatchRecord.without_open_resignations
 <gammon.formats.matchfile.MatchRecord.without_open_resignations>`.
@@ -101,6 +105,7 @@ from gammon.core.moves import IllegalPlayError, Move, Play
 from gammon.core.notation import NotationError, parse_play, parse_segments
 from gammon.core.position import Position
 from gammon.formats.matchfile import (
+    GameRecord,
     IncompletePlayError,
     MatchInfo,
     MatchRecord,
@@ -228,6 +233,10 @@ def _header(record: MatchRecord) -> list[str]:
         lines.append(_tag_value("Crawford", "Off"))
     if not rules.cube:
         lines.append(_tag_value("CubeLimit", "1"))
+    if rules.winner_rolls_anew:
+        lines.append(_tag_value("WinnerRollsAnew", "On"))
+        throws = [_opening_throw(game) for game in record.games]
+        lines.append(_tag_value("OpeningThrows", " ".join(f"{a}{b}" for a, b in throws)))
     if record.forfeit is not None:
         kind = "abandon" if isinstance(record.forfeit, Abandon) else "timeout"
         lines.append(_tag_value("Forfeit", f"{kind} {record.forfeit.player + 1}"))
@@ -235,6 +244,12 @@ def _header(record: MatchRecord) -> list[str]:
         lines.append("")
         lines += [f"; {line}".rstrip() for line in info.comment.split("\n")]
     return lines
+
+
+def _opening_throw(game: GameRecord) -> tuple[int, int]:
+    opening = game.actions[0]
+    assert isinstance(opening, RollOpening), "a game starts with its opening"
+    return opening.opening.throws[-1]
 
 
 @dataclass(frozen=True, slots=True)
@@ -345,7 +360,7 @@ class _BeaversPlayed(Exception):
 
 def _read_games(lines: list[str], index: int, header: _Header) -> MatchRecord:
     rules = header.rules()
-    reader = _MatchReader(rules)
+    reader = _MatchReader(rules, header.throws)
     games: list[tuple[int, list[tuple[int, str]]]] = []  # (line of 'Game k', its lines)
     while index < len(lines):
         line = lines[index]
@@ -450,6 +465,16 @@ class _Header:
                     line,
                 )
             self.forfeit = (parts[0], int(parts[1]) - 1, line)
+        self.anew = self._flag("winnerrollsanew", False)
+        self.throws: list[tuple[int, int]] = []
+        if "openingthrows" in self.tags:
+            value, line = self.tags["openingthrows"]
+            pairs = value.split()
+            if not all(len(p) == 2 and p[0] in "123456" and p[1] in "123456" and p[0] != p[1]
+                       for p in pairs):
+                raise MatFormatError(f"[OpeningThrows] is each game's deciding opening throw, "
+                                     f"two different dice like '52 36', got {value!r}", line)
+            self.throws = [(int(p[0]), int(p[1])) for p in pairs]
         names = [self.tags.get(f"player {n}", ("", 0))[0] for n in (1, 2)]
         if all(names):
             self.players = (names[0], names[1])
@@ -460,7 +485,7 @@ class _Header:
             raise MatFormatError("the Jacoby rule and beavers are money-play options, but "
                                  f"this is a {self.length} point match", line)
         return Rules(length=self.length, cube=self.cube, crawford=self.crawford or not self.length,
-                     jacoby=self.jacoby, beavers=self.beavers)
+                     jacoby=self.jacoby, beavers=self.beavers, winner_rolls_anew=self.anew)
 
     def info(self) -> MatchInfo:
         date = None
@@ -487,8 +512,9 @@ class _Header:
 class _MatchReader:
     """Plays the games of a file through the core as it reads them."""
 
-    def __init__(self, rules: Rules) -> None:
+    def __init__(self, rules: Rules, throws: list[tuple[int, int]]) -> None:
         self.rules = rules
+        self.throws = throws  # each game's deciding opening throw, with "winner rolls anew"
         self.match: Match = Match.new(rules)
         self.actions: list[Action] = []
         self.players: tuple[str, str] | None = None
@@ -612,10 +638,7 @@ class _GameReader:
 
     def _roll(self, player: int, roll: Roll, play: str, line: int) -> None:
         if not self.started:
-            if roll.is_double():
-                raise MatFormatError(f"the opening roll cannot be a double: {roll}", line)
-            high, low = max(roll.die1, roll.die2), min(roll.die1, roll.die2)
-            throw = (high, low) if player == 0 else (low, high)
+            throw = self._throw(player, roll, line)
             self.reader.apply(RollOpening(OpeningRoll(player, roll, (throw,))), line)
             self.started = True
         else:
@@ -634,6 +657,20 @@ class _GameReader:
                 line,
             )
         self.reader.apply(PlayMove(player, _read_play(game.position, roll, play, line)), line)
+
+    def _throw(self, player: int, roll: Roll, line: int) -> tuple[int, int]:
+        """The opening's deciding throw: the opening roll's dice, or with "winner rolls
+        anew" the one [OpeningThrows] gives for this game."""
+        if self.reader.rules.winner_rolls_anew:
+            if self.number >= len(self.reader.throws):
+                raise MatFormatError(
+                    f"the winner rolls anew, but [OpeningThrows] gives no throw for Game "
+                    f"{self.number + 1}", line)
+            return self.reader.throws[self.number]
+        if roll.is_double():
+            raise MatFormatError(f"the opening roll cannot be a double: {roll}", line)
+        high, low = max(roll.die1, roll.die2), min(roll.die1, roll.die2)
+        return (high, low) if player == 0 else (low, high)
 
     def _cube(self, player: int, kind: str, value: str | None, line: int) -> None:
         if kind.startswith("raccoon"):

@@ -34,11 +34,12 @@ A record is canonical, so equal matches give equal records whatever way they wer
   played before it (they change nothing);
 * an opening keeps only its deciding throw: tied opening throws are not part of a record,
   as neither a ``.mat`` nor an SGF file can hold them;
-* the rules keep what decides play: the match length, the cube, the Crawford rule, Jacoby and
-  beavers. Each player's own options (``confirm_turn``, ``auto_roll``) are dropped, and a
-  money session (where no game is ever the Crawford game) always reads ``crawford=True``.
-  ``winner_rolls_anew`` is refused: match files hold GNU Backgammon's opening, where the
-  winner of the opening plays the two opening dice.
+* the rules keep what decides play: the match length, the cube, the Crawford rule, Jacoby,
+  beavers and ``winner_rolls_anew``. Each player's own options (``confirm_turn``,
+  ``auto_roll``) are dropped, and a money session (where no game is ever the Crawford game)
+  always reads ``crawford=True``. With ``winner_rolls_anew`` an opening's roll is the
+  winner's new roll, not its deciding throw: match files write that roll as the first
+  move's dice (what GNU Backgammon imports) and keep the throw in an extension of their own.
 
 Abandoning or running out of time ends the whole match; it is kept apart as
 :attr:`MatchRecord.forfeit`, applied after the last game's actions.
@@ -162,17 +163,13 @@ winner_rolls_anew=False, confirm_turn=(False, False), auto_roll=(False, False))
     """
     if not isinstance(rules, Rules):
         raise MatchRecordError(f"rules must be gammon.core.match.Rules, got {rules!r}")
-    if rules.winner_rolls_anew:
-        raise MatchRecordError(
-            "a match record cannot hold the 'winner rolls anew' opening: match files record "
-            "GNU Backgammon's opening, where the winner plays the two opening dice"
-        )
     return Rules(
         length=rules.length,
         cube=rules.cube,
         crawford=rules.crawford or rules.length == 0,
         jacoby=rules.jacoby,
         beavers=rules.beavers,
+        winner_rolls_anew=rules.winner_rolls_anew,
     )
 
 

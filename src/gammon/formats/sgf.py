@@ -31,8 +31,12 @@ Beyond that :func:`dumps` uses SGF's room for extensions, with properties GNU Ba
 ignores, so that every :class:`~gammon.formats.matchfile.MatchRecord` goes through an SGF
 file unchanged: ``Beavers`` among the rules; a node ``XR[W2]`` for a resign offer (here
 White's, of a gammon) that was refused, ``XO[W2]`` for one left unanswered when the record
-ends; and in the root of the last game ``XF[B:abandon]`` or ``XF[B:timeout]`` when a player
-lost the match by abandoning or running out of time.
+ends; in the root of the last game ``XF[B:abandon]`` or ``XF[B:timeout]`` when a player
+lost the match by abandoning or running out of time; and for a match played with the
+"winner rolls anew" opening ``WinnerRollsAnew`` among the rules and in each game's root
+``XT[52]``, the deciding opening throw (White's die first). The first move of such a game is
+the winner's new roll (a double included) and its play, which GNU Backgammon reads as an
+ordinary first move.
 
 :func:`loads` reads GNU Backgammon's files (its analysis properties are skipped), follows
 the main line where a file has variations, and refuses what a match record cannot hold:
@@ -301,11 +305,17 @@ def _root(record: MatchRecord, number: int, score: tuple[int, int], crawford: bo
             ("CrawfordGame", crawford),
             ("Jacoby", rules.jacoby),
             ("Beavers", rules.beavers),
+            ("WinnerRollsAnew", rules.winner_rolls_anew),
         )
         if on
     ]
     if tokens:
         parts.append(f"RU[{':'.join(tokens)}]")
+    if rules.winner_rolls_anew and number < len(record.games):
+        opening = record.games[number].actions[0]
+        assert isinstance(opening, RollOpening), "a game starts with its opening"
+        white, black = opening.opening.throws[-1]
+        parts.append(f"XT[{white}{black}]")
     return "".join(parts)
 
 
@@ -495,7 +505,20 @@ class _Root:
             crawford="Crawford" in self.tokens or not self.length,
             jacoby=jacoby,
             beavers=beavers,
+            winner_rolls_anew="WinnerRollsAnew" in self.tokens,
         )
+
+    def opening_throw(self) -> tuple[int, int]:
+        """The deciding opening throw of a "winner rolls anew" game (``XT``)."""
+        prop = self.node.get("XT")
+        value = prop.values[0].strip() if prop is not None else ""
+        if not re.fullmatch(r"[1-6][1-6]", value) or value[0] == value[1]:
+            raise SgfFormatError(
+                f"the winner rolls anew, so the game's root gives the deciding opening throw, "
+                f"two different dice like XT[52], got {value!r}",
+                prop.line if prop is not None else self.line,
+            )
+        return int(value[0]), int(value[1])
 
     def info(self) -> MatchInfo:
         date = None
@@ -542,7 +565,7 @@ class _Reader:
         nodes = tree.main_line()
         root = _Root(nodes[0])
         self._check_root(number, root)
-        game = _GameReader(self, number)
+        game = _GameReader(self, number, root)
         for node in nodes[1:]:
             game.node(node)
         game.finish(root, last=last)
@@ -600,9 +623,10 @@ class _Reader:
 class _GameReader:
     """One game tree's nodes, applied to the match in order."""
 
-    def __init__(self, reader: _Reader, number: int) -> None:
+    def __init__(self, reader: _Reader, number: int, root: _Root) -> None:
         self.reader = reader
         self.number = number
+        self.root = root
         self.started = False
         self.beaver_by: int | None = None
         self.offer_pending = False
@@ -682,10 +706,13 @@ class _GameReader:
                 )
             # the dice were set (DI) before a refused resign offer: now they are played
         elif not self.started:
-            if roll.is_double():
+            if self.reader.rules.winner_rolls_anew:
+                throw = self.root.opening_throw()
+            elif roll.is_double():
                 raise SgfFormatError(f"the opening roll cannot be a double: {roll}", line)
-            high, low = max(roll.die1, roll.die2), min(roll.die1, roll.die2)
-            throw = (high, low) if player == 0 else (low, high)
+            else:
+                high, low = max(roll.die1, roll.die2), min(roll.die1, roll.die2)
+                throw = (high, low) if player == 0 else (low, high)
             self.reader.apply(RollOpening(OpeningRoll(player, roll, (throw,))), line)
             self.started = True
         else:
