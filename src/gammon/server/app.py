@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import datetime
 import gc
 import json
 import logging
@@ -39,10 +38,8 @@ from gammon.cli.cube_commands import PROBABILITIES, cube_json
 from gammon.core.dice import Roll
 from gammon.core.position import Position
 from gammon.engine.player import Probabilities
-from gammon.formats import mat
 from gammon.formats.match_id import MatchKey
-from gammon.formats.matchfile import MatchInfo, MatchRecord
-from gammon.server import bots, protocol
+from gammon.server import bots, exports, protocol
 from gammon.server.db import Repository, User, make_engine, migrate, secret_key
 from gammon.server.fairness import verify
 from gammon.server.protocol import ProtocolError
@@ -558,27 +555,29 @@ def _routes(app: FastAPI) -> None:
 
     # history, export, fairness
 
-    @app.get("/api/games/{match_id}/export.mat", response_class=PlainTextResponse,
+    @app.get("/api/games/{match_id}/export.{fmt}", response_class=PlainTextResponse,
              tags=["history"])
-    async def export(match_id: str, request: Request) -> PlainTextResponse:
-        """The match as a Jellyfish / GNU Backgammon ``.mat`` file (``gammon.formats.mat``:
-        the project's one writer), built from the match's stored actions."""
+    async def export(match_id: str, fmt: exports.Format, request: Request
+                     ) -> PlainTextResponse:
+        """The match as a Jellyfish / GNU Backgammon ``.mat`` file or an SGF file
+        (:mod:`gammon.server.exports`), built from the match's stored actions."""
         room = await _hub(request).room(match_id)
-        if room is None or room.rules is None:
+        if room is None:
             raise HTTPException(404, {"code": "not_found", "message": "no such match"})
+        if room.rules is None:
+            raise HTTPException(409, {"code": "not_started",
+                                      "message": "the match has not started yet"})
         row, rows = await request.app.state.repo.match_with_actions(match_id)
-        actions = [protocol.action_from_json(json.loads(r.action)) for r in rows
-                   if r.kind != PAUSE]
-        names = tuple(_mat_name(room.users[p].name if p in room.users else "", seat)
-                      for seat, p in enumerate(room.players))
-        day = None if row is None else datetime.datetime.fromtimestamp(
-            row.created_at, datetime.UTC).date()
-        record = MatchRecord.from_match_actions(
-            actions, rules=room.rules, players=(names[0], names[1]),
-            info=MatchInfo(site="gammon", date=day, comment=f"match {match_id}"))
-        text = await asyncio.to_thread(mat.dumps, record)
+        names = [room.users[p].name if p in room.users else "" for p in room.players]
+        try:
+            text = await asyncio.to_thread(
+                exports.match_file, fmt, match_id=match_id, rules=room.rules, names=names,
+                created_at=None if row is None else row.created_at,
+                actions=[r.action for r in rows if r.kind != PAUSE])
+        except exports.ExportError as error:
+            raise HTTPException(409, {"code": "not_exportable", "message": str(error)}) from None
         return PlainTextResponse(text, headers={
-            "content-disposition": f'attachment; filename="{match_id}.mat"'})
+            "content-disposition": f'attachment; filename="{match_id}.{fmt}"'})
 
     @app.get("/api/games/{match_id}/fairness", tags=["history"])
     async def fairness(match_id: str, request: Request) -> dict[str, Any]:
@@ -589,6 +588,7 @@ def _routes(app: FastAPI) -> None:
         record = {
             "match": match_id, "seed_hash": row.seed_hash,
             "client_seeds": [row.client_seed0, row.client_seed1],
+            "winner_rolls_anew": MatchConfig.from_json(row.config).winner_rolls_anew,
             "server_seed": row.server_seed if row.status == "finished" else None,
             "actions": [json.loads(r.action) for r in rows
                         if r.kind in ("opening", "roll")],
@@ -703,12 +703,6 @@ def _routes(app: FastAPI) -> None:
     @app.get("/healthz", tags=["server"])
     async def healthz() -> dict[str, Any]:
         return {"ok": True}
-
-
-def _mat_name(name: str, seat: int) -> str:
-    """A player's name as a ``.mat`` file can hold it (no ':'; never empty)."""
-    name = name.replace(":", "_").strip()
-    return name or f"Player {seat + 1}"
 
 
 def _probabilities(p: Probabilities) -> dict[str, float]:

@@ -41,25 +41,28 @@ def cmd_serve(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
 
 def cmd_verify(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
     """Check a match's dice: a fairness record file, or fetched from a server URL."""
-    from gammon.server.fairness import verify
+    import httpx
+
+    from gammon.server.fairness import dice_action_count, verify
 
     source: str = args.record
-    if source.startswith(("http://", "https://")):
-        import httpx
-
-        record = httpx.get(source, timeout=10).raise_for_status().json()
-    elif source == "-":
-        record = json.load(stdin)
-    else:
-        with open(source, encoding="utf-8") as handle:
-            record = json.load(handle)
+    try:
+        if source.startswith(("http://", "https://")):
+            record = httpx.get(source, timeout=10).raise_for_status().json()
+        elif source == "-":
+            record = json.load(stdin)
+        else:
+            with open(source, encoding="utf-8") as handle:
+                record = json.load(handle)
+    except (OSError, ValueError, httpx.HTTPError) as error:
+        out.write(f"FAIL cannot read the fairness record {source!r}: {error}\n")
+        return 1
     problems = verify(record)
     for problem in problems:
         out.write(f"FAIL {problem}\n")
     if not problems:
-        count = sum(1 for a in record["actions"] if a["t"] in ("opening", "roll"))
-        out.write(f"OK: the seed matches its hash and all {count} dice actions are what "
-                  f"the seeds give\n")
+        out.write(f"OK: the seed matches its hash and every die of all "
+                  f"{dice_action_count(record)} dice actions is what the seeds give\n")
     return 1 if problems else 0
 
 

@@ -1,0 +1,117 @@
+"""``gammon verify`` recomputes every die of a fairness record (issue 9, defect 5): the
+opening's throws, which player it names first, the roll the winner plays (the two opening
+dice, or with "winner rolls anew" two more dice from the same dice action) and every roll."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gammon.core import actions as A
+from gammon.server import protocol
+from gammon.server.cli import main as cli_main
+from gammon.server.fairness import FairDice, commitment, new_seed, verify
+
+
+def _record(*, anew: bool, rolls: int = 3, seeds: tuple[str, str] = ("a", "b")) -> dict[str, Any]:
+    """A fairness record as the server publishes it: an opening and ``rolls`` rolls."""
+    seed = new_seed()
+    dice = FairDice(seed, seeds)
+    actions = [protocol.action_json(A.RollOpening.from_source(dice.source(0),
+                                                              winner_rolls_anew=anew))]
+    actions += [protocol.action_json(A.RollDice.from_source(n % 2, dice.source(n)))
+                for n in range(1, rolls + 1)]
+    return {"server_seed": seed, "seed_hash": commitment(seed), "client_seeds": list(seeds),
+            "winner_rolls_anew": anew, "actions": actions}
+
+
+def _other_roll(roll: list[int]) -> list[int]:
+    """A different roll (not the same two dice in any order)."""
+    return [roll[0] % 6 + 1, roll[1]] if roll[0] != roll[1] % 6 + 1 else [roll[0] % 6 + 1,
+                                                                          roll[1] % 6 + 1]
+
+
+@pytest.mark.parametrize("anew", [False, True])
+def test_an_untampered_record_verifies(anew: bool) -> None:
+    assert verify(_record(anew=anew)) == []
+
+
+def test_winner_rolls_anew_opening_roll_is_checked() -> None:
+    """Defect 5: the winner's new roll is two more dice of the opening's dice action; a
+    record with other dice there must fail."""
+    record = _record(anew=True)
+    tampered = copy.deepcopy(record)
+    tampered["actions"][0]["roll"] = _other_roll(record["actions"][0]["roll"])
+    problems = verify(tampered)
+    assert problems and "dice action 0" in problems[0]
+
+
+def test_the_opening_roll_must_be_the_last_opening_throw() -> None:
+    """Defect 5: without the option the winner plays the two dice of the deciding throw; a
+    record whose opening roll is anything else must fail."""
+    record = _record(anew=False)
+    tampered = copy.deepcopy(record)
+    tampered["actions"][0]["roll"] = _other_roll(record["actions"][0]["roll"])
+    assert verify(tampered)
+    # claiming the option for a match played without it does not help either
+    assert verify({**tampered, "winner_rolls_anew": True})
+
+
+def test_the_player_named_first_must_have_won_the_opening() -> None:
+    record = _record(anew=False)
+    tampered = copy.deepcopy(record)
+    tampered["actions"][0]["first"] = 1 - record["actions"][0]["first"]
+    assert verify(tampered)
+
+
+def test_a_record_without_the_option_flag_is_read_from_its_opening() -> None:
+    """Records saved before the flag was published: the option is inferred from the
+    opening, and every die is still recomputed."""
+    for anew in (False, True):
+        record = _record(anew=anew)
+        del record["winner_rolls_anew"]
+        assert verify(record) == []
+        record["actions"][1]["roll"] = _other_roll(record["actions"][1]["roll"])
+        assert verify(record)
+
+
+@pytest.mark.parametrize("damage", [
+    lambda r: r["actions"][0].pop("roll"),
+    lambda r: r["actions"][0].update(throws="66"),
+    lambda r: r["actions"][0].update(throws=[[9, 1]]),
+    lambda r: r["actions"][1].update(roll=[1, True]),
+    lambda r: r.update(actions=None),
+    lambda r: r.update(client_seeds=["only one"]),
+    lambda r: r.update(seed_hash=7),
+    lambda r: r.update(server_seed="not hex"),
+    lambda r: r.update(winner_rolls_anew="yes"),
+])
+def test_malformed_records_are_reported_not_crashed_on(damage: Any) -> None:
+    record = _record(anew=True)
+    damage(record)
+    problems = verify(record)
+    assert problems and all(isinstance(p, str) for p in problems)
+
+
+def test_verify_command_fails_a_tampered_anew_record(tmp_path: Path) -> None:
+    """The ``gammon verify`` command itself: exit status 1 and a FAIL line."""
+    record = _record(anew=True)
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(record))
+    assert cli_main(["verify", str(path)]) == 0
+    record["actions"][0]["roll"] = _other_roll(record["actions"][0]["roll"])
+    path.write_text(json.dumps(record))
+    assert cli_main(["verify", str(path)]) == 1
+
+
+def test_verify_command_reports_a_file_that_is_not_json(tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "record.json"
+    path.write_text("{not json")
+    assert cli_main(["verify", str(path)]) == 1
+    assert "FAIL" in capsys.readouterr().out
+    assert cli_main(["verify", str(tmp_path / "missing.json")]) == 1
