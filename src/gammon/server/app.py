@@ -27,7 +27,8 @@ from urllib.parse import urlsplit
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from fastapi import Depends, FastAPI, HTTPException, Request, Response, WebSocket
-from fastapi.responses import PlainTextResponse
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, PlainTextResponse
 from fastapi.staticfiles import StaticFiles
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 from pydantic import BaseModel, ConfigDict, Field
@@ -39,10 +40,10 @@ from gammon.core.dice import Roll
 from gammon.core.position import Position
 from gammon.engine.player import Probabilities
 from gammon.formats.match_id import MatchKey
-from gammon.server import bots, exports, protocol
+from gammon.server import bots, exports, ops, protocol
 from gammon.server.db import Repository, User, make_engine, migrate, secret_key
 from gammon.server.fairness import verify
-from gammon.server.protocol import ProtocolError
+from gammon.server.protocol import ProtocolError, Text, first_error
 from gammon.server.pubsub import LocalBus, RedisBus
 from gammon.server.service import PAUSE, Hub, MatchConfig, ServiceError
 from gammon.server.settings import Settings
@@ -89,16 +90,21 @@ def _limit(request: Request, kind: str, per_minute: float, burst: int) -> None:
 # -- request bodies --------------------------------------------------------------------
 
 
+# Strict: every field takes its own JSON type only (``true`` is not 1, ``1.0`` is not 1);
+# every string must be Unicode text (``protocol.Text``).
+_BODY = ConfigDict(extra="forbid", strict=True)
+
+
 class Credentials(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    name: Annotated[str, Field(max_length=40)]
-    password: Annotated[str, Field(min_length=1, max_length=200)]
+    model_config = _BODY
+    name: Annotated[Text, Field(max_length=40)]
+    password: Annotated[Text, Field(min_length=1, max_length=200)]
 
 
 class Options(BaseModel):
     """A player's options (RULES.md §8), kept for future games."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = _BODY
     confirm_turn: bool = False
     auto_roll: bool = False
     graphics: Literal["high", "low"] = "high"
@@ -110,7 +116,7 @@ class Options(BaseModel):
 
 
 class NewGame(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = _BODY
     kind: Literal["single", "money", "match"] = "match"
     length: Annotated[int, Field(ge=1, le=25)] = 5
     cube: bool = True
@@ -121,23 +127,25 @@ class NewGame(BaseModel):
     jacoby: bool = False
     beavers: bool = False
     winner_rolls_anew: bool = False
-    client_seed: Annotated[str, Field(max_length=64)] = ""
+    client_seed: Annotated[Text, Field(max_length=64)] = ""
 
 
 class Join(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    client_seed: Annotated[str, Field(max_length=64)] = ""
+    model_config = _BODY
+    client_seed: Annotated[Text, Field(max_length=64)] = ""
 
 
 class HintRequest(BaseModel):
-    position_id: Annotated[str, Field(max_length=20)]
-    dice: Annotated[str, Field(max_length=5)]
+    model_config = _BODY
+    position_id: Annotated[Text, Field(max_length=20)]
+    dice: Annotated[Text, Field(max_length=5)]
     plies: Annotated[int, Field(ge=0, le=2)] = 2
 
 
 class EvalRequest(BaseModel):
-    position_id: Annotated[str, Field(max_length=20)]
-    match_id: Annotated[str, Field(max_length=20)] | None = None
+    model_config = _BODY
+    position_id: Annotated[Text, Field(max_length=20)]
+    match_id: Annotated[Text, Field(max_length=20)] | None = None
     plies: Annotated[int, Field(ge=0, le=2)] = 2
     beavers: bool = False
 
@@ -266,6 +274,9 @@ async def _socket(websocket: WebSocket) -> None:
     app = websocket.app
     settings: Settings = app.state.settings
     if not _origin_ok(websocket, settings):
+        # accepted first: a close before the handshake is HTTP 403, which a browser's
+        # script cannot tell from a network failure; 4403 it can read (PROTOCOL.md)
+        await websocket.accept()
         await websocket.close(code=4403)
         return
     uid = _session_user_id(websocket)
@@ -346,15 +357,21 @@ async def _handle(app: Any, hub: Hub, conn: WSConnection, raw: str | bytes,
             case _:
                 await hub.act(conn, message, received)
     except (ProtocolError, ServiceError) as error:
-        _send_error(hub, conn, message, error.code, error.message)
+        _send_error(hub, conn, message, error)
     except Exception:
         log.exception("message failed")
-        _send_error(hub, conn, message, "internal", "the server could not handle this message")
+        _send_error(hub, conn, message,
+                    ServiceError("internal", "the server could not handle this message"))
 
 
-def _send_error(hub: Hub, conn: WSConnection, message: Any, code: str, text: str) -> None:
+def _send_error(hub: Hub, conn: WSConnection, message: Any,
+                error: ProtocolError | ServiceError) -> None:
+    code, text = error.code, error.message
     out: dict[str, Any] = {"type": "error", "code": code, "message": text}
-    if message is not None:
+    if message is None:  # refused by the parser: the id, if it read a valid one
+        if isinstance(error, ProtocolError) and error.id is not None:
+            out["id"] = error.id
+    else:
         out["id"] = message.id
         match_id = getattr(message, "match", None)
         if match_id is not None:
@@ -413,8 +430,10 @@ def create_app(settings: Settings | None = None, *, bus: Any = None) -> FastAPI:
                               "WebSocket at /ws (PROTOCOL.md).")
     app.state.settings = settings
     app.state.limiter = RateLimiter(settings.rate_limits)
+    app.add_exception_handler(RequestValidationError, _bad_input)
     app.add_api_websocket_route("/ws", _socket)
     _routes(app)
+    ops.install(app)  # /metrics, /readyz, socket tracking, graceful shutdown
     static = client_dir(settings)
     if static is not None and static.is_dir():
         app.mount("/", StaticFiles(directory=static, html=True), name="client")
@@ -654,8 +673,8 @@ def _routes(app: FastAPI) -> None:
         the neural engine at ``plies`` (0-2), best first, with its cubeless equity and the
         five probabilities."""
         _limit(request, "engine", 120, 30)
+        position = _playable(body.position_id)
         try:
-            position = Position.from_id(body.position_id)
             roll = Roll.parse(body.dice)
         except ValueError as error:
             raise HTTPException(422, {"code": "bad_input", "message": str(error)}) from None
@@ -673,8 +692,8 @@ def _routes(app: FastAPI) -> None:
         ``match_id`` (score, cube, turn), also the cube decision (or the answer to a pending
         double or resignation), as ``gammon cube --json`` gives it."""
         _limit(request, "engine", 120, 30)
+        position = _playable(body.position_id)
         try:
-            position = Position.from_id(body.position_id)
             key = None if body.match_id is None else MatchKey.from_id(body.match_id)
         except ValueError as error:
             raise HTTPException(422, {"code": "bad_input", "message": str(error)}) from None
@@ -703,6 +722,29 @@ def _routes(app: FastAPI) -> None:
     @app.get("/healthz", tags=["server"])
     async def healthz() -> dict[str, Any]:
         return {"ok": True}
+
+
+async def _bad_input(_request: Request, error: Exception) -> JSONResponse:
+    """A body (or parameter) that does not validate: 422 with the first problem, in the
+    API's one error form. The input is not echoed: it may not even be encodable."""
+    assert isinstance(error, RequestValidationError)
+    message = first_error(error.errors(), skip=1)
+    return JSONResponse({"detail": {"code": "bad_input", "message": message}}, 422)
+
+
+def _playable(position_id: str) -> Position:
+    """The position of a Position ID the engine may be asked about: one the core's rules
+    allow (at most 15 checkers a side, never both sides on one point, bars the right way)
+    in a game not over (neither side has borne off all 15 — the empty board is both)."""
+    try:
+        position = Position.from_id(position_id)
+    except ValueError as error:
+        raise HTTPException(422, {"code": "bad_input", "message": str(error)}) from None
+    if position.winner() is not None:
+        raise HTTPException(422, {"code": "bad_input", "message":
+                                  "the game is over in this position: a side has borne off "
+                                  "all 15 checkers"})
+    return position
 
 
 def _probabilities(p: Probabilities) -> dict[str, float]:

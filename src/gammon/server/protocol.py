@@ -23,10 +23,11 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+from collections.abc import Sequence
 from enum import Enum
 from typing import Annotated, Any, Literal, TypeAlias
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from gammon.core import actions as A
 from gammon.core.cube import Level
@@ -36,22 +37,36 @@ from gammon.core.moves import Move, Play
 
 
 class ProtocolError(ValueError):
-    """A client message the server refuses; ``code`` is sent back in the error message."""
+    """A client message the server refuses; ``code`` is sent back in the error message, with
+    the message's ``id`` when it had a valid one."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, id: int | str | None = None) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
+        self.id = id
 
 
+def _unicode(text: str) -> str:
+    """JSON may escape a lone UTF-16 surrogate (``"\\ud800"``): not text, refused."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("not valid Unicode text (a lone surrogate)") from None
+    return text
+
+
+Text = Annotated[str, AfterValidator(_unicode)]
+"""A string that is Unicode text: every string a client sends (messages and HTTP bodies)."""
 MatchRef = Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{1,24}$")]
 Version = Annotated[int, Field(ge=0, le=10**9)]
+MessageId = Annotated[int, Field(ge=0, le=2**53)] | Annotated[Text, Field(max_length=40)]
 
 
 class _Message(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True, populate_by_name=True)
 
-    id: Annotated[int, Field(ge=0, le=2**53)] | Annotated[str, Field(max_length=40)] | None = None
+    id: MessageId | None = None
     """An optional id of the client's choosing, echoed in an error about this message."""
 
 
@@ -76,7 +91,7 @@ class RollMessage(_MatchMessage):
 
 class PlayMessage(_MatchMessage):
     type: Literal["play"]
-    play: Annotated[str, Field(max_length=80)]
+    play: Annotated[Text, Field(max_length=80)]
 
 
 class StepMessage(_MatchMessage):
@@ -92,12 +107,13 @@ class SimpleActionMessage(_MatchMessage):
 
 class ResignMessage(_MatchMessage):
     type: Literal["resign"]
-    level: Literal[1, 2, 3]
+    level: Annotated[int, Field(ge=1, le=3)]
+    """An int: ``true`` and ``1.0`` are refused (``Literal[1]`` would take them)."""
 
 
 class ChatMessage(_MatchMessage):
     type: Literal["chat"]
-    text: Annotated[str, Field(min_length=1, max_length=300)]
+    text: Annotated[Text, Field(min_length=1, max_length=300)]
 
 
 class MuteMessage(_MatchMessage):
@@ -127,6 +143,7 @@ ActionMessage: TypeAlias = (
 )
 
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(ClientMessage)
+_ID_ADAPTER: TypeAdapter[Any] = TypeAdapter(MessageId, config=ConfigDict(strict=True))
 TYPES = frozenset({
     "subscribe", "unsubscribe", "roll", "play", "step", "undo", "confirm", "double", "take",
     "drop", "beaver", "accept_resign", "reject_resign", "abandon", "resign", "chat", "mute",
@@ -146,17 +163,41 @@ def parse_client_message(raw: str | bytes, *, max_bytes: int = MAX_MESSAGE_BYTES
         raise ProtocolError("malformed", "not JSON text") from None
     if not isinstance(data, dict):
         raise ProtocolError("malformed", "a message is a JSON object")
+    message_id = _valid_id(data.get("id"))
     kind = data.get("type")
     if not isinstance(kind, str):
-        raise ProtocolError("malformed", "a message has a string 'type'")
+        raise ProtocolError("malformed", "a message has a string 'type'", message_id)
     if kind not in TYPES:
-        raise ProtocolError("unknown_type", f"unknown message type {kind[:40]!r}")
+        raise ProtocolError("unknown_type", f"unknown message type {printable(kind[:40])!r}",
+                            message_id)
     try:
         return _ADAPTER.validate_python(data)
     except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"][1:]) or "message"
-        raise ProtocolError("malformed", f"{where}: {first['msg']}") from None
+        raise ProtocolError("malformed", first_error(error.errors(include_input=False), skip=1),
+                            message_id) from None
+
+
+def _valid_id(value: Any) -> int | str | None:
+    """The message's ``id`` if it is a valid one (else None: nothing to echo)."""
+    try:
+        return _ID_ADAPTER.validate_python(value)  # type: ignore[no-any-return]
+    except ValidationError:
+        return None
+
+
+def printable(text: str) -> str:
+    """``text`` with what cannot be encoded (lone surrogates) written as escapes."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def first_error(errors: Sequence[Any], *, skip: int = 0) -> str:
+    """The first of a validation's errors as ``field: what is wrong``, made printable; the
+    input is not repeated. ``skip`` drops the first parts of the field's path."""
+    if not errors:
+        return "bad input"
+    first = errors[0]
+    where = ".".join(str(part) for part in first["loc"][skip:]) or "message"
+    return printable(f"{where}: {first['msg']}")
 
 
 # -- actions in the match log ----------------------------------------------------------------
