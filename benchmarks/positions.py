@@ -4,9 +4,10 @@ error rate of a net on them.
 **The set** (``benchmarks/data/positions-v1.npz``) holds checker-play decisions — a position
 with the side on roll's dice, at least two distinct legal plays — met in varied self-play:
 each game draws a noise level (Gaussian noise of 0, 0.02, 0.05 or 0.1 equity added to each
-play's 0-ply evaluation before choosing) and plays its first 0 to 3 plies at random; one
-decision in two is kept while its class still needs some, duplicates dropped. Game ``g``
-of seed ``S`` draws everything from ``random.Random(S * 1_000_003 + g)``. Classes:
+play's 0-ply evaluation before choosing) and plays its first 0 to 3 plies at random; a
+decision is kept (with a chance of 0.15 for contact, 0.5 for crashed, 0.3 for race) while
+its class still needs some, duplicates dropped. Game ``g`` of seed ``S`` draws everything
+from ``random.Random(S * 1_000_003 + g)``. Classes:
 
 * ``race``: no contact (:meth:`Position.is_race`);
 * ``crashed``: contact, and a side has at most 6 live checkers — checkers not borne off,
@@ -15,17 +16,16 @@ of seed ``S`` draws everything from ``random.Random(S * 1_000_003 + g)``. Classe
 
 Each decision is labelled by the labelling net's search (cubeless money equity of each
 play for the side that makes it): **every legal play at 1-ply**, and the best of them by
-1-ply **at 2-ply**: at most ``--top`` (default 4), within ``--margin`` (default 0.1) of the
-best. The error of a play is its 2-ply equity below the
-best 2-ply equity when it has one; a play without a 2-ply label gets the larger of the
-worst 2-ply error stored for the decision and its 1-ply equity below the best 1-ply
-equity (so a play the labeller ranked below the candidates never counts as better than
-the worst of them).
+1-ply **at 2-ply**: at most ``--top`` (default 3), within ``--margin`` (default 0.1) of the
+best. The error of a play is its 2-ply equity below the best 2-ply equity when it has
+one; a play without a 2-ply label gets the larger of the worst 2-ply error stored for the
+decision and its 1-ply equity below the best 1-ply equity (so a play the labeller ranked
+below the candidates never counts as better than the worst of them).
 
 Make the set (seeded, sharded, resumable; the exact command is stored in the file)::
 
     gammon bench positions --generate --out benchmarks/data/positions-v1.npz --seed 2026 \\
-        --contact 3000 --crashed 1000 --race 1000
+        --contact 3000 --crashed 750 --race 1250 --top 3 --margin 0.1
 
 Decisions are drawn first (kept in ``<out>.work/``), then labelled in shards of
 ``--shard-size`` decisions, each saved as it is done; run the command again to resume, or
@@ -81,10 +81,12 @@ CONTACT, CRASHED, RACE = range(3)
 NOISE_LEVELS = (0.0, 0.02, 0.05, 0.1)
 RANDOM_PLIES = 4
 """Games play their first 0 to RANDOM_PLIES - 1 plies at random."""
-KEEP_CHANCE = 0.5
+KEEP_CHANCE = (0.15, 0.5, 0.3)
+"""Chance that a decision of each class is kept: the rarer the class, the higher, so that
+every class is drawn from about the same number of games."""
 CRASHED_LIVE = 6
 BLUNDER = 0.08
-DRAW_FORMAT = 1
+DRAW_FORMAT = 2
 """Version of the drawing procedure above; part of the work folder's settings."""
 
 
@@ -140,13 +142,12 @@ def draw_decisions(engine: Engine, wanted: Sequence[int], seed: int,
             while ply == 0 and roll.is_double():  # the opening roll is never a double
                 roll = Roll.roll(rng)
             ranked = engine.rank_plays(position, roll, plies=0)
-            keep = rng.random() < KEEP_CHANCE  # drawn always, so games do not depend on quotas
+            kind = position_class(position)
+            keep = rng.random() < KEEP_CHANCE[kind]  # drawn always: games ignore the quotas
             key = (position, max(roll.die1, roll.die2), min(roll.die1, roll.die2))
-            if keep and len(ranked) > 1 and key not in seen:
-                kind = position_class(position)
-                if len(taken[kind]) < wanted[kind]:
-                    taken[kind].append(Decision(position, roll, kind))
-                    seen.add(key)
+            if keep and len(ranked) > 1 and key not in seen and len(taken[kind]) < wanted[kind]:
+                taken[kind].append(Decision(position, roll, kind))
+                seen.add(key)
             if ply < random_plies:
                 play = rng.choice(ranked).play
             else:
@@ -529,10 +530,10 @@ def main(argv: list[str] | None = None) -> int:
     making.add_argument("--out", type=Path, default=DEFAULT_SET)
     making.add_argument("--seed", type=int, default=2026)
     making.add_argument("--contact", type=int, default=3000)
-    making.add_argument("--crashed", type=int, default=1000)
-    making.add_argument("--race", type=int, default=1000)
-    making.add_argument("--top", type=int, default=4,
-                        help="plays labelled at 2-ply at most (default 4)")
+    making.add_argument("--crashed", type=int, default=750)
+    making.add_argument("--race", type=int, default=1250)
+    making.add_argument("--top", type=int, default=3,
+                        help="plays labelled at 2-ply at most (default 3)")
     making.add_argument("--margin", type=float, default=0.1,
                         help="only plays within this 1-ply equity of the best get 2-ply "
                              "(default 0.1)")
