@@ -150,3 +150,23 @@ def test_a_resignation_is_answered_on_every_store(database_url: str, redis_url: 
         state = client.get(f"/api/games/{match_id}").json()
         assert state["v"] == version
         assert state["game"]["score"] == score
+
+
+def test_a_client_seed_with_a_nul_is_refused_on_every_store(
+        clients: tuple[Browser, Browser]) -> None:
+    """A client seed is stored in ``matches``; PostgreSQL text cannot hold NUL (SQLite
+    can), so ``"\\u0000"`` in a seed was HTTP 500 on PostgreSQL only. It is bad input on
+    every store: a clear 422 that creates or joins nothing."""
+    a, b = clients
+    body = '{"kind": "match", "length": 1, "client_seed": "a\\u0000b"}'
+    json_type = {"content-type": "application/json"}
+    refused = a.post("/api/games", content=body, headers=json_type)
+    assert refused.status_code == 422, refused.text
+    assert refused.json()["detail"]["code"] == "bad_input"
+    assert a.get("/api/games").json() == []
+    match_id = a.post("/api/games", json={"kind": "match", "length": 1}).json()["id"]
+    refused = b.post(f"/api/games/{match_id}/join", content='{"client_seed": "\\u0000"}',
+                     headers=json_type)
+    assert refused.status_code == 422, refused.text
+    assert [game["id"] for game in b.get("/api/games").json()] == [match_id]  # still open
+    assert b.post(f"/api/games/{match_id}/join", json={"client_seed": "b"}).status_code == 200

@@ -48,11 +48,14 @@ class ProtocolError(ValueError):
 
 
 def _unicode(text: str) -> str:
-    """JSON may escape a lone UTF-16 surrogate (``"\\ud800"``): not text, refused."""
+    """JSON may escape a lone UTF-16 surrogate (``"\\ud800"``) or a NUL (``"\\u0000"``):
+    neither is text (and PostgreSQL cannot store a NUL), refused."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
         raise ValueError("not valid Unicode text (a lone surrogate)") from None
+    if "\x00" in text:
+        raise ValueError("not valid text (a NUL character)")
     return text
 
 
