@@ -1,0 +1,430 @@
+"""Operations: Prometheus metrics, structured logs, health probes and graceful shutdown.
+
+:func:`install` adds all of it to the app of :func:`gammon.server.app.create_app`:
+
+* ``GET /metrics``: the Prometheus text format (version 0.0.4) of this process —
+  ``gammon_active_matches``, ``gammon_sockets``, ``gammon_actions_total{result}`` (an
+  action's result is ``ok`` or the error code it got; its rate is actions per second),
+  ``gammon_action_seconds`` (a histogram of the time from receiving an action to its
+  broadcast, storage included), ``gammon_database_errors_total``, ``gammon_bus_errors_total``,
+  ``gammon_bot_queue`` (bot turns waiting for or in the engine) and ``gammon_draining``.
+  Each process serves its own numbers: scrape every process, not the proxy.
+* ``GET /readyz``: 200 when the database answers a query and, in scale-out mode, Redis
+  answers a PING; 503 with what failed otherwise, and while the process shuts down (so a
+  proxy sends new players elsewhere). ``GET /healthz`` (liveness) only says the process runs.
+* :func:`configure_logging`: one JSON object per line (``GAMMON_LOG_FORMAT=json`` or
+  ``gammon serve --log-format json``) with the match and user ids of the action being
+  handled, or plain text.
+* :class:`GracefulServer`: on SIGTERM or SIGINT the process stops accepting connections,
+  marks itself not ready, closes every WebSocket with code 1012 and a reason asking the
+  client to reconnect, waits for the actions in flight to be stored, and only then stops
+  (PROTOCOL.md, "Server restarts").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import json
+import logging
+import math
+import socket
+import time
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+
+import uvicorn
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.responses import JSONResponse, PlainTextResponse
+from sqlalchemy import event, text
+
+log = logging.getLogger("gammon.server.ops")
+
+RESTART_CODE = 1012
+"""The WebSocket close code of a server restart (RFC 6455's "Service Restart")."""
+RESTART_REASON = "server restarting: reconnect"
+
+# -- metrics --------------------------------------------------------------------------------
+
+
+def _labels(names: Sequence[str], values: Sequence[str], extra: str = "") -> str:
+    pairs = [f'{n}="{_escape(v)}"' for n, v in zip(names, values, strict=True)]
+    if extra:
+        pairs.append(extra)
+    return "{" + ",".join(pairs) + "}" if pairs else ""
+
+
+def _escape(value: str) -> str:
+    return value.replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
+
+
+def _number(value: float) -> str:
+    if math.isinf(value):
+        return "+Inf" if value > 0 else "-Inf"
+    return repr(float(value)) if not float(value).is_integer() else str(int(value))
+
+
+class Metric:
+    """One metric family: a name, its help text, its type and its label names."""
+
+    kind = "untyped"
+
+    def __init__(self, name: str, help: str, labels: Sequence[str] = ()) -> None:
+        self.name = name
+        self.help = help
+        self.label_names = tuple(labels)
+
+    def samples(self) -> Iterable[str]:
+        raise NotImplementedError
+
+    def render(self) -> str:
+        head = f"# HELP {self.name} {self.help}\n# TYPE {self.name} {self.kind}\n"
+        return head + "".join(line + "\n" for line in self.samples())
+
+
+class Counter(Metric):
+    """A count that only goes up."""
+
+    kind = "counter"
+
+    def __init__(self, name: str, help: str, labels: Sequence[str] = ()) -> None:
+        super().__init__(name, help, labels)
+        self.values: dict[tuple[str, ...], float] = {} if labels else {(): 0.0}
+
+    def inc(self, amount: float = 1.0, *labels: str) -> None:
+        self.values[labels] = self.values.get(labels, 0.0) + amount
+
+    def value(self, *labels: str) -> float:
+        return self.values.get(labels, 0.0)
+
+    def samples(self) -> Iterable[str]:
+        for labels, value in sorted(self.values.items()):
+            yield f"{self.name}{_labels(self.label_names, labels)} {_number(value)}"
+
+
+class Gauge(Metric):
+    """A value read when scraped (``read``), or set and moved by hand."""
+
+    kind = "gauge"
+
+    def __init__(self, name: str, help: str, read: Callable[[], float] | None = None) -> None:
+        super().__init__(name, help)
+        self.read = read
+        self.current = 0.0
+
+    def add(self, amount: float) -> None:
+        self.current += amount
+
+    def value(self) -> float:
+        return float(self.read()) if self.read is not None else self.current
+
+    def samples(self) -> Iterable[str]:
+        yield f"{self.name} {_number(self.value())}"
+
+
+class Histogram(Metric):
+    """Observations counted into cumulative buckets (upper bounds in seconds)."""
+
+    kind = "histogram"
+
+    def __init__(self, name: str, help: str, buckets: Sequence[float]) -> None:
+        super().__init__(name, help)
+        self.bounds = (*sorted(buckets), math.inf)
+        self.counts = [0] * len(self.bounds)
+        self.sum = 0.0
+
+    def observe(self, value: float) -> None:
+        self.sum += value
+        for index, bound in enumerate(self.bounds):
+            if value <= bound:
+                self.counts[index] += 1
+                break
+
+    @property
+    def count(self) -> int:
+        return sum(self.counts)
+
+    def samples(self) -> Iterable[str]:
+        running = 0
+        for bound, count in zip(self.bounds, self.counts, strict=True):
+            running += count
+            yield f'{self.name}_bucket{{le="{_number(bound)}"}} {running}'
+        yield f"{self.name}_sum {_number(self.sum)}"
+        yield f"{self.name}_count {running}"
+
+
+class Metrics:
+    """The metrics of one app (one server process)."""
+
+    def __init__(self) -> None:
+        self.sockets = Gauge("gammon_sockets", "Open WebSocket connections.")
+        self.bot_queue = Gauge("gammon_bot_queue",
+                               "Bot turns waiting for the engine or being decided.")
+        self.active_matches = Gauge("gammon_active_matches",
+                                    "Matches being played that this process holds.")
+        self.draining = Gauge("gammon_draining", "1 while the process shuts down.")
+        self.actions = Counter("gammon_actions_total",
+                               "Player actions handled, by result (ok or the error code).",
+                               ("result",))
+        self.action_seconds = Histogram(
+            "gammon_action_seconds",
+            "Seconds from receiving a player action to its broadcast (storage included).",
+            (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5))
+        self.database_errors = Counter("gammon_database_errors_total",
+                                       "Database statements that raised an error.")
+        self.bus_errors = Counter("gammon_bus_errors_total",
+                                  "Messages the bus (Redis in scale-out mode) failed to publish.")
+
+    def all(self) -> list[Metric]:
+        return [self.active_matches, self.sockets, self.actions, self.action_seconds,
+                self.database_errors, self.bus_errors, self.bot_queue, self.draining]
+
+    def render(self) -> str:
+        return "".join(metric.render() for metric in self.all())
+
+
+# -- structured logs ------------------------------------------------------------------------
+
+current_match: contextvars.ContextVar[str | None] = contextvars.ContextVar("match", default=None)
+current_user: contextvars.ContextVar[int | None] = contextvars.ContextVar("user", default=None)
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line: time, level, logger, message, the match and user ids of
+    the action being handled (when there is one) and the traceback of an exception."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        out: dict[str, Any] = {
+            "ts": round(record.created, 3), "level": record.levelname.lower(),
+            "logger": record.name, "message": record.getMessage(),
+        }
+        match, user = current_match.get(), current_user.get()
+        if match is not None:
+            out["match"] = match
+        if user is not None:
+            out["user"] = user
+        if record.exc_info:
+            out["error"] = self.formatException(record.exc_info)
+        return json.dumps(out, ensure_ascii=False)
+
+
+LOG_FORMATS = ("text", "json")
+
+
+def configure_logging(fmt: str, level: str = "info") -> None:
+    """Send every log record (the server's and uvicorn's) to stderr as ``fmt``: ``text``
+    or ``json`` (one object per line)."""
+    if fmt not in LOG_FORMATS:
+        raise ValueError(f"the log format is one of {', '.join(LOG_FORMATS)}, got {fmt!r}")
+    handler = logging.StreamHandler()
+    handler.setFormatter(JsonFormatter() if fmt == "json" else logging.Formatter(
+        "%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    for old in list(root.handlers):
+        root.removeHandler(old)
+    root.addHandler(handler)
+    # ``level`` is the server's own (gammon, uvicorn); libraries say at least INFO
+    root.setLevel(max(logging.INFO, logging.getLevelName(level.upper())))
+    for name in ("gammon", "uvicorn", "uvicorn.error", "uvicorn.access"):
+        logger = logging.getLogger(name)
+        logger.handlers.clear()
+        logger.propagate = True
+        logger.setLevel(level.upper())
+
+
+# -- hooks into the app ---------------------------------------------------------------------
+
+
+class Ops:
+    """The operations state of one app: its metrics, its open sockets, whether it drains."""
+
+    def __init__(self) -> None:
+        self.metrics = Metrics()
+        self.draining = False
+        self.sockets: dict[int, Callable[[dict[str, Any]], Any]] = {}
+        self.hub: Any = None
+        self.redis: Any = None  # the readiness probe's own Redis client
+
+    def attach(self, hub: Any) -> None:
+        """Count what the hub does: wrap its entry points (no change to the hub's code)."""
+        self.hub = hub
+        metrics = self.metrics
+        metrics.active_matches.read = lambda: sum(
+            1 for room in hub.rooms.values() if room.status == "playing")
+        metrics.draining.read = lambda: float(self.draining)
+        act = hub.act
+
+        async def timed_act(conn: Any, message: Any, received: float) -> None:
+            match = current_match.set(getattr(message, "match", None))
+            user = current_user.set(getattr(getattr(conn, "user", None), "id", None))
+            result = "ok"
+            try:
+                await act(conn, message, received)
+            except Exception as error:
+                result = str(getattr(error, "code", "internal"))
+                raise
+            finally:
+                seconds = max(0.0, time.time() - received)
+                metrics.actions.inc(1, result)
+                metrics.action_seconds.observe(seconds)
+                log.debug("action %s: %s in %.1f ms", getattr(message, "type", "?"), result,
+                          1000 * seconds)
+                current_match.reset(match)
+                current_user.reset(user)
+
+        hub.act = timed_act
+        bot_turn = getattr(hub, "_bot_turn", None)
+        if bot_turn is not None:
+            async def counted_bot_turn(room: Any) -> None:
+                metrics.bot_queue.add(1)
+                token = current_match.set(room.id)
+                try:
+                    await bot_turn(room)
+                finally:
+                    metrics.bot_queue.add(-1)
+                    current_match.reset(token)
+
+            hub._bot_turn = counted_bot_turn
+        publish = hub.bus.publish
+
+        async def counted_publish(message: dict[str, Any]) -> None:
+            try:
+                await publish(message)
+            except Exception:
+                metrics.bus_errors.inc()
+                raise
+
+        hub.bus.publish = counted_publish
+        event.listen(hub.repo.engine.sync_engine, "handle_error",
+                     lambda context: metrics.database_errors.inc())
+
+    async def ready(self) -> dict[str, str]:
+        """What each dependency answered: ``ok`` or the error."""
+        checks: dict[str, str] = {}
+        hub = self.hub
+        if hub is None:
+            return {"server": "starting"}
+        try:
+            async with hub.repo.engine.connect() as conn:
+                await asyncio.wait_for(conn.execute(text("SELECT 1")), 5)
+            checks["database"] = "ok"
+        except Exception as error:  # any failure means not ready; say which
+            checks["database"] = f"{type(error).__name__}: {error}"[:300]
+        if hub.settings.redis_url:
+            if self.redis is None:
+                import redis.asyncio as redis
+
+                self.redis = redis.from_url(hub.settings.redis_url, socket_timeout=5)
+            try:
+                await asyncio.wait_for(self.redis.ping(), 5)
+                checks["redis"] = "ok"
+            except Exception as error:
+                checks["redis"] = f"{type(error).__name__}: {error}"[:300]
+        if self.draining:
+            checks["server"] = "shutting down"
+        return checks
+
+    async def drain(self) -> None:
+        """Graceful shutdown, after the listening sockets are closed: not ready any more,
+        every WebSocket closed with :data:`RESTART_CODE`, actions in flight stored."""
+        self.draining = True
+        for send in list(self.sockets.values()):
+            with contextlib.suppress(Exception):  # a socket closing by itself meanwhile
+                await send({"type": "websocket.close", "code": RESTART_CODE,
+                            "reason": RESTART_REASON})
+        if self.hub is not None:
+            for room in list(self.hub.rooms.values()):
+                async with room.lock:  # an action in flight holds it until stored
+                    pass
+        log.info("drained: %d sockets closed for a restart", len(self.sockets))
+
+
+router = APIRouter(tags=["server"])
+
+
+@router.get("/metrics", response_class=PlainTextResponse)
+async def metrics(request: Request) -> PlainTextResponse:
+    """This process's metrics in the Prometheus text format."""
+    return PlainTextResponse(request.app.state.ops.metrics.render(),
+                             media_type="text/plain; version=0.0.4; charset=utf-8")
+
+
+@router.get("/readyz")
+async def readyz(request: Request) -> JSONResponse:
+    """Ready for players: 200 when the database (and Redis, in scale-out mode) answer."""
+    checks = await request.app.state.ops.ready()
+    ok = all(value == "ok" for value in checks.values())
+    return JSONResponse({"ok": ok, "checks": checks}, status_code=200 if ok else 503)
+
+
+class _TrackSockets:
+    """ASGI middleware: counts open WebSockets and keeps their ``send`` so that a
+    shutdown can close them with a reason."""
+
+    def __init__(self, app: Any, ops: Ops) -> None:
+        self.app = app
+        self.ops = ops
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "websocket":
+            await self.app(scope, receive, send)
+            return
+        key = id(scope)
+        accepted = False
+
+        async def tracked_send(message: dict[str, Any]) -> None:
+            nonlocal accepted
+            if message["type"] == "websocket.accept" and not accepted:
+                accepted = True
+                self.ops.sockets[key] = send
+                self.ops.metrics.sockets.add(1)
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracked_send)
+        finally:
+            if accepted:
+                self.ops.sockets.pop(key, None)
+                self.ops.metrics.sockets.add(-1)
+
+
+def install(app: FastAPI) -> Ops:
+    """Add metrics, probes and shutdown support to ``app`` (before it starts)."""
+    ops = Ops()
+    app.state.ops = ops
+    app.include_router(router)
+    app.add_middleware(_TrackSockets, ops=ops)
+    lifespan = app.router.lifespan_context
+
+    @asynccontextmanager
+    async def attached(app: FastAPI) -> AsyncIterator[Any]:
+        async with lifespan(app) as state:
+            ops.attach(app.state.hub)
+            try:
+                yield state
+            finally:
+                if ops.redis is not None:
+                    await ops.redis.aclose()
+
+    app.router.lifespan_context = attached
+    return ops
+
+
+class GracefulServer(uvicorn.Server):
+    """uvicorn's server with gammon's shutdown: stop accepting, then :meth:`Ops.drain`,
+    then uvicorn's own (remaining connections, tasks, the app's lifespan end)."""
+
+    def __init__(self, config: uvicorn.Config, app: FastAPI) -> None:
+        super().__init__(config)
+        self.ops: Ops = app.state.ops
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        for server in self.servers:
+            server.close()
+        try:
+            await asyncio.wait_for(self.ops.drain(), 10)
+        except TimeoutError:
+            log.error("draining took more than 10 s; stopping anyway")
+        await super().shutdown(sockets)

@@ -1,0 +1,216 @@
+"""Operations (issue 9): Prometheus metrics at /metrics, the readiness and liveness
+probes, JSON logs with match and user ids, and graceful shutdown closing sockets with a
+reconnect code — in process on both stores, and over real sockets against ``gammon serve``."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import connect
+
+from gammon.server import ops
+from gammon.server.app import COOKIE
+from tests.server.conftest import Browser, free_port
+from tests.server.helpers import Player, act, play_turn
+from tests.server.test_match import register
+
+SAMPLE = re.compile(r'^[a-z_]+(\{[a-z_]+="[^"]*"(,[a-z_]+="[^"]*")*\})? (-?[0-9.e+-]+|\+Inf)$')
+
+
+def scrape(browser: Browser) -> dict[str, float]:
+    """The samples of /metrics, checked line by line against the text format."""
+    response = browser.get("/metrics")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/plain; version=0.0.4")
+    samples = {}
+    for line in response.text.splitlines():
+        if line.startswith("# "):
+            assert re.match(r"^# (HELP|TYPE) gammon_[a-z_]+ ", line), line
+            continue
+        assert SAMPLE.match(line), line
+        name, value = line.rsplit(" ", 1)
+        samples[name] = float(value)
+    return samples
+
+
+def test_metrics_count_matches_sockets_and_actions(clients: tuple[Browser, Browser]) -> None:
+    a, b = clients
+    register(a, "alice")
+    register(b, "bobby")
+    before = scrape(a)
+    assert before["gammon_sockets"] == 0 and before["gammon_active_matches"] == 0
+    match_id = a.post("/api/games", json={"kind": "match", "length": 3}).json()["id"]
+    rng = random.Random(1)
+    with a.websocket_connect("/ws") as wa, b.websocket_connect("/ws") as wb:
+        pa, pb = Player.over_testclient(wa, "alice"), Player.over_testclient(wb, "bobby")
+        pa.subscribe(match_id)
+        assert b.post(f"/api/games/{match_id}/join", json={}).status_code == 200
+        pb.subscribe(match_id)
+        players = {0: pa, 1: pb}
+        pa.sync(pb.v)
+        for _ in range(4):
+            play_turn(players, rng)
+        waiting = players[1 - pa.game["turn"]] if pa.game else pa  # type: ignore[index]
+        assert act(players, waiting, {"type": "roll"})["type"] == "error"  # not their turn
+        during = scrape(a)
+    after = scrape(a)
+    assert during["gammon_sockets"] == 2 and after["gammon_sockets"] == 0
+    assert during["gammon_active_matches"] == 1
+    ok = 'gammon_actions_total{result="ok"}'
+    assert during[ok] - before.get(ok, 0) == 4
+    assert during['gammon_actions_total{result="not_your_turn"}'] >= 1
+    assert during["gammon_action_seconds_count"] - before["gammon_action_seconds_count"] == 5
+    assert during['gammon_action_seconds_bucket{le="+Inf"}'] == during[
+        "gammon_action_seconds_count"]
+    assert during["gammon_database_errors_total"] == 0 and during["gammon_bus_errors_total"] == 0
+    assert during["gammon_bot_queue"] == 0 and during["gammon_draining"] == 0
+
+
+def test_probes_answer_and_readiness_fails_when_the_database_does(
+        clients: tuple[Browser, Browser], client: Any, store: str) -> None:
+    a, _ = clients
+    assert a.get("/healthz").json() == {"ok": True}
+    ready = a.get("/readyz")
+    assert ready.status_code == 200, ready.text
+    checks = ready.json()["checks"]
+    assert checks["database"] == "ok"
+    assert ("redis" in checks) is (store == "postgresql")
+    # the database goes away: not ready, and the failure is counted
+    from sqlalchemy.ext.asyncio import create_async_engine
+    hub = client.app.state.hub
+    real = hub.repo.engine
+    gone = create_async_engine(f"postgresql+asyncpg://nobody@127.0.0.1:{free_port()}/x")
+    hub.repo.engine = gone
+    try:
+        down = a.get("/readyz")
+    finally:
+        hub.repo.engine = real
+        client.portal.call(gone.dispose)
+    assert down.status_code == 503 and down.json()["checks"]["database"] != "ok"
+    assert a.get("/readyz").status_code == 200
+
+
+def test_readiness_fails_when_redis_does(clients: tuple[Browser, Browser], client: Any,
+                                         store: str) -> None:
+    if store != "postgresql":
+        pytest.skip("Redis is used with PostgreSQL (scale-out) only")
+    import redis.asyncio as redis
+
+    a, _ = clients
+    state = client.app.state.ops
+    assert a.get("/readyz").status_code == 200
+    real, state.redis = state.redis, redis.from_url(f"redis://127.0.0.1:{free_port()}/0")
+    try:
+        down = a.get("/readyz")
+    finally:
+        client.portal.call(state.redis.aclose)
+        state.redis = real
+    assert down.status_code == 503 and down.json()["checks"]["redis"] != "ok"
+    assert a.get("/readyz").status_code == 200
+
+
+def test_json_log_lines_carry_the_match_and_user_ids(capsys: pytest.CaptureFixture[str]
+                                                      ) -> None:
+    ops.configure_logging("json", "debug")
+    logger = __import__("logging").getLogger("gammon.test")
+    try:
+        match, user = ops.current_match.set("m1"), ops.current_user.set(7)
+        logger.info("hello %s", "there")
+        ops.current_match.reset(match)
+        ops.current_user.reset(user)
+        logger.warning("outside")
+    finally:
+        ops.configure_logging("text", "warning")
+    lines = [json.loads(line) for line in capsys.readouterr().err.splitlines()]
+    assert lines[0]["message"] == "hello there" and lines[0]["match"] == "m1"
+    assert lines[0]["user"] == 7 and lines[0]["level"] == "info"
+    assert "match" not in lines[1] and lines[1]["level"] == "warning"
+    with pytest.raises(ValueError, match="log format"):
+        ops.configure_logging("xml")
+
+
+def _serve(env: dict[str, str], port: int, log: Path) -> subprocess.Popen[bytes]:
+    with log.open("wb") as stderr:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "gammon.server.cli", "serve", "--log-level", "debug",
+             "--log-format", "json", "--bind", f"127.0.0.1:{port}"],
+            env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=stderr)
+    deadline = time.monotonic() + 40
+    while time.monotonic() < deadline:
+        assert process.poll() is None, log.read_text()
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=1).status_code == 200:
+                return process
+        except httpx.HTTPError:
+            time.sleep(0.2)
+    process.kill()
+    raise AssertionError("gammon serve did not become ready")
+
+
+def test_sigterm_closes_sockets_with_a_reconnect_code_and_logs_are_json(
+        database_url: str, redis_url: str, tmp_path: Path) -> None:
+    """A real ``gammon serve``: an action's JSON log line names the match and the user; on
+    SIGTERM each socket is closed with 1012 and the reason, then the app shuts down."""
+    port = free_port()
+    env = {"GAMMON_DATABASE_URL": database_url, "GAMMON_REDIS_URL": redis_url,
+           "GAMMON_RATE_LIMITS": "false", "GAMMON_PING_INTERVAL": "3600"}
+    log = tmp_path / "serve.log"
+    process = _serve(env, port, log)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        with contextlib.ExitStack() as stack:
+            one = stack.enter_context(httpx.Client(base_url=base, timeout=20))
+            two = stack.enter_context(httpx.Client(base_url=base, timeout=20))
+            for client, name in ((one, "alice"), (two, "bobby")):
+                assert client.post("/api/register", json={"name": name,
+                                                          "password": "password-1"}).is_success
+            match_id = one.post("/api/games", json={"kind": "match", "length": 3}).json()["id"]
+            assert two.post(f"/api/games/{match_id}/join", json={}).is_success
+            user_ids = {c.get("/api/me").json()["user"]["id"] for c in (one, two)}
+            sockets = [stack.enter_context(connect(
+                f"ws://127.0.0.1:{port}/ws", open_timeout=20,
+                additional_headers={"Cookie": f"{COOKIE}={c.cookies[COOKIE]}"}))
+                for c in (one, two)]
+            players = {}
+            for ws, name in zip(sockets, ("alice", "bobby"), strict=True):
+                player = Player.over_websockets(ws, name)
+                player.subscribe(match_id)
+                assert player.you is not None
+                players[player.you] = player
+            play_turn(players, random.Random(2))
+            process.send_signal(signal.SIGTERM)
+            closes = []
+            for ws in sockets:
+                with pytest.raises(ConnectionClosed) as closed:
+                    while True:
+                        ws.recv(timeout=20)
+                closes.append((closed.value.rcvd.code, closed.value.rcvd.reason)  # type: ignore[union-attr]
+                              if closed.value.rcvd else None)
+        assert closes == [(ops.RESTART_CODE, ops.RESTART_REASON)] * 2
+        # uvicorn re-raises the signal once its shutdown is complete (checked in the log)
+        assert process.wait(20) in (0, -signal.SIGTERM)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    lines = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    assert lines, "no log lines"
+    acted = [line for line in lines if line["message"].startswith("action ")]
+    assert acted and all(line["match"] == match_id for line in acted)
+    assert all(line["user"] in user_ids for line in acted)
+    messages = [line["message"] for line in lines]
+    drained = next(i for i, m in enumerate(messages) if m.startswith("drained"))
+    assert "Application shutdown complete." in messages[drained:]
