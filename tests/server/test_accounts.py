@@ -3,15 +3,12 @@ options, the lobby's limits, the socket's Origin check, and the engine API."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
 from gammon.server.app import create_app, hasher
-from gammon.server.settings import Settings
-from tests.server.conftest import Browser
+from tests.server.conftest import Browser, make_settings
 
 
 def test_register_login_and_sign_in_that_reveals_no_names(
@@ -76,9 +73,8 @@ def test_private_games_are_not_listed(clients: tuple[Browser, Browser]) -> None:
     assert a.post("/api/games", json={"kind": "match", "length": 26}).status_code == 422
 
 
-def test_rate_limits_on_login_and_registration(tmp_path: Any) -> None:
-    settings = Settings(database_url=f"sqlite+aiosqlite:///{tmp_path}/r.db",
-                        _env_file=None)  # type: ignore[call-arg]
+def test_rate_limits_on_login_and_registration(database_url: str, redis_url: str) -> None:
+    settings = make_settings(database_url, redis_url, rate_limits=True)
     with TestClient(create_app(settings)) as client:
         codes = [client.post("/api/login", json={"name": "who", "password": "pw-pw-pw"}
                              ).status_code for _ in range(12)]

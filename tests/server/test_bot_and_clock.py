@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,8 +12,7 @@ from gammon.core.game import Game
 from gammon.core.match import Match
 from gammon.core.position import Position
 from gammon.server.app import create_app
-from gammon.server.settings import Settings
-from tests.server.conftest import Browser
+from tests.server.conftest import Browser, make_settings
 from tests.server.helpers import Player, random_play
 
 
@@ -108,10 +106,8 @@ def test_the_bot_takes_drops_and_doubles(client: TestClient) -> None:
         assert offered["game"]["phase"] == "cube_offered" and offered["game"]["turn"] == 1
 
 
-def test_running_out_of_time_loses_the_match(tmp_path: Path) -> None:
-    settings = Settings(database_url=f"sqlite+aiosqlite:///{tmp_path}/c.db", rate_limits=False,
-                        ping_interval=3600, clock_scale=0.01, lag_cap=0.05,
-                        _env_file=None)  # type: ignore[call-arg]
+def test_running_out_of_time_loses_the_match(database_url: str, redis_url: str) -> None:
+    settings = make_settings(database_url, redis_url, clock_scale=0.01, lag_cap=0.05)
     with TestClient(create_app(settings)) as client:
         a, b = Browser(client), Browser(client)
         a.get("/api/me")

@@ -5,7 +5,6 @@ can get to with the dice left), ``can_double``, ``can_beaver``, ``can_undo``,
 from __future__ import annotations
 
 import random
-from pathlib import Path
 from typing import Any
 
 from fastapi.testclient import TestClient
@@ -17,8 +16,7 @@ from gammon.core.moves import legal_plays
 from gammon.core.position import Position
 from gammon.server.app import create_app
 from gammon.server.service import reach
-from gammon.server.settings import Settings
-from tests.server.conftest import Browser
+from tests.server.conftest import Browser, make_settings
 from tests.server.helpers import Player, act, to_move
 
 
@@ -133,10 +131,8 @@ def test_the_game_says_what_may_be_done(client: TestClient) -> None:
         assert doubler.game["resign_floor"] == 1 and taker.game["resign_floor"] == 1  # type: ignore[index]
 
 
-def test_the_clock_says_when_it_runs_low(tmp_path: Path) -> None:
-    settings = Settings(database_url=f"sqlite+aiosqlite:///{tmp_path}/c.db", rate_limits=False,
-                        ping_interval=3600, clock_scale=0.5,
-                        _env_file=None)  # type: ignore[call-arg]
+def test_the_clock_says_when_it_runs_low(database_url: str, redis_url: str) -> None:
+    settings = make_settings(database_url, redis_url, clock_scale=0.5)
     with TestClient(create_app(settings)) as client:
         for kind in ("italian", "polish"):
             match_id, a, _ = _two_players(client, {"kind": "match", "length": 3,

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -65,9 +64,9 @@ def test_a_pause_with_no_clock_running_changes_no_clock() -> None:
     assert room.clock == clock and room.seq == 1
 
 
-def test_heartbeats_keep_the_latest_time_of_any_process(tmp_path: Path) -> None:
+def test_heartbeats_keep_the_latest_time_of_any_process(database_url: str) -> None:
     async def main() -> None:
-        engine = make_engine(f"sqlite+aiosqlite:///{tmp_path}/h.db")
+        engine = make_engine(database_url)
         await migrate(engine)
         repo = Repository(engine)
         assert await repo.last_heartbeat() is None
