@@ -17,7 +17,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import secrets
+import signal
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -101,6 +103,14 @@ server_kv = sa.Table(
 
 class SeqConflict(Exception):
     """Another writer (another server process) appended this action number first."""
+
+
+Row = tuple[str, str, float]
+"""One record of the action log: ``(kind, action JSON, clock time)``."""
+
+CRASH_AFTER_COMMIT = "GAMMON_CRASH_AFTER_COMMIT"
+"""Fault injection for the crash tests: when set to N, the process SIGKILLs itself right
+after its Nth commit that changed a match (create, seat, cancel, actions appended)."""
 
 
 # -- engine and migrations ------------------------------------------------------------------
@@ -211,6 +221,15 @@ class Repository:
         self._group = engine.dialect.name == "sqlite"
         self._queue: asyncio.Queue[tuple[tuple[Any, ...], asyncio.Future[None]]] | None = None
         self._writer: asyncio.Task[None] | None = None
+        crash_after = os.environ.get(CRASH_AFTER_COMMIT, "")
+        self._commits_left = int(crash_after) if crash_after.strip() else None
+
+    def _committed(self) -> None:
+        """Count a commit that changed a match; the fault-injection kill happens here."""
+        if self._commits_left is not None:
+            self._commits_left -= 1
+            if self._commits_left <= 0:
+                os.kill(os.getpid(), signal.SIGKILL)
 
     async def close(self) -> None:
         if self._writer is not None:
@@ -300,9 +319,13 @@ class Repository:
 
     # matches
 
-    async def create_match(self, values: dict[str, Any]) -> None:
+    async def create_match(self, values: dict[str, Any], actions: Sequence[Row] = ()) -> None:
+        """A new match, with its first ``actions`` (a bot match's opening) in the same
+        transaction."""
         async with self.engine.begin() as conn:
             await conn.execute(matches.insert().values(created_at=time.time(), **values))
+            await _insert_actions(conn, values["id"], 1, actions)
+        self._committed()
 
     async def match(self, match_id: str) -> Any:
         async with self.engine.connect() as conn:
@@ -337,8 +360,9 @@ class Repository:
                 sa.select(matches.c.id).where(matches.c.status == "playing"))).all())
 
     async def seat(self, match_id: str, user_id: int, client_seed: str, rules: str,
-                   rated: bool) -> bool:
-        """Take seat 1 of an open match; False if someone else got there first."""
+                   rated: bool, actions: Sequence[Row] = ()) -> bool:
+        """Take seat 1 of an open match, storing its first ``actions`` (the opening) in the
+        same transaction; False (nothing stored) if someone else got there first."""
         async with self.engine.begin() as conn:
             result = await conn.execute(
                 matches.update()
@@ -346,7 +370,11 @@ class Repository:
                        matches.c.player1.is_(None))
                 .values(player1=user_id, client_seed1=client_seed, status="playing", rules=rules,
                         rated=rated))
-            return result.rowcount == 1
+            if result.rowcount != 1:
+                return False
+            await _insert_actions(conn, match_id, 1, actions)
+        self._committed()
+        return True
 
     async def cancel(self, match_id: str, user_id: int) -> bool:
         async with self.engine.begin() as conn:
@@ -355,21 +383,32 @@ class Repository:
                 .where(matches.c.id == match_id, matches.c.status == "open",
                        matches.c.player0 == user_id)
                 .values(status="cancelled"))
-            return result.rowcount == 1
+        if result.rowcount != 1:
+            return False
+        self._committed()
+        return True
 
     async def append(self, match_id: str, seq: int, kind: str, action: str, at: float,
                      finish: dict[str, Any] | None = None,
                      ratings: Sequence[tuple[int, float, float, int]] = ()) -> None:
-        """Store action ``seq`` of a match — with the match's end and the rating changes in
-        the same transaction when it ends the match. Raises :class:`SeqConflict` when that
-        number is already taken."""
-        args = (match_id, seq, kind, action, at, finish, tuple(ratings))
+        """Store action ``seq`` of a match (see :meth:`append_many`)."""
+        await self.append_many(match_id, seq, [(kind, action, at)], finish, ratings)
+
+    async def append_many(self, match_id: str, seq: int, rows: Sequence[Row],
+                          finish: dict[str, Any] | None = None,
+                          ratings: Sequence[tuple[int, float, float, int]] = ()) -> None:
+        """Store ``rows`` as actions ``seq``, ``seq + 1``, ... of a match in one transaction
+        (a player's action and the server's actions it causes: all or nothing) — with the
+        match's end and the rating changes when they end the match. Raises
+        :class:`SeqConflict` (nothing stored) when one of those numbers is taken."""
+        args = (match_id, seq, tuple(rows), finish, tuple(ratings))
         if not self._group:
             try:
                 async with self.engine.begin() as conn:
                     await _append(conn, *args)
             except IntegrityError as error:
                 raise SeqConflict(f"action {seq} of match {match_id} exists") from error
+            self._committed()
             return
         if self._queue is None:
             self._queue = asyncio.Queue()
@@ -384,6 +423,7 @@ class Repository:
         try:
             async with self.engine.begin() as conn:
                 await _write_batch_rows(conn, batch)
+            self._committed()
             return [None] * len(batch)
         except IntegrityError:
             pass
@@ -397,6 +437,7 @@ class Repository:
                 except IntegrityError as error:
                     results.append(SeqConflict(f"action {args[1]} of match {args[0]} exists: "
                                                f"{error.orig}"))
+        self._committed()
         return results
 
     async def _write_groups(
@@ -432,24 +473,36 @@ class Repository:
                 .where(match_actions.c.kind.in_(["opening", "roll"])))).all())
 
 
+def _action_rows(match_id: str, seq: int, rows: Sequence[Row]) -> list[dict[str, Any]]:
+    return [{"match_id": match_id, "seq": seq + n, "kind": kind, "action": action, "at": at}
+            for n, (kind, action, at) in enumerate(rows)]
+
+
+async def _insert_actions(conn: AsyncConnection, match_id: str, seq: int,
+                          rows: Sequence[Row]) -> None:
+    if rows:
+        await conn.execute(match_actions.insert(), _action_rows(match_id, seq, rows))
+
+
 async def _write_batch_rows(conn: AsyncConnection, batch: list[tuple[Any, ...]]) -> None:
-    """One multi-row insert of the plain actions, then the match endings one by one."""
+    """One multi-row insert of the actions of every transition, then the match endings."""
     await conn.execute(match_actions.insert(), [
-        {"match_id": a[0], "seq": a[1], "kind": a[2], "action": a[3], "at": a[4]}
-        for a in batch])
-    for match_id, _seq, _kind, _action, at, finish, ratings in batch:
-        if finish is not None:
-            await conn.execute(matches.update().where(matches.c.id == match_id)
-                               .values(status="finished", finished_at=at, **finish))
-        for user_id, before, after, experience in ratings:
-            await _rate(conn, user_id, match_id, before, after, experience, at)
+        row for match_id, seq, rows, _, _ in batch for row in _action_rows(match_id, seq, rows)])
+    for match_id, _seq, rows, finish, ratings in batch:
+        await _finish(conn, match_id, rows[-1][2], finish, ratings)
 
 
-async def _append(conn: AsyncConnection, match_id: str, seq: int, kind: str, action: str,
-                  at: float, finish: dict[str, Any] | None,
+async def _append(conn: AsyncConnection, match_id: str, seq: int, rows: Sequence[Row],
+                  finish: dict[str, Any] | None,
                   ratings: Sequence[tuple[int, float, float, int]]) -> None:
-    await conn.execute(match_actions.insert().values(
-        match_id=match_id, seq=seq, kind=kind, action=action, at=at))
+    await _insert_actions(conn, match_id, seq, rows)
+    await _finish(conn, match_id, rows[-1][2], finish, ratings)
+
+
+async def _finish(conn: AsyncConnection, match_id: str, at: float,
+                  finish: dict[str, Any] | None,
+                  ratings: Sequence[tuple[int, float, float, int]]) -> None:
+    """The match's end and its rating changes, when the transition ended it."""
     if finish is not None:
         await conn.execute(matches.update().where(matches.c.id == match_id)
                            .values(status="finished", finished_at=at, **finish))

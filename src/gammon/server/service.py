@@ -9,7 +9,7 @@ action is **stored before anything is sent** (:meth:`Repository.append
 and the events go out. A refused action changes nothing.
 
 Rebuilding: a room is rebuilt from the database by replaying its stored actions through the
-same :meth:`Room._advance` the live path uses — dice, clock times and all are in the stored
+same :func:`_advance` the live path uses — dice, clock times and all are in the stored
 actions, so the replay is exact. That is how a restarted server resumes every match and how
 a process catches up with actions another process appended (the bus says which match moved).
 
@@ -39,7 +39,9 @@ import secrets
 import time
 import uuid
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any, Protocol
 
 from gammon.core import actions as A
@@ -56,7 +58,7 @@ from gammon.core.events import Event, GameStarted
 from gammon.core.game import Game
 from gammon.core.match import Match, Phase, Rules
 from gammon.server import bots, protocol
-from gammon.server.db import Repository, SeqConflict, User
+from gammon.server.db import Repository, Row, SeqConflict, User
 from gammon.server.fairness import FairDice, commitment, new_seed
 from gammon.server.ratings import new_ratings
 from gammon.server.settings import Settings
@@ -194,6 +196,55 @@ def _clock_key(match: Match) -> tuple[Any, ...]:
     return (match.number, match.phase, _runner(match), match.game.turn)
 
 
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One action of a transition and the state it leads to."""
+
+    action: A.Action
+    match: Match
+    clock: Clock | None
+    events: tuple[Event, ...]
+    at: float
+
+
+def _advance(before: Match, clock: Clock | None, action: A.Action, at: float) -> Step:
+    """The state after ``action`` at clock time ``at`` (pure)."""
+    after, events = before.apply(action)
+    if clock is not None and _clock_key(before) != _clock_key(after):
+        if clock.running is not None:
+            clock = clock.end_action(clock.running, at)
+        if clock.loser is None:
+            if any(isinstance(e, GameStarted) and e.number > 1 for e in events):
+                clock = clock.new_game()
+            runner = _runner(after)
+            if runner is not None:
+                clock = clock.start_action(runner, at)
+    return Step(action, after, clock, events, at)
+
+
+Proposal = Callable[["Room"], "A.Action | None"]
+"""What a transition proposes, made from the room's state (again after catching up)."""
+
+
+def _as_decided(action: A.Action, seq: int) -> Proposal:
+    """``action``, decided for the state after action ``seq``; after catching up with
+    another process's move, nothing (the bot decides anew)."""
+    return lambda room: action if room.seq == seq else None
+
+
+def _expired(room: Room) -> A.Action | None:
+    """A time-out if the running clock has expired by the room's latest action time or
+    now."""
+    clock = room.clock
+    side = None if clock is None else clock.expired(max(time.time(), room.last_at))
+    return None if side is None else A.Timeout(side)
+
+
+def _row(step: Step) -> Row:
+    record = protocol.action_json(step.action)
+    return record["t"], json.dumps(record), step.at
+
+
 # -- a room ------------------------------------------------------------------------------
 
 
@@ -275,33 +326,54 @@ class Room:
 
     # -- the one transition, for live play and replay alike --------------------------------
 
-    def _advance(self, action: A.Action, at: float
-                 ) -> tuple[Match, Clock | None, tuple[Event, ...]]:
-        """The state after ``action`` at clock time ``at`` (pure: ``self`` is unchanged)."""
-        assert self.match is not None
-        before = self.match
-        after, events = before.apply(action)
-        clock = self.clock
-        if clock is not None and _clock_key(before) != _clock_key(after):
-            if clock.running is not None:
-                clock = clock.end_action(clock.running, at)
-            if clock.loser is None:
-                if any(isinstance(e, GameStarted) and e.number > 1 for e in events):
-                    clock = clock.new_game()
-                runner = _runner(after)
-                if runner is not None:
-                    clock = clock.start_action(runner, at)
-        return after, clock, events
+    def automatic_action(self, match: Match, dice_count: int) -> A.Action | None:
+        """The action the server makes by itself in ``match`` (the opening of every game,
+        a roll for a player with the auto-roll option), or None: a player must act."""
+        if match.is_over:
+            return None
+        game = match.game
+        if match.phase in (Phase.OPENING, Phase.GAME_OVER):
+            return match.opening_action(self.dice().source(dice_count))
+        if (match.phase is Phase.BEFORE_ROLL and match.rules.auto_roll[game.turn]
+                and not self.is_bot(game.turn)):
+            return game.roll_action(self.dice().source(dice_count))
+        return None
 
-    def _commit(self, action: A.Action, match: Match, clock: Clock | None,
-                events: tuple[Event, ...], at: float) -> list[dict[str, Any]]:
-        self.match, self.clock = match, clock
+    def pending_automatic(self) -> bool:
+        """Whether the stored log stops before an automatic action (a log written by an
+        older version or by a process that died between commits)."""
+        return self.match is not None and \
+            self.automatic_action(self.match, self.dice_count) is not None
+
+    def plan(self, action: A.Action | None, at: float, now: float) -> list[Step]:
+        """One transition (pure: ``self`` is unchanged): ``action`` at clock time ``at``,
+        then every automatic action it leads to, at ``now`` (or ``at`` if later). With
+        ``action`` None, only the automatic actions pending now. Raises the core's
+        :class:`IllegalActionError` when ``action`` is refused."""
+        assert self.match is not None
+        steps: list[Step] = []
+        match, clock, dice = self.match, self.clock, self.dice_count
+        while True:
+            if action is None:
+                action = self.automatic_action(match, dice)
+                if action is None:
+                    return steps
+                at = max(at, now)
+            step = _advance(match, clock, action, at)
+            steps.append(step)
+            match, clock = step.match, step.clock
+            dice += isinstance(action, A.RollOpening | A.RollDice)
+            action = None
+
+    def _commit(self, step: Step) -> list[dict[str, Any]]:
+        match = step.match
+        self.match, self.clock = match, step.clock
         self.seq += 1
-        self.last_at = at
-        if isinstance(action, A.RollOpening | A.RollDice):
+        self.last_at = step.at
+        if isinstance(step.action, A.RollOpening | A.RollDice):
             self.dice_count += 1
         out = []
-        for event in events:
+        for event in step.events:
             data = protocol.event_json(event)
             data["v"] = len(self.events) + 1
             self.events.append(data)
@@ -330,9 +402,9 @@ class Room:
         """Apply one stored action (the log is trusted: the core accepted it once)."""
         if record.get("t") == PAUSE:
             return self.pause(float(record["seconds"]), at)
-        action = protocol.action_from_json(record)
-        match, clock, events = self._advance(action, at)
-        return self._commit(action, match, clock, events, at)
+        assert self.match is not None
+        return self._commit(_advance(self.match, self.clock, protocol.action_from_json(record),
+                                     at))
 
     # -- views -------------------------------------------------------------------------------
 
@@ -449,11 +521,9 @@ class Hub:
         now = time.time()
         alive = await self.repo.last_heartbeat()
         for match_id in await self.repo.playing_ids():
-            room = await self.room(match_id)
-            if room is not None:
-                if alive is not None:
-                    await self._credit_downtime(room, alive, now)
-                self._after_change(room, local=True)
+            room = await self.room(match_id)  # pending steps made, timer set, bot scheduled
+            if room is not None and alive is not None:
+                await self._credit_downtime(room, alive, now)
         await self._beat()
         self._spawn(self._heartbeats())
 
@@ -492,6 +562,7 @@ class Hub:
                 await self._publish({"kind": "action", "match": room.id, "seq": room.seq})
             finally:
                 self._flush(room)
+            self._arm_timer(room)  # the flag falls that much later
 
     async def stop(self) -> None:
         self._closed = True
@@ -519,7 +590,11 @@ class Hub:
     # -- loading rooms -------------------------------------------------------------------
 
     async def room(self, match_id: str) -> Room | None:
-        """The room of a match, loaded and replayed from the database on first use."""
+        """The room of a match, loaded and replayed from the database on first use.
+
+        A loaded match resumes: the automatic actions its log stops before are made
+        (:meth:`_finish_pending`), its flag timer is set, and a bot on turn is scheduled.
+        """
         room = self.rooms.get(match_id)
         if room is not None:
             return room
@@ -531,15 +606,31 @@ class Hub:
         try:
             room = await self._load(match_id)
             if room is not None:
+                await self._finish_pending(room)
                 self.rooms[match_id] = room
             future.set_result(room)
-            return room
         except BaseException as error:
             future.set_exception(error)
             future.exception()  # retrieved: waiters get it re-raised
             raise
         finally:
             del self._loading[match_id]
+        if room is not None and room.status == "playing":
+            self._after_change(room, local=True)
+        return room
+
+    async def _finish_pending(self, room: Room) -> None:
+        """Make the automatic actions a loaded log stops before (a log of an older
+        version, which stored them in transactions of their own, or of a process that died
+        in between). Another process doing the same at once is caught by the action
+        numbers: the loser catches up and finds nothing left to do."""
+        if not room.pending_automatic():
+            return
+        async with room.lock:
+            try:
+                await self._transition(room, None, time.time())
+            finally:
+                self._flush(room)
 
     async def _load(self, match_id: str) -> Room | None:
         row, actions = await self.repo.match_with_actions(match_id)
@@ -569,6 +660,18 @@ class Hub:
                 events += room.replay(json.loads(action.action), action.at)
         return events
 
+    async def _seats_taken(self, room: Room) -> None:
+        """Catch up with a join (caller holds the room lock): watchers of the open match get
+        the state with both seats, then the opening as an update."""
+        if room.match is None:
+            row = await self.repo.match(room.id)
+            if row is not None:
+                room.refresh(row)
+                await self._load_users(room)
+            self._broadcast_state(room)
+        room.outbox += await self._catch_up(room)
+        self._flush(room)
+
     # -- the bus -------------------------------------------------------------------------
 
     async def _publish(self, message: dict[str, Any]) -> None:
@@ -593,12 +696,7 @@ class Hub:
             self._after_change(room, local=False)
         elif kind == "seated":
             async with room.lock:
-                was_open = room.match is None
-                events = await self._catch_up(room)
-            if was_open:
-                self._broadcast_state(room)
-            elif events:
-                self._broadcast_update(room, events)
+                await self._seats_taken(room)
             self._after_change(room, local=False)
         elif kind in ("chat", "rematch"):
             self._send_all(room, message["payload"], chat=kind == "chat")
@@ -671,21 +769,24 @@ class Hub:
             "server_seed": seed, "seed_hash": commitment(seed), "client_seed0": client_seed,
             "client_seed1": "", "reserved_for": reserved_for, "rematch_of": rematch_of,
         }
+        first: list[Row] = []
         if config.bot is not None:
             bot = await self.bot_user(config.bot)
             values.update(player1=bot.id, status="playing",
                           rules=rules_json(rules_for(config, (user.options, {}))))
-        await self.repo.create_match(values)
-        room = await self.room(match_id)
+            first = self._opening_rows(values, [user, bot])
+        await self.repo.create_match(values, first)  # with its opening: one transaction
+        room = await self.room(match_id)  # a bot on turn is scheduled
         assert room is not None
-        if config.bot is not None:
-            async with room.lock:
-                try:
-                    await self._server_actions(room)
-                finally:
-                    self._flush(room)
-            self._after_change(room, local=True)
         return room
+
+    @staticmethod
+    def _opening_rows(values: dict[str, Any], players: list[User]) -> list[Row]:
+        """The stored actions that start a match whose row will hold ``values``."""
+        room = Room.from_row(SimpleNamespace(**{"result": None, **values}))
+        room.users = {player.id: player for player in players}
+        now = time.time()
+        return [_row(step) for step in room.plan(None, now, now)]
 
     async def bot_user(self, level: int) -> User:
         name = f"bot-{level}"
@@ -714,20 +815,16 @@ class Hub:
         config = MatchConfig.from_json(row.config)
         rules = rules_for(config, (creator.options, user.options))
         rated = config.points >= 1 and creator.kind == "user" and user.kind == "user"
-        if not await self.repo.seat(match_id, user.id, client_seed, rules_json(rules), rated):
+        seated = {**row._asdict(), "player1": user.id, "client_seed1": client_seed,
+                  "status": "playing", "rules": rules_json(rules), "rated": rated}
+        opening = self._opening_rows(seated, [creator, user])
+        if not await self.repo.seat(match_id, user.id, client_seed, seated["rules"], rated,
+                                    opening):  # the seat and the opening: one transaction
             raise ServiceError("not_open", "someone else took the seat")
         room = await self.room(match_id)
         assert room is not None
         async with room.lock:
-            was_open = room.match is None
-            await self._catch_up(room)
-            room.rated = rated
-            if was_open:
-                self._broadcast_state(room)
-            try:
-                await self._server_actions(room)
-            finally:
-                self._flush(room)
+            await self._seats_taken(room)
         await self._publish({"kind": "seated", "match": match_id})
         self._after_change(room, local=True)
         return room
@@ -788,40 +885,48 @@ class Hub:
             at = max(at, clock.since or 0.0)
             side = clock.expired(at)
             if side is not None:
-                await self._apply(room, A.Timeout(side), at)
+                await self._transition(room, _expired, at)
                 raise ServiceError("time_out", f"player {side} ran out of time")
+
+        def proposed(room: Room) -> A.Action:
+            assert room.match is not None
+            if message.type != "roll":
+                return protocol.message_action(message, seat)
+            if not room.match.game.can_roll(seat):
+                room.match.apply(A.RollDice(seat, Roll(1, 2)))  # the precise refusal
+                raise ServiceError("illegal", "you cannot roll now")
+            return room.match.game.roll_action(room.dice().source(room.dice_count))
+
         try:
-            action: A.Action
-            if message.type == "roll":
-                if not room.match.game.can_roll(seat):
-                    room.match.apply(A.RollDice(seat, Roll(1, 2)))  # the precise refusal
-                    raise ServiceError("illegal", "you cannot roll now")
-                action = room.match.game.roll_action(room.dice().source(room.dice_count))
-            else:
-                action = protocol.message_action(message, seat)
-            await self._apply(room, action, at)
+            await self._transition(room, proposed, at)
         except NotYourTurnError as error:
             raise ServiceError("not_your_turn", str(error)) from None
         except IllegalActionError as error:
             raise ServiceError("illegal", str(error)) from None
-        await self._server_actions(room)
 
-    async def _apply(self, room: Room, action: A.Action, at: float) -> None:
-        """Apply, store, then commit and broadcast one action (caller holds the lock).
+    async def _transition(self, room: Room, propose: Proposal | None, at: float) -> None:
+        """One atomic transition (caller holds the lock): the action ``propose`` makes of
+        the room's state at clock time ``at`` — None for only the server's automatic
+        actions — and every automatic action it leads to (the next game's opening,
+        auto-rolls) are stored in one transaction, then committed and queued for
+        broadcast. A crash stores all of them or none.
 
         Raises the core's :class:`IllegalActionError` (nothing changes). When another
-        process stored this action number first, catch up and try once more.
+        process stored these action numbers first, catch up and propose again.
         """
         for attempt in range(3):
-            at = max(at, room.last_at)
-            match, clock, events = room._advance(action, at)
-            record = protocol.action_json(action)
+            assert room.match is not None
+            action = propose(room) if propose is not None else None
+            steps = room.plan(action, max(at, room.last_at), time.time())
+            if not steps:
+                return
+            end = steps[-1].match
             finish = ratings = None
-            if match.is_over and match.result is not None:
-                finish, ratings = await self._finish(room, match)
+            if end.is_over and end.result is not None:
+                finish, ratings = await self._finish(room, end)
             try:
-                await self.repo.append(room.id, room.seq + 1, record["t"], json.dumps(record),
-                                       at, finish, ratings or ())
+                await self.repo.append_many(room.id, room.seq + 1, [_row(s) for s in steps],
+                                            finish, ratings or ())
             except SeqConflict:
                 if attempt == 2:
                     raise
@@ -829,7 +934,8 @@ class Hub:
                 if room.match is None:
                     raise ServiceError("not_started", "the match has not started") from None
                 continue
-            room.outbox += room._commit(action, match, clock, events, at)
+            for step in steps:
+                room.outbox += room._commit(step)
             if finish is not None:
                 room.result = json.loads(finish["result"])
                 if ratings:
@@ -863,20 +969,6 @@ class Hub:
                        (loser.id, loser.rating, down, length)]
         return finish, ratings
 
-    async def _server_actions(self, room: Room) -> None:
-        """The actions the server makes by itself: openings and auto-rolls."""
-        while room.match is not None and not room.match.is_over:
-            match = room.match
-            game = match.game
-            if match.phase in (Phase.OPENING, Phase.GAME_OVER):
-                action: A.Action = match.opening_action(room.dice().source(room.dice_count))
-            elif (match.phase is Phase.BEFORE_ROLL and match.rules.auto_roll[game.turn]
-                  and not room.is_bot(game.turn)):
-                action = game.roll_action(room.dice().source(room.dice_count))
-            else:
-                return
-            await self._apply(room, action, time.time())
-
     async def timeout_check(self, room: Room) -> None:
         async with room.lock:
             room.timer = None
@@ -888,30 +980,37 @@ class Hub:
             if side is None:
                 return
             try:
-                await self._apply(room, A.Timeout(side), now)
+                await self._transition(room, _expired, now)
             except IllegalActionError:
                 return
             finally:
                 self._flush(room)
         self._after_change(room, local=True)
 
-    def _after_change(self, room: Room, *, local: bool) -> None:
-        """Set the flag timer, and let a bot act if it is its turn (only in the process that
-        made the change, so two processes do not both move a bot)."""
-        if self._closed:
-            return
+    def _arm_timer(self, room: Room) -> None:
+        """(Re)set the timer that checks the running clock when its flag should fall."""
         if room.timer is not None:
             room.timer.cancel()
             room.timer = None
-        match = room.match
-        if match is None or match.is_over:
-            self._maybe_evict(room)
+        if self._closed or room.match is None or room.match.is_over:
             return
         flag = room.clock.flag_time() if room.clock is not None else None
         if flag is not None:
             delay = max(0.0, flag + self.settings.lag_cap - time.time())
             room.timer = asyncio.get_running_loop().call_later(
                 delay, lambda: self._spawn(self.timeout_check(room)))
+
+    def _after_change(self, room: Room, *, local: bool) -> None:
+        """Set the flag timer, and let a bot act if it is its turn (only in the process that
+        made the change, or loaded the match, so two processes seldom both move a bot; when
+        they do, the action numbers let one of them through)."""
+        if self._closed:
+            return
+        self._arm_timer(room)
+        match = room.match
+        if match is None or match.is_over:
+            self._maybe_evict(room)
+            return
         runner = _runner(match)
         if local and runner is not None and room.is_bot(runner):
             self._spawn(self._bot_turn(room))
@@ -937,8 +1036,7 @@ class Hub:
                 else:
                     break
                 try:
-                    await self._apply(room, action, time.time())
-                    await self._server_actions(room)
+                    await self._transition(room, _as_decided(action, room.seq), time.time())
                 finally:
                     self._flush(room)
         self._after_change(room, local=False)

@@ -1,0 +1,258 @@
+"""Atomic transitions (issue 9, defect 1): a player's action and every automatic action it
+causes (the next game's opening, auto-rolls) are stored in one transaction, and a room
+loaded from a log that ends before a pending automatic step (written by an older version,
+or by a process that died) finishes that step. A crash at any commit never strands a match
+in ``game_over`` or ``opening``.
+
+The crash is simulated in-process: a SQLAlchemy ``commit`` hook raises just before the
+chosen transaction commits (nothing of it is stored, as with a SIGKILL there), the server
+is dropped without any shutdown code, and a new one is started on the same database.
+Every test runs on SQLite and on PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from gammon.core import actions as A
+from gammon.core.cube import Level
+from gammon.core.match import Phase
+from gammon.server import protocol
+from gammon.server.db import Repository, User, make_engine, match_actions, migrate
+from gammon.server.protocol import parse_client_message
+from gammon.server.pubsub import LocalBus, RedisBus
+from gammon.server.service import Hub, MatchConfig, Room, ServiceError
+from tests.server.conftest import make_settings
+from tests.server.conftest import run_async as run
+
+STRANDED = (Phase.OPENING, Phase.GAME_OVER)
+
+
+class Crash(Exception):
+    """The process dies here: the transaction being committed is not stored."""
+
+
+def crash_before_commit_of(engine: AsyncEngine, kind: str) -> Callable[[], None]:
+    """Arm a crash at the commit of the next transaction that stores a ``kind`` record;
+    returns the function that arms it."""
+    armed = [False]
+
+    @sa.event.listens_for(engine.sync_engine, "before_cursor_execute")
+    def _seen(conn: Any, _cursor: Any, statement: str, parameters: Any, _context: Any,
+              _many: bool) -> None:
+        if armed[0] and "match_actions" in statement and f"'{kind}'" in repr(parameters):
+            conn.info["crash"] = True
+
+    @sa.event.listens_for(engine.sync_engine, "commit")
+    def _commit(conn: Any) -> None:
+        if conn.info.pop("crash", False):
+            armed[0] = False
+            raise Crash(f"killed before the commit of a {kind!r} record")
+
+    @sa.event.listens_for(engine.sync_engine, "rollback")
+    def _rollback(conn: Any) -> None:
+        conn.info.pop("crash", None)
+
+    def arm() -> None:
+        armed[0] = True
+
+    return arm
+
+
+@dataclass(eq=False)
+class Socket:
+    """A player's connection as the hub sees it."""
+
+    user: User
+    lag: float = 0.0
+    muted: set[str] = field(default_factory=set)
+    sent: list[dict[str, Any]] = field(default_factory=list)
+
+    def send_text(self, text: str) -> None:
+        self.sent.append(json.loads(text))
+
+
+class Server:
+    """One server process: an engine, a repository and a hub (no HTTP)."""
+
+    def __init__(self, url: str, redis_url: str) -> None:
+        self.engine = make_engine(url)
+        self.repo = Repository(self.engine)
+        settings = make_settings(url, redis_url, heartbeat_interval=3600)
+        self.hub = Hub(settings, self.repo, RedisBus(redis_url) if redis_url else LocalBus())
+
+    async def start(self) -> Server:
+        await migrate(self.engine)
+        await self.hub.start()
+        return self
+
+    async def die(self) -> None:
+        """Gone without shutdown code: timers and tasks dropped, connections closed."""
+        self.hub._closed = True
+        for room in self.hub.rooms.values():
+            if room.timer is not None:
+                room.timer.cancel()
+        for task in list(self.hub._tasks):
+            task.cancel()
+        await self.hub.bus.close()
+        await self.repo.close()
+        await self.engine.dispose()
+
+    async def stop(self) -> None:
+        await self.hub.stop()
+        await self.repo.close()
+        await self.engine.dispose()
+
+    async def act(self, user: User, match_id: str, kind: str, **fields: Any) -> None:
+        message = parse_client_message(json.dumps({"type": kind, "match": match_id, **fields}))
+        await self.hub.act(Socket(user), message, time.time())
+
+    async def room(self, match_id: str) -> Room:
+        room = await self.hub.room(match_id)
+        assert room is not None and room.match is not None
+        return room
+
+    async def log_kinds(self, match_id: str) -> list[str]:
+        async with self.engine.connect() as conn:
+            return list((await conn.scalars(
+                sa.select(match_actions.c.kind).where(match_actions.c.match_id == match_id)
+                .order_by(match_actions.c.seq))).all())
+
+
+async def two_players(server: Server) -> tuple[User, User]:
+    return (await server.repo.create_user("anna", "user"),
+            await server.repo.create_user("boris", "user"))
+
+
+async def resign_the_first_game(server: Server, match_id: str, users: tuple[User, User]
+                                ) -> None:
+    """The player on turn resigns a single game; the other accepts (the game ends, the
+    match goes on)."""
+    room = await server.room(match_id)
+    assert room.match is not None
+    turn = room.match.game.turn
+    await server.act(users[turn], match_id, "resign", level=1)
+    await server.act(users[1 - turn], match_id, "accept_resign")
+
+
+def test_a_crash_between_a_game_end_and_the_next_opening_strands_nothing(
+        database_url: str, redis_url: str) -> None:
+    """Defect 1: the game-ending action and the next opening were two commits; killed in
+    between, the restarted server left the match in ``game_over`` for good."""
+
+    async def main() -> None:
+        server = await Server(database_url, redis_url).start()
+        arm = crash_before_commit_of(server.engine, "opening")
+        users = await two_players(server)
+        room = await server.hub.create(users[0], MatchConfig(kind="match", length=3))
+        await server.hub.join(users[1], room.id)
+        live = await server.room(room.id)
+        assert live.match is not None and live.match.number == 1
+        arm()
+        with pytest.raises(Crash):
+            await resign_the_first_game(server, room.id, users)
+        await server.die()
+
+        restarted = await Server(database_url, redis_url).start()
+        after = await restarted.room(room.id)
+        assert after.match is not None
+        assert after.match.phase not in STRANDED, after.match.phase
+        if after.match.phase is Phase.RESIGN_OFFERED:  # the acceptance was not stored
+            turn = after.match.game.turn
+            await restarted.act(users[1 - turn], room.id, "accept_resign")
+        assert after.match.number == 2 and after.match.phase not in STRANDED
+        assert sum(after.match.score) == 1
+        # the log holds each game's opening right after the action that ended the game
+        kinds = await restarted.log_kinds(room.id)
+        assert kinds == ["opening", "resign", "accept_resign", "opening"], kinds
+        await restarted.stop()
+
+    run(main)
+
+
+def test_a_crash_between_a_join_and_the_first_opening_strands_nothing(
+        database_url: str, redis_url: str) -> None:
+    """Defect 1: taking the seat and the first opening were two commits; killed in
+    between, the match sat in ``opening`` for good."""
+
+    async def main() -> None:
+        server = await Server(database_url, redis_url).start()
+        arm = crash_before_commit_of(server.engine, "opening")
+        users = await two_players(server)
+        room = await server.hub.create(users[0], MatchConfig(kind="match", length=3))
+        arm()
+        with pytest.raises(Crash):
+            await server.hub.join(users[1], room.id)
+        await server.die()
+
+        restarted = await Server(database_url, redis_url).start()
+        row = await restarted.repo.match(room.id)
+        if row.status == "open":  # the seat was not taken: join again
+            await restarted.hub.join(users[1], room.id)
+        after = await restarted.room(room.id)
+        assert after.match is not None
+        assert after.match.phase not in STRANDED, after.match.phase
+        assert await restarted.log_kinds(room.id) == ["opening"]
+        await restarted.stop()
+
+    run(main)
+
+
+async def _append_as_an_older_version(repo: Repository, room: Room, action: Any) -> None:
+    """Store one action the way a server that died before its next automatic step did."""
+    record = protocol.action_json(action)
+    async with repo.engine.begin() as conn:
+        await conn.execute(match_actions.insert().values(
+            match_id=room.id, seq=room.seq + 1, kind=record["t"], action=json.dumps(record),
+            at=time.time()))
+
+
+def test_loading_a_log_that_ends_before_an_automatic_step_finishes_it(
+        database_url: str, redis_url: str) -> None:
+    """Recovery: a log whose last action ended a game (an older version's log, or a
+    process that died) gets its next opening when the room is loaded — once, even when
+    two processes load it at the same moment."""
+
+    async def main() -> None:
+        server = await Server(database_url, redis_url).start()
+        users = await two_players(server)
+        room = await server.hub.create(users[0], MatchConfig(kind="match", length=3))
+        await server.hub.join(users[1], room.id)
+        live = await server.room(room.id)
+        assert live.match is not None
+        turn = live.match.game.turn
+        await _append_as_an_older_version(server.repo, live, A.OfferResign(turn, Level.SINGLE))
+        live.replay(protocol.action_json(A.OfferResign(turn, Level.SINGLE)), time.time())
+        await _append_as_an_older_version(server.repo, live, A.AcceptResign(1 - turn))
+        await server.die()
+
+        first, second = Server(database_url, redis_url), Server(database_url, redis_url)
+        await migrate(first.engine)
+        await asyncio.gather(first.hub.start(), second.hub.start())
+        for process in (first, second):
+            loaded = await process.room(room.id)
+            assert loaded.match is not None
+            assert loaded.match.number == 2 and loaded.match.phase not in STRANDED
+            assert loaded.seq == 4
+        assert await first.log_kinds(room.id) == [
+            "opening", "resign", "accept_resign", "opening"]
+        # and the new game is playable in either process
+        loaded = await first.room(room.id)
+        assert loaded.match is not None
+        mover = users[loaded.match.game.turn]
+        await first.act(mover, room.id, "resign", level=1)
+        with pytest.raises(ServiceError):
+            await second.act(mover, room.id, "resign", level=1)  # caught up: already offered
+        await first.stop()
+        await second.stop()
+
+    run(main)
