@@ -157,7 +157,8 @@ def cmd_train(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
     run = TrainingRun(games=args.games, seed=args.seed, alpha_start=args.alpha_start,
                       alpha_end=args.alpha_end, contact_hidden=args.contact_hidden,
                       race_hidden=args.race_hidden, checkpoint_every=args.checkpoint_every,
-                      benchmark_every=args.benchmark_every)
+                      benchmark_every=args.benchmark_every, crashed_hidden=args.crashed_hidden,
+                      feature_set={"basic": 1, "expert": 2}[args.features])
     if args.checkpoint_every % run.chunk:
         raise UsageError(f"--checkpoint-every must be a multiple of {run.chunk}")
     train(Path(args.out), run, log=log)
@@ -204,6 +205,10 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--alpha-end", type=float, default=0.02)
     train.add_argument("--contact-hidden", type=int, default=128)
     train.add_argument("--race-hidden", type=int, default=64)
+    train.add_argument("--crashed-hidden", type=int, default=64,
+                       help="expert features: hidden units of the crashed network")
+    train.add_argument("--features", choices=("basic", "expert"), default="basic",
+                       help="inputs of new networks (a resumed run keeps its own)")
     train.add_argument("--checkpoint-every", type=int, default=5_000)
     train.add_argument("--benchmark-every", type=int, default=25_000,
                        help="games between quick duplicate matches against pubeval (0: never)")

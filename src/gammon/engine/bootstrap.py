@@ -29,9 +29,14 @@ import numpy as np
 from gammon.core import _movegen
 from gammon.engine import search
 from gammon.engine.bearoff import is_bearoff_board
-from gammon.engine.evaluate import kernel_arrays, new_scratch, swap_board, terminal_result
-from gammon.engine.features import INPUTS, encode, is_race
-from gammon.engine.network import OUTPUTS, Arrays, NetworkPair, equity, forward
+from gammon.engine.evaluate import (
+    kernel_arrays,
+    network_for,
+    new_scratch,
+    swap_board,
+    terminal_result,
+)
+from gammon.engine.network import MAX_INPUTS, OUTPUTS, Arrays, NetworkPair, equity, forward
 from gammon.engine.playout import INITIAL, MAX_PLIES, opening_roll, roll
 from gammon.engine.training import _td_step, pubeval_score
 
@@ -93,10 +98,10 @@ def ply1_targets(boards: np.ndarray, nets: Arrays) -> np.ndarray:
 @_jit
 def fit(nets: Arrays, boards: np.ndarray, targets: np.ndarray, epochs: int, alpha: float,
         seed: int) -> float:
-    """SGD of the contact or race network (by each board's class) toward ``targets``;
+    """SGD of each board's class's network toward ``targets``;
     returns the mean squared error of the last epoch."""
     np.random.seed(seed)
-    inputs = np.empty(INPUTS, dtype=np.float32)
+    inputs = np.empty(MAX_INPUTS, dtype=np.float32)
     hidden = np.empty(512, dtype=np.float64)
     delta_hidden = np.empty(512, dtype=np.float64)
     out = np.empty(OUTPUTS, dtype=np.float64)
@@ -108,11 +113,7 @@ def fit(nets: Arrays, boards: np.ndarray, targets: np.ndarray, epochs: int, alph
         error = 0.0
         for i in order:
             board = boards[i]
-            encode(board, inputs)
-            if is_race(board):
-                w1, b1, w2, b2 = nets[4], nets[5], nets[6], nets[7]
-            else:
-                w1, b1, w2, b2 = nets[0], nets[1], nets[2], nets[3]
+            w1, b1, w2, b2 = network_for(board, nets, inputs)
             forward(inputs, w1, b1, w2, b2, hidden, out)
             error += _td_step(inputs, w1, b1, w2, b2, hidden, out, delta_hidden, targets[i],
                               alpha)

@@ -1,12 +1,13 @@
 """Position evaluation (0-ply) and play choice, compiled with numba.
 
-``nets`` is a tuple of ten arrays: the eight weight arrays of a :class:`NetworkPair`
-(contact, then race), then the one-sided bear-off tables (rolls to finish, rolls to the
-first checker off) of :class:`gammon.engine.bearoff.BearoffDatabase`; build it with
-:func:`kernel_arrays`. Pure bear-offs are evaluated exactly from the tables, other races by
-the race network, everything else by the contact network. Every function here is
-numba-compiled so that self-play training, benchmarks and search can call them in tight
-loops without returning to Python.
+``nets`` is a tuple of fifteen arrays: the eight weight arrays of a :class:`NetworkPair`'s
+contact and race networks, the one-sided bear-off tables (rolls to finish, rolls to the
+first checker off) of :class:`gammon.engine.bearoff.BearoffDatabase`, the four arrays of
+the crashed network (the contact network's again for the basic feature set, which has
+none) and the feature set (``int64[1]``); build it with :func:`kernel_arrays`. Pure
+bear-offs are evaluated exactly from the tables, every other position by its class's
+network (:func:`network_for`). Every function here is numba-compiled so that self-play
+training, benchmarks and search can call them in tight loops without returning to Python.
 """
 
 from __future__ import annotations
@@ -15,8 +16,11 @@ import numba as nb
 import numpy as np
 
 from gammon.engine.bearoff import BearoffDatabase, is_bearoff_board, race_probabilities
-from gammon.engine.features import INPUTS, encode, is_race
+from gammon.engine.expert import encode_contact, encode_race, is_crashed
+from gammon.engine.features import encode, is_race
 from gammon.engine.network import (
+    BASIC,
+    MAX_INPUTS,
     OUTPUTS,
     Arrays,
     NetworkPair,
@@ -33,13 +37,34 @@ MAX_HIDDEN = 512
 def kernel_arrays(nets: NetworkPair, bearoff: BearoffDatabase | None = None) -> Arrays:
     """The ``nets`` tuple the kernels take: the weights, then the bear-off tables."""
     database = bearoff or BearoffDatabase.load()
-    return (*nets.arrays(), database.rolls, database.first_off)
+    crashed = nets.crashed.arrays() if nets.crashed is not None else nets.contact.arrays()
+    return (*nets.arrays(), database.rolls, database.first_off, *crashed,
+            np.array([nets.feature_set], dtype=np.int64))
+
+
+@_jit
+def network_for(board: np.ndarray, nets: Arrays,
+                inputs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Write ``board``'s inputs for the network of its class into ``inputs`` and return
+    that network's weights (``board`` is not a pure bear-off)."""
+    if nets[14][0] == BASIC:
+        encode(board, inputs)
+        if is_race(board):
+            return nets[4], nets[5], nets[6], nets[7]
+        return nets[0], nets[1], nets[2], nets[3]
+    if is_race(board):
+        encode_race(board, inputs)
+        return nets[4], nets[5], nets[6], nets[7]
+    encode_contact(board, inputs)
+    if is_crashed(board):
+        return nets[10], nets[11], nets[12], nets[13]
+    return nets[0], nets[1], nets[2], nets[3]
 
 
 @_jit
 def new_scratch() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(inputs, hidden, probabilities, swapped board, bear-off tails) buffers."""
-    return (np.empty(INPUTS, dtype=np.float32), np.empty(MAX_HIDDEN, dtype=np.float64),
+    return (np.empty(MAX_INPUTS, dtype=np.float32), np.empty(MAX_HIDDEN, dtype=np.float64),
             np.empty(OUTPUTS, dtype=np.float64), np.empty(26, dtype=np.int8),
             np.empty((2, 64), dtype=np.float64))
 
@@ -106,17 +131,13 @@ def evaluate_position(board: np.ndarray, nets: Arrays, scratch: Arrays, out: np.
     """Probabilities for the side on roll of ``board`` (before it rolls)."""
     if lost_result(board, out):
         return
+    if is_bearoff_board(board):
+        race_probabilities(board, nets[8], nets[9], out, scratch[4])
+        make_consistent(out)  # the tables are float32: keep the bounds exact
+        return
     inputs, hidden = scratch[0], scratch[1]
-    if is_race(board):
-        if is_bearoff_board(board):
-            race_probabilities(board, nets[8], nets[9], out, scratch[4])
-            make_consistent(out)  # the tables are float32: keep the bounds exact
-            return
-        encode(board, inputs)
-        forward(inputs, nets[4], nets[5], nets[6], nets[7], hidden, out)
-    else:
-        encode(board, inputs)
-        forward(inputs, nets[0], nets[1], nets[2], nets[3], hidden, out)
+    w1, b1, w2, b2 = network_for(board, nets, inputs)
+    forward(inputs, w1, b1, w2, b2, hidden, out)
     make_consistent(out)
 
 

@@ -1,9 +1,14 @@
 """The evaluator's neural networks: one hidden layer, five sigmoid outputs, numba inference.
 
-A network maps the inputs of :mod:`gammon.engine.features` to the five cubeless
-probabilities of the side on roll: win, win a gammon, win a backgammon, lose a gammon, lose
-a backgammon (each unconditional, as GNU Backgammon reports them). Two networks are used:
-one for contact positions and one for races (:func:`gammon.engine.features.is_race`).
+A network maps a position's inputs to the five cubeless probabilities of the side on roll:
+win, win a gammon, win a backgammon, lose a gammon, lose a backgammon (each unconditional,
+as GNU Backgammon reports them). A :class:`NetworkPair` holds one network per position
+class, for one *feature set* (recorded in the weights file, so older files keep loading):
+
+* ``BASIC`` (feature set 1, the first generation): a contact and a race network, both on
+  the inputs of :mod:`gammon.engine.features`;
+* ``EXPERT`` (feature set 2): contact, crashed and race networks on the inputs of
+  :mod:`gammon.engine.expert` (contact inputs for the first two, race inputs for races).
 
 The first layer is stored input-major (``hidden_weights[input, unit]``) so the forward pass
 can skip the many zero inputs: a shape chosen for speed.
@@ -17,12 +22,23 @@ from pathlib import Path
 import numba as nb
 import numpy as np
 
-from gammon.engine.features import INPUTS
+from gammon.engine import expert, features
 
 OUTPUTS = 5
 Arrays = tuple[np.ndarray, ...]
 """Weight arrays or scratch buffers handed to the compiled kernels as one tuple."""
 WIN, WIN_GAMMON, WIN_BACKGAMMON, LOSE_GAMMON, LOSE_BACKGAMMON = range(OUTPUTS)
+
+BASIC, EXPERT = 1, 2
+FEATURE_SET_NAMES = {BASIC: "basic", EXPERT: "expert"}
+CLASS_INPUTS = {
+    BASIC: {"contact": features.INPUTS, "race": features.INPUTS},
+    EXPERT: {"contact": expert.CONTACT_INPUTS, "crashed": expert.CONTACT_INPUTS,
+             "race": expert.RACE_INPUTS},
+}
+"""Per feature set, its position classes and the inputs of each class's network."""
+MAX_INPUTS = max(n for classes in CLASS_INPUTS.values() for n in classes.values())
+_ARRAY_NAMES = ("hidden_weights", "hidden_bias", "output_weights", "output_bias")
 
 _jit = nb.njit(cache=True, nogil=True)
 
@@ -37,13 +53,13 @@ class Network:
     output_bias: np.ndarray  # [OUTPUTS]
 
     @classmethod
-    def random(cls, hidden: int, seed: int) -> Network:
+    def random(cls, hidden: int, seed: int, inputs: int = features.INPUTS) -> Network:
         """Small random weights (uniform, scaled by fan-in), reproducible from ``seed``."""
         rng = np.random.default_rng(seed)
-        scale_in = 1.0 / np.sqrt(INPUTS / 8)
+        scale_in = 1.0 / np.sqrt(inputs / 8)
         scale_out = 1.0 / np.sqrt(hidden)
         return cls(
-            rng.uniform(-scale_in, scale_in, (INPUTS, hidden)).astype(np.float32),
+            rng.uniform(-scale_in, scale_in, (inputs, hidden)).astype(np.float32),
             np.zeros(hidden, dtype=np.float32),
             rng.uniform(-scale_out, scale_out, (hidden, OUTPUTS)).astype(np.float32),
             np.zeros(OUTPUTS, dtype=np.float32),
@@ -52,6 +68,10 @@ class Network:
     @property
     def hidden(self) -> int:
         return int(self.hidden_bias.shape[0])
+
+    @property
+    def inputs(self) -> int:
+        return int(self.hidden_weights.shape[0])
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         return self.hidden_weights, self.hidden_bias, self.output_weights, self.output_bias
@@ -62,38 +82,73 @@ class Network:
 
 @dataclass
 class NetworkPair:
-    """The contact and race networks, saved together in one ``.npz`` file."""
+    """The networks of one feature set, saved together in one ``.npz`` file: contact and
+    race, and for ``EXPERT`` also crashed. (The name stays from the first generation.)"""
 
     contact: Network
     race: Network
+    crashed: Network | None = None
+    feature_set: int = BASIC
+
+    def __post_init__(self) -> None:
+        if self.feature_set not in CLASS_INPUTS:
+            raise ValueError(f"unknown feature set {self.feature_set!r}")
+        if (self.crashed is None) != (self.feature_set == BASIC):
+            raise ValueError("the expert feature set has a crashed network, the basic none")
+        for kind, net in self.networks().items():
+            expected = CLASS_INPUTS[self.feature_set][kind]
+            if net.inputs != expected:
+                raise ValueError(f"{kind} network has {net.inputs} inputs, the "
+                                 f"{FEATURE_SET_NAMES[self.feature_set]} feature set "
+                                 f"{expected}")
 
     @classmethod
-    def random(
-        cls, *, contact_hidden: int = 128, race_hidden: int = 64, seed: int = 0
-    ) -> NetworkPair:
-        return cls(Network.random(contact_hidden, seed), Network.random(race_hidden, seed + 1))
+    def random(cls, *, contact_hidden: int = 128, race_hidden: int = 64,
+               crashed_hidden: int | None = None, feature_set: int = BASIC,
+               seed: int = 0) -> NetworkPair:
+        inputs = CLASS_INPUTS[feature_set]
+        crashed = None
+        if feature_set != BASIC:
+            crashed = Network.random(crashed_hidden or contact_hidden, seed + 2,
+                                     inputs["crashed"])
+        return cls(Network.random(contact_hidden, seed, inputs["contact"]),
+                   Network.random(race_hidden, seed + 1, inputs["race"]), crashed, feature_set)
+
+    def networks(self) -> dict[str, Network]:
+        """The networks by class name."""
+        nets = {"contact": self.contact, "race": self.race}
+        if self.crashed is not None:
+            nets["crashed"] = self.crashed
+        return nets
 
     @classmethod
     def load(cls, path: str | Path) -> NetworkPair:
+        """Read a file written by :meth:`save`, of either feature set (files written before
+        feature sets existed are ``BASIC``)."""
         with np.load(path) as data:
-            inputs = int(data["inputs"])
-            if inputs != INPUTS:
-                raise ValueError(f"{path}: weights for {inputs} inputs, the encoder has {INPUTS}")
-            nets = [
-                Network(*(data[f"{kind}_{name}"].astype(np.float32)
-                          for name in ("hidden_weights", "hidden_bias", "output_weights",
-                                       "output_bias")))
-                for kind in ("contact", "race")
-            ]
-        return cls(*nets)
+            feature_set = int(data["feature_set"]) if "feature_set" in data else BASIC
+            if feature_set not in CLASS_INPUTS:
+                raise ValueError(f"{path}: unknown feature set {feature_set}")
+            for kind in CLASS_INPUTS[feature_set]:
+                for name in _ARRAY_NAMES:
+                    if f"{kind}_{name}" not in data:
+                        raise ValueError(f"{path}: no '{kind}_{name}' array")
+            nets = {kind: Network(*(data[f"{kind}_{name}"].astype(np.float32)
+                                    for name in _ARRAY_NAMES))
+                    for kind in CLASS_INPUTS[feature_set]}
+        try:
+            return cls(nets["contact"], nets["race"], nets.get("crashed"), feature_set)
+        except ValueError as error:
+            raise ValueError(f"{path}: {error}") from None
 
     def save(self, path: str | Path, **metadata: object) -> None:
         """Write atomically (a temporary file, then rename), with ``metadata`` alongside."""
         path = Path(path)
-        arrays: dict[str, object] = {"inputs": np.int64(INPUTS)}
-        for kind, net in (("contact", self.contact), ("race", self.race)):
-            for name, array in zip(("hidden_weights", "hidden_bias", "output_weights",
-                                    "output_bias"), net.arrays(), strict=True):
+        arrays: dict[str, object] = {"inputs": np.int64(self.contact.inputs),
+                                     "feature_set": np.int64(self.feature_set),
+                                     "classes": np.array(list(self.networks()))}
+        for kind, net in self.networks().items():
+            for name, array in zip(_ARRAY_NAMES, net.arrays(), strict=True):
                 arrays[f"{kind}_{name}"] = array
         for key, value in metadata.items():
             arrays[f"meta_{key}"] = np.asarray(value)
@@ -101,7 +156,14 @@ class NetworkPair:
         np.savez_compressed(temporary, **arrays)  # type: ignore[arg-type]
         temporary.replace(path)
 
+    def copy(self) -> NetworkPair:
+        return NetworkPair(self.contact.copy(), self.race.copy(),
+                           None if self.crashed is None else self.crashed.copy(),
+                           self.feature_set)
+
     def arrays(self) -> tuple[np.ndarray, ...]:
+        """Contact then race weights, as the kernels take them (see
+        :func:`gammon.engine.evaluate.kernel_arrays`)."""
         return self.contact.arrays() + self.race.arrays()
 
 
@@ -121,7 +183,7 @@ def forward(inputs: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray,
     units = b1.shape[0]
     for j in range(units):
         hidden[j] = b1[j]
-    for i in range(inputs.shape[0]):
+    for i in range(w1.shape[0]):  # ``inputs`` may be a longer buffer
         x = inputs[i]
         if x != 0.0:  # most inputs are zero: skip their rows
             for j in range(units):

@@ -25,12 +25,20 @@ from gammon.engine.arena import NEURAL, PUBEVAL, duplicate_match
 from gammon.engine.evaluate import (
     choose_play,
     kernel_arrays,
+    network_for,
     new_scratch,
     swap_board,
     terminal_result,
 )
-from gammon.engine.features import INPUTS, encode, is_race
-from gammon.engine.network import OUTPUTS, Arrays, NetworkPair, forward
+from gammon.engine.network import (
+    BASIC,
+    FEATURE_SET_NAMES,
+    MAX_INPUTS,
+    OUTPUTS,
+    Arrays,
+    NetworkPair,
+    forward,
+)
 from gammon.engine.playout import INITIAL, MAX_PLIES, opening_roll, roll
 
 _jit = nb.njit(cache=True, nogil=True)
@@ -60,7 +68,7 @@ def _td_step(inputs: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray,
             w2[j, k] -= alpha * h * delta_out[k]
     for k in range(OUTPUTS):
         b2[k] -= alpha * delta_out[k]
-    for i in range(inputs.shape[0]):
+    for i in range(w1.shape[0]):
         x = inputs[i]
         if x != 0.0:
             for j in range(units):
@@ -76,7 +84,7 @@ def train_games(nets: Arrays, games: int, seed: int, alpha: float) -> np.ndarray
     np.random.seed(seed)
     gen = _movegen.new_scratch()
     scratch = new_scratch()
-    inputs = np.empty(INPUTS, dtype=np.float32)
+    inputs = np.empty(MAX_INPUTS, dtype=np.float32)
     hidden = np.empty(512, dtype=np.float64)
     delta_hidden = np.empty(512, dtype=np.float64)
     out = np.empty(OUTPUTS, dtype=np.float64)
@@ -92,11 +100,7 @@ def train_games(nets: Arrays, games: int, seed: int, alpha: float) -> np.ndarray
                                       gen[5])
             best = choose_play(gen[0], count, nets, scratch, target)
             # The value before the roll moves toward the value of the play chosen.
-            encode(board, inputs)
-            if is_race(board):
-                w1, b1, w2, b2 = nets[4], nets[5], nets[6], nets[7]
-            else:
-                w1, b1, w2, b2 = nets[0], nets[1], nets[2], nets[3]
+            w1, b1, w2, b2 = network_for(board, nets, inputs)
             forward(inputs, w1, b1, w2, b2, hidden, out)
             stats[1] += _td_step(inputs, w1, b1, w2, b2, hidden, out, delta_hidden, target,
                                  alpha)
@@ -122,6 +126,8 @@ class TrainingRun:
     benchmark_pairs: int = 500
     contact_hidden: int = 128
     race_hidden: int = 64
+    crashed_hidden: int = 64
+    feature_set: int = BASIC
 
     def alpha(self, done: int) -> float:
         share = min(done / max(self.games, 1), 1.0)
@@ -148,12 +154,19 @@ def train(path: Path, run: TrainingRun, *, log: object = print) -> NetworkPair:
             saved_seed = int(data["meta_seed"])
         if saved_seed != run.seed:
             raise ValueError(f"{path} was trained with seed {saved_seed}, not {run.seed}")
+        if nets.feature_set != run.feature_set:
+            raise ValueError(f"{path} has the {FEATURE_SET_NAMES[nets.feature_set]} feature "
+                             f"set, not {FEATURE_SET_NAMES[run.feature_set]}")
         say(f"resuming {path} at {done:,} games")
     else:
         nets = NetworkPair.random(contact_hidden=run.contact_hidden,
-                                  race_hidden=run.race_hidden, seed=run.seed)
+                                  race_hidden=run.race_hidden,
+                                  crashed_hidden=run.crashed_hidden,
+                                  feature_set=run.feature_set, seed=run.seed)
         done = 0
-        say(f"new networks: {run.contact_hidden} contact / {run.race_hidden} race hidden units")
+        sizes = ", ".join(f"{kind} {net.hidden}" for kind, net in nets.networks().items())
+        say(f"new networks ({FEATURE_SET_NAMES[run.feature_set]} inputs), hidden units: "
+            f"{sizes}")
     arrays = kernel_arrays(nets)  # the kernel updates the weight arrays in place
     started = time.perf_counter()
     since_start = 0

@@ -1,0 +1,144 @@
+"""Versioned weights (basic and expert feature sets), routing of positions to their class's
+network, and resumable TD training (gammon.engine.network / evaluate / training)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gammon.core.position import Position
+from gammon.engine import expert, features
+from gammon.engine.evaluate import evaluate_position, kernel_arrays, new_scratch
+from gammon.engine.network import BASIC, EXPERT, Network, NetworkPair
+from gammon.engine.player import Engine
+from gammon.engine.training import TrainingRun, train
+
+SHIPPED = Path(__file__).parents[2] / "src/gammon/engine/weights/gammon.npz"
+
+
+def small_expert(seed: int = 3) -> NetworkPair:
+    return NetworkPair.random(contact_hidden=8, race_hidden=4, crashed_hidden=6,
+                              feature_set=EXPERT, seed=seed)
+
+
+def test_shipped_weights_load_as_the_basic_feature_set() -> None:
+    """Files written before feature sets existed (no feature_set key) are basic."""
+    with np.load(SHIPPED) as data:
+        assert "feature_set" not in data
+    nets = NetworkPair.load(SHIPPED)
+    assert nets.feature_set == BASIC and nets.crashed is None
+    assert nets.contact.inputs == features.INPUTS
+
+
+def test_expert_networks_round_trip(tmp_path: Path) -> None:
+    """save then load keeps the feature set, the three networks and every weight."""
+    nets = small_expert()
+    path = tmp_path / "expert.npz"
+    nets.save(path, games_done=0)
+    loaded = NetworkPair.load(path)
+    assert loaded.feature_set == EXPERT
+    for kind, net in nets.networks().items():
+        for saved, read in zip(net.arrays(), loaded.networks()[kind].arrays(), strict=True):
+            np.testing.assert_array_equal(saved, read)
+    assert loaded.contact.inputs == expert.CONTACT_INPUTS
+    assert loaded.crashed is not None and loaded.crashed.inputs == expert.CONTACT_INPUTS
+    assert loaded.race.inputs == expert.RACE_INPUTS
+
+
+def test_bad_weights_files_are_refused_clearly(tmp_path: Path) -> None:
+    """A file whose arrays do not fit its feature set, or of an unknown feature set, or
+    missing a network, raises ValueError naming the problem."""
+    basic = NetworkPair.random(contact_hidden=4, race_hidden=4, seed=1)
+    wrong = tmp_path / "wrong.npz"
+    NetworkPair(basic.contact, basic.race).save(wrong)
+    with np.load(wrong) as data:
+        arrays = dict(data)
+    np.savez(wrong, **{**arrays, "feature_set": np.int64(EXPERT),
+                       "crashed_hidden_weights": arrays["contact_hidden_weights"],
+                       "crashed_hidden_bias": arrays["contact_hidden_bias"],
+                       "crashed_output_weights": arrays["contact_output_weights"],
+                       "crashed_output_bias": arrays["contact_output_bias"]})
+    with pytest.raises(ValueError, match="contact network has 210 inputs"):
+        NetworkPair.load(wrong)
+    np.savez(wrong, **{**arrays, "feature_set": np.int64(7)})
+    with pytest.raises(ValueError, match="unknown feature set 7"):
+        NetworkPair.load(wrong)
+    np.savez(wrong, **{**arrays, "feature_set": np.int64(EXPERT)})
+    with pytest.raises(ValueError, match="no 'crashed_hidden_weights' array"):
+        NetworkPair.load(wrong)
+    with pytest.raises(ValueError, match="crashed network"):
+        NetworkPair(basic.contact, basic.race, basic.contact, BASIC)
+
+
+def biased(net: Network, win: float) -> Network:
+    """``net`` with its outputs forced to about ``win`` (and no gammons)."""
+    out = net.copy()
+    out.output_weights[:] = 0.0
+    logit = np.log(win / (1 - win))
+    out.output_bias[:] = [logit, -30, -30, -30, -30]
+    return out
+
+
+def test_each_class_is_evaluated_by_its_own_network() -> None:
+    """Contact, crashed and race positions go to the contact, crashed and race networks;
+    a pure bear-off is exact (not a network)."""
+    nets = small_expert()
+    assert nets.crashed is not None
+    routed = NetworkPair(biased(nets.contact, 0.2), biased(nets.race, 0.4),
+                         biased(nets.crashed, 0.6), EXPERT)
+    arrays = kernel_arrays(routed)
+    scratch = new_scratch()
+    out = np.empty(5)
+    cases = {
+        0.2: Position.initial(),
+        0.6: Position.from_points({1: 10, 6: 3, 13: 2}, {23: 2, 13: 5, 8: 3, 6: 5}),
+        0.4: Position.from_points({6: 2, 12: 1, 20: 1}, {3: 3}),
+    }
+    for win, position in cases.items():
+        evaluate_position(position.array(), arrays, scratch, out)
+        assert out[0] == pytest.approx(win, abs=1e-5)
+    evaluate_position(Position.from_points({1: 1}, {1: 2}).array(), arrays, scratch, out)
+    assert out[0] == 1.0  # we bear off our last checker with any roll
+
+
+def test_engine_plays_with_expert_networks(tmp_path: Path) -> None:
+    """The Engine API takes an expert weights file like the shipped one."""
+    path = tmp_path / "expert.npz"
+    small_expert().save(path)
+    engine = Engine.load(path)
+    probabilities = engine.evaluate(Position.initial())
+    assert 0.0 < probabilities.win < 1.0
+
+
+class Interrupted(Exception):
+    pass
+
+
+def test_training_resumes_exactly(tmp_path: Path) -> None:
+    """A run stopped after its checkpoint at 10 games and started again with the same
+    settings ends with the same weights as the run never stopped."""
+    run = TrainingRun(games=20, seed=5, chunk=5, checkpoint_every=10, benchmark_every=0,
+                      contact_hidden=8, race_hidden=4, crashed_hidden=4,
+                      feature_set=EXPERT)
+    straight = train(tmp_path / "straight.npz", run, log=lambda line: None)
+
+    def stop_at_15(line: str) -> None:
+        if line.startswith("games 15/"):
+            raise Interrupted
+
+    resumed_path = tmp_path / "resumed.npz"
+    with pytest.raises(Interrupted):
+        train(resumed_path, run, log=stop_at_15)
+    lines: list[str] = []
+    resumed = train(resumed_path, run, log=lines.append)
+    assert lines[0] == f"resuming {resumed_path} at 10 games"
+    for kind, net in straight.networks().items():
+        for a, b in zip(net.arrays(), resumed.networks()[kind].arrays(), strict=True):
+            np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(straight.contact.hidden_weights,
+                              small_expert(5).contact.hidden_weights)  # it learned
+    with pytest.raises(ValueError, match="expert feature set, not basic"):
+        train(resumed_path, TrainingRun(**{**run.__dict__, "feature_set": BASIC}),
+              log=lambda line: None)
