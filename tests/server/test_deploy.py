@@ -1,0 +1,175 @@
+"""deploy/compose.yaml and deploy/nginx.conf, run as far as this machine can (no container
+runtime here): the two ``gammon serve`` services are started with the commands and
+environment the compose file declares (its database and Redis swapped for the test ones),
+the real nginx runs the proxy config (its upstream names swapped for the local ports), and
+two players play through the proxy; one process is then stopped with SIGTERM and its
+players reconnect through the proxy to the other, where the match goes on."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import yaml
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import connect
+
+from gammon.server import ops
+from gammon.server.app import COOKIE
+from tests.server.conftest import free_port, postgres_database, redis_reachable
+from tests.server.helpers import Player, play_turn
+
+DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
+
+
+def _compose() -> dict[str, Any]:
+    return yaml.safe_load((DEPLOY / "compose.yaml").read_text())  # type: ignore[no-any-return]
+
+
+def test_the_compose_file_declares_two_servers_on_postgresql_redis_behind_a_proxy() -> None:
+    services = _compose()["services"]
+    servers = [s for s in services.values() if s.get("command", [])[:2] == ["gammon", "serve"]]
+    assert len(servers) >= 2
+    for server in servers:
+        env = server["environment"]
+        assert env["GAMMON_DATABASE_URL"].startswith("postgresql+asyncpg://")
+        assert env["GAMMON_REDIS_URL"].startswith("redis://")
+        assert "/readyz" in " ".join(server["healthcheck"]["test"])
+        assert server["stop_signal"] == "SIGTERM"
+    assert {"postgres", "redis", "proxy"} <= set(services)
+    assert "./nginx.conf:/etc/nginx/nginx.conf:ro" in services["proxy"]["volumes"]
+
+
+def _start(command: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    with log.open("wb") as out:
+        return subprocess.Popen(command, env={**os.environ, **env}, stdout=out,
+                                stderr=subprocess.STDOUT)
+
+
+def _wait_ready(url: str, process: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        assert process.poll() is None, log.read_text()[-3000:]
+        with contextlib.suppress(httpx.HTTPError):
+            if httpx.get(url, timeout=1).status_code == 200:
+                return
+        time.sleep(0.2)
+    raise AssertionError(f"{url} never became ready: {log.read_text()[-3000:]}")
+
+
+def _socket(stack: contextlib.ExitStack, port: int, client: httpx.Client) -> Any:
+    return stack.enter_context(connect(
+        f"ws://127.0.0.1:{port}/ws", open_timeout=20,
+        additional_headers={"Cookie": f"{COOKIE}={client.cookies[COOKIE]}"}))
+
+
+def test_two_servers_behind_nginx_play_a_match_and_survive_a_restart(tmp_path: Path) -> None:
+    nginx = shutil.which("nginx") or shutil.which("nginx", path="/usr/sbin")
+    if nginx is None:
+        pytest.skip("nginx is not installed (apt-get install nginx-light)")
+    services = _compose()["services"]
+    names = [n for n, s in services.items() if s.get("command", [])[:2] == ["gammon", "serve"]]
+    gammon = str(Path(sys.executable).parent / "gammon")
+    processes: list[subprocess.Popen[bytes]] = []
+    with postgres_database() as database_url, contextlib.ExitStack() as stack:
+        try:
+            ports = {}
+            secret = secrets.token_hex(32)
+            for name in names:
+                declared = services[name]
+                env = {k: str(v) for k, v in declared["environment"].items()}
+                env.update(GAMMON_DATABASE_URL=database_url, GAMMON_REDIS_URL=redis_reachable(),
+                           GAMMON_SECRET_KEY=secret, GAMMON_RATE_LIMITS="false")
+                command = [gammon if part == "gammon" else part for part in declared["command"]]
+                ports[name] = free_port()
+                command[command.index("--bind") + 1] = f"127.0.0.1:{ports[name]}"
+                log = tmp_path / f"{name}.log"
+                processes.append(_start(command, env, log))
+                _wait_ready(f"http://127.0.0.1:{ports[name]}/readyz", processes[-1], log)
+            proxy_port = free_port()
+            conf = (DEPLOY / "nginx.conf").read_text().replace(
+                "listen 8080;", f"listen 127.0.0.1:{proxy_port};")
+            for name, port in ports.items():
+                conf = conf.replace(f"server {name}:8000", f"server 127.0.0.1:{port}")
+            (tmp_path / "logs").mkdir()
+            (tmp_path / "nginx.conf").write_text(conf)
+            processes.append(_start(
+                [nginx, "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf"),
+                 "-g", f"daemon off; pid {tmp_path}/nginx.pid; error_log stderr;"],
+                {}, tmp_path / "nginx.log"))
+            base = f"http://127.0.0.1:{proxy_port}"
+            _wait_ready(f"{base}/readyz", processes[-1], tmp_path / "nginx.log")
+            assert httpx.get(f"{base}/metrics").status_code == 404  # scraped per process
+
+            one = stack.enter_context(httpx.Client(base_url=base, timeout=20))
+            two = stack.enter_context(httpx.Client(base_url=base, timeout=20))
+            for client, name in ((one, "alice"), (two, "bobby")):
+                assert client.post("/api/register", json={"name": name,
+                                                          "password": "password-1"}).is_success
+            match_id = one.post("/api/games", json={"kind": "match", "length": 3}).json()["id"]
+            assert two.post(f"/api/games/{match_id}/join", json={}).is_success
+
+            sockets: list[Any] = []
+
+            def players() -> dict[int, Player]:
+                seated = {}
+                for client, name in ((one, "alice"), (two, "bobby")):
+                    sockets.append(_socket(stack, proxy_port, client))
+                    player = Player.over_websockets(sockets[-1], name)
+                    player.subscribe(match_id)
+                    assert player.you is not None
+                    seated[player.you] = player
+                for player in seated.values():  # the opening may reach a socket via Redis
+                    while player.game is None or player.game["phase"] == "opening":
+                        player.recv()
+                return seated
+
+            rng = random.Random(4)
+            seated = players()
+            for _ in range(4):
+                play_turn(seated, rng)
+            version = seated[0].v
+
+            # one process restarts: its sockets are told to reconnect, and do, to the other
+            first = processes[0]
+            first.send_signal(signal.SIGTERM)
+            assert first.wait(30) in (0, -signal.SIGTERM)
+            closed = [ws for ws in sockets if _closed_for_restart(ws)]
+            assert closed, "no socket was on the stopped process"
+            seated = players()
+            assert all(p.v == version for p in seated.values())
+            for _ in range(4):
+                play_turn(seated, rng)
+            assert seated[0].v > version
+        finally:
+            for process in reversed(processes):
+                if process.poll() is None:
+                    process.terminate()
+                    try:
+                        process.wait(20)
+                    except subprocess.TimeoutExpired:
+                        process.kill()
+                        process.wait()
+
+
+def _closed_for_restart(ws: Any) -> bool:
+    """Whether a socket was closed by a server restart (1012), reading what was still in
+    flight; False if it is still open."""
+    try:
+        while True:
+            ws.recv(timeout=3)
+    except ConnectionClosed as closed:
+        return closed.rcvd is not None and closed.rcvd.code == ops.RESTART_CODE
+    except TimeoutError:
+        return False
