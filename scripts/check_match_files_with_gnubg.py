@@ -348,6 +348,7 @@ def _random_records(count: int, seed: int) -> list[tuple[str, Any]]:
             beavers=money and rng.random() < 0.5,
             cube=rng.random() < 0.9,
             crawford=rng.random() < 0.85,
+            winner_rolls_anew=rng.random() < 0.3,
         )
         actions = random_match_actions(
             random.Random(rng.getrandbits(32)), rules, max_games=rng.randint(1, 4),
