@@ -4,15 +4,11 @@ share one match through PostgreSQL and Redis."""
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import contextlib
 import json
 import random
-import secrets
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -22,9 +18,6 @@ from websockets.sync.client import ClientConnection, connect
 from gammon.server.app import COOKIE
 from tests.server.conftest import ServerProcess
 from tests.server.helpers import Player, act, play_turn, to_move
-
-POSTGRES = "postgresql+asyncpg://postgres@127.0.0.1:5432"
-REDIS = "redis://127.0.0.1:6379/0"
 
 
 @pytest.fixture
@@ -51,10 +44,11 @@ def socket(server: ServerProcess, client: httpx.Client) -> ClientConnection:
                    open_timeout=20, max_size=2**22)
 
 
-def test_a_killed_server_resumes_the_match_exactly(tmp_path: Path, stack: contextlib.ExitStack,
+def test_a_killed_server_resumes_the_match_exactly(database_url: str, redis_url: str,
+                                                    stack: contextlib.ExitStack,
                                                     server_processes: list[ServerProcess]
                                                     ) -> None:
-    env = {"GAMMON_DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path}/g.db",
+    env = {"GAMMON_DATABASE_URL": database_url, "GAMMON_REDIS_URL": redis_url,
            "GAMMON_RATE_LIMITS": "false", "GAMMON_HEARTBEAT_INTERVAL": "0.25"}
     server = ServerProcess(env).start()
     server_processes.append(server)
@@ -155,9 +149,10 @@ SEAT_ACTIONS = ["roll", "double", "take", "drop", "beaver", "undo", "confirm",
                 "accept_resign", "reject_resign"]
 
 
-def test_a_hostile_client_changes_nothing(tmp_path: Path, stack: contextlib.ExitStack,
+def test_a_hostile_client_changes_nothing(database_url: str, redis_url: str,
+                                          stack: contextlib.ExitStack,
                                           server_processes: list[ServerProcess]) -> None:
-    env = {"GAMMON_DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path}/h.db",
+    env = {"GAMMON_DATABASE_URL": database_url, "GAMMON_REDIS_URL": redis_url,
            "GAMMON_RATE_LIMITS": "false"}
     server = ServerProcess(env).start()
     server_processes.append(server)
@@ -211,55 +206,13 @@ def test_a_hostile_client_changes_nothing(tmp_path: Path, stack: contextlib.Exit
 # -- scale-out: PostgreSQL and Redis, for real -------------------------------------------
 
 
-def _postgres_database() -> Iterator[str]:
-    try:
-        import asyncpg
-    except ImportError:  # pragma: no cover
-        pytest.skip("asyncpg not installed")
-    name = f"gammon_test_{secrets.token_hex(4)}"
-
-    async def admin(sql: str) -> None:
-        conn = await asyncpg.connect("postgresql://postgres@127.0.0.1:5432/postgres",
-                                     timeout=5)
-        try:
-            await conn.execute(sql)
-        finally:
-            await conn.close()
-
-    def run(sql: str) -> None:
-        # in a thread of its own: a test elsewhere in the suite may leave an event loop
-        # running in this one
-        with concurrent.futures.ThreadPoolExecutor(1) as pool:
-            pool.submit(lambda: asyncio.run(admin(sql))).result()
-
-    try:
-        run(f'CREATE DATABASE "{name}"')
-    except (TimeoutError, OSError, asyncpg.PostgresError) as error:
-        pytest.skip(f"PostgreSQL is not reachable at 127.0.0.1:5432 ({error}); "
-                    f"start it with .ci/run")
-    yield f"{POSTGRES}/{name}"
-    run(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
 @pytest.fixture
-def postgres() -> Iterator[str]:
-    yield from _postgres_database()
+def postgres(database_url: str) -> str:
+    """Only the PostgreSQL variant of the store fixtures: this test needs two processes."""
+    return database_url
 
 
-@pytest.fixture
-def redis_url() -> str:
-    import redis
-
-    client = redis.Redis.from_url(REDIS, socket_connect_timeout=2)
-    try:
-        client.ping()
-    except redis.exceptions.ConnectionError as error:
-        pytest.skip(f"Redis is not reachable at 127.0.0.1:6379 ({error}); start it with .ci/run")
-    finally:
-        client.close()
-    return REDIS
-
-
+@pytest.mark.parametrize("store", ["postgresql"], indirect=True)
 def test_two_server_processes_share_one_match(postgres: str, redis_url: str,
                                               stack: contextlib.ExitStack,
                                               server_processes: list[ServerProcess]) -> None:
