@@ -214,3 +214,50 @@ def test_sigterm_closes_sockets_with_a_reconnect_code_and_logs_are_json(
     messages = [line["message"] for line in lines]
     drained = next(i for i, m in enumerate(messages) if m.startswith("drained"))
     assert "Application shutdown complete." in messages[drained:]
+
+
+def test_database_bus_and_bot_queue_metrics_move(database_url: str, redis_url: str) -> None:
+    """The error counters count real failures (a statement the database refuses; with Redis,
+    a publish when Redis cannot be reached) and the bot queue counts a bot turn while it
+    waits."""
+    from fastapi.testclient import TestClient
+    from sqlalchemy import text
+
+    from gammon.server.app import create_app
+    from tests.server.conftest import make_settings
+
+    app = create_app(make_settings(database_url, redis_url, bot_delay=2.0))
+    with TestClient(app) as client:
+        browser = Browser(client)
+        hub = app.state.hub
+
+        async def bad_statement() -> None:
+            async with hub.repo.engine.connect() as conn:
+                await conn.execute(text("SELECT * FROM no_such_table"))
+
+        with pytest.raises(Exception, match="no_such_table"):
+            client.portal.call(bad_statement)
+        assert scrape(browser)["gammon_database_errors_total"] == 1
+
+        if redis_url:  # the in-process bus of SQLite has no connection to lose
+            import redis.asyncio as redis
+
+            real = hub.bus._redis
+            hub.bus._redis = redis.from_url(f"redis://127.0.0.1:{free_port()}/0")
+            try:
+                with pytest.raises(redis.ConnectionError):
+                    client.portal.call(hub.bus.publish, {"kind": "test"})
+            finally:
+                client.portal.call(hub.bus._redis.aclose)
+                hub.bus._redis = real
+            assert scrape(browser)["gammon_bus_errors_total"] == 1
+
+        browser.post("/api/guest")
+        # the bot (player 1) is to act only if it won the opening: start games until it did
+        for _ in range(20):
+            game = browser.post("/api/games", json={"kind": "single", "bot": 1}).json()
+            if game["status"] == "playing" and scrape(browser)["gammon_bot_queue"] == 1:
+                break
+            browser.delete(f"/api/games/{game['id']}")
+        else:
+            raise AssertionError("the bot never had the first move in 20 games")
