@@ -146,6 +146,18 @@ def cmd_train(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
         out.write(line + "\n")
         out.flush()
 
+    if args.stage == "label":
+        from gammon.engine.supervised import LabelRun, label
+
+        if args.start is None:
+            raise UsageError("--stage label needs --from WEIGHTS (the labelling networks)")
+        try:
+            label(Path(args.start), Path(args.out),
+                  LabelRun(shards=args.shards, games=args.games, seed=args.seed,
+                           noise=args.noise, plies=args.plies), log=log)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+        return 0
     if args.stage == "bootstrap":
         if args.start is None:
             raise UsageError("--stage bootstrap needs --from CHECKPOINT")
@@ -192,19 +204,25 @@ def build_parser() -> argparse.ArgumentParser:
     train = commands.add_parser(
         "train", help="self-play TD training of the networks (resumes from --out)")
     train.add_argument("--out", required=True, help="checkpoint file (.npz), resumed if present")
-    train.add_argument("--stage", choices=("td", "bootstrap"), default="td",
-                       help="td: self-play TD(0); bootstrap: fit 0-ply to 1-ply evaluations")
+    train.add_argument("--stage", choices=("td", "bootstrap", "label"), default="td",
+                       help="td: self-play TD(0); bootstrap: fit 0-ply to 1-ply evaluations; "
+                            "label: shards of positions where search disagrees with 0-ply "
+                            "(--out is a directory)")
     train.add_argument("--from", dest="start", help="bootstrap: the networks to start from")
     train.add_argument("--rounds", type=int, default=5, help="bootstrap: rounds")
     train.add_argument("--epochs", type=int, default=4, help="bootstrap: epochs per round")
     train.add_argument("--games", type=int, default=300_000,
-                       help="td: games in all; bootstrap: games sampled per round")
+                       help="td: games in all; bootstrap: per round; label: per shard")
     train.add_argument("--seed", type=int, default=1)
     train.add_argument("--alpha-start", type=float, default=0.1,
                        help="td: first learning rate; bootstrap: the learning rate")
     train.add_argument("--alpha-end", type=float, default=0.02)
     train.add_argument("--contact-hidden", type=int, default=128)
     train.add_argument("--race-hidden", type=int, default=64)
+    train.add_argument("--shards", type=int, default=100, help="label: shards in all")
+    train.add_argument("--noise", type=float, default=0.05,
+                       help="label: equity noise of the self-play choices")
+    train.add_argument("--plies", type=int, default=2, help="label: depth of the labels")
     train.add_argument("--crashed-hidden", type=int, default=64,
                        help="expert features: hidden units of the crashed network")
     train.add_argument("--features", choices=("basic", "expert"), default="basic",

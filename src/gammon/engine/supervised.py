@@ -1,0 +1,194 @@
+"""Training data for the supervised stage: positions where 0-ply and deeper search disagree,
+labelled by the project's own search (``gammon train --stage label``).
+
+Self-play games are played at 0-ply with a little Gaussian noise on each play's equity (so
+the games vary); at every decision the candidate plays are also ranked by the search with
+the usual move filter (:func:`gammon.engine.search.rank_plays`). Where the search's best
+play is not the 0-ply best, every candidate the search valued at full depth is kept: the
+position it leaves (the opponent on roll, as the networks see it) and its probabilities at
+that depth. Those are the positions the 0-ply networks get wrong, labelled by what the
+search says — no other engine's evaluations are used.
+
+Output is a directory of *shards*, ``shard-00000.npz`` and on: shard ``k`` holds the
+positions of ``games`` games whose dice and noise come from ``seed * 1_000_003 + k``, and
+records the SHA-256 of the labelling weights and every setting. Shards are written
+atomically and never changed, so a stopped job resumes with the next shard, and a shard
+can be regenerated bit for bit from its settings.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numba as nb
+import numpy as np
+
+from gammon.core import _movegen
+from gammon.engine import search
+from gammon.engine.bearoff import is_bearoff_board
+from gammon.engine.evaluate import (
+    evaluate_after,
+    kernel_arrays,
+    new_scratch,
+    swap_board,
+    terminal_result,
+)
+from gammon.engine.network import OUTPUTS, Arrays, NetworkPair, equity, invert
+from gammon.engine.playout import INITIAL, MAX_PLIES, opening_roll, roll
+
+_jit = nb.njit(cache=True, nogil=True)
+
+KEEP = np.array([8, 2], dtype=np.int64)  # the engine's default move filter (player.py)
+MARGIN = np.array([0.16, 0.04], dtype=np.float64)
+
+
+@_jit
+def label_games(nets: Arrays, games: int, seed: int, noise: float, plies: int,
+                keep: np.ndarray, margin: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Play ``games`` noisy 0-ply self-play games; returns the kept boards (side on roll),
+    their labels at ``plies`` (side on roll's probabilities) and the counts [decisions,
+    disagreements]."""
+    np.random.seed(seed)
+    gen = _movegen.new_scratch()
+    level1 = _movegen.new_scratch()
+    level2 = _movegen.new_scratch()
+    scratch = new_scratch()
+    ranked = np.empty((_movegen.CAPACITY, OUTPUTS), dtype=np.float64)
+    depth = np.empty(_movegen.CAPACITY, dtype=np.int64)
+    shallow_equity = np.empty(_movegen.CAPACITY, dtype=np.float64)
+    probs = np.empty(OUTPUTS, dtype=np.float64)
+    result = np.empty(OUTPUTS, dtype=np.float64)
+    capacity = 1024
+    boards = np.empty((capacity, 26), dtype=np.int8)
+    labels = np.empty((capacity, OUTPUTS), dtype=np.float64)
+    n = 0
+    counts = np.zeros(2, dtype=np.int64)
+    board = np.empty(26, dtype=np.int8)
+    for _ in range(games):
+        board[:] = INITIAL
+        for ply in range(MAX_PLIES):
+            d1, d2 = opening_roll() if ply == 0 else roll()
+            dice = _movegen.roll_dice(d1, d2)
+            count = _movegen.generate(board, dice, gen[0], gen[1], gen[2], gen[3], gen[4],
+                                      gen[5])
+            shallow = 0
+            for i in range(count):
+                evaluate_after(gen[0][i], nets, scratch, probs)
+                shallow_equity[i] = equity(probs)
+                if shallow_equity[i] > shallow_equity[shallow]:
+                    shallow = i
+            if count > 1:
+                counts[0] += 1
+                search.rank_plays(gen[0], count, plies, keep, margin, nets, level1, level2,
+                                  ranked, depth)
+                if search.best_ranked(ranked, depth, count) != shallow:
+                    counts[1] += 1
+                    for i in range(count):
+                        if depth[i] != plies or terminal_result(gen[0][i], result):
+                            continue
+                        if n == capacity:
+                            capacity *= 2
+                            more_boards = np.empty((capacity, 26), dtype=np.int8)
+                            more_boards[:n] = boards
+                            boards = more_boards
+                            more_labels = np.empty((capacity, OUTPUTS), dtype=np.float64)
+                            more_labels[:n] = labels
+                            labels = more_labels
+                        swap_board(gen[0][i], boards[n])
+                        if is_bearoff_board(boards[n]):
+                            continue  # exact from the bear-off database already
+                        invert(ranked[i], labels[n])
+                        n += 1
+            # the game goes on with the noisy 0-ply choice
+            chosen = 0
+            best_value = -1e9
+            for i in range(count):
+                value = shallow_equity[i] + noise * np.random.standard_normal()
+                if value > best_value:
+                    best_value = value
+                    chosen = i
+            after = gen[0][chosen]
+            if terminal_result(after, result):
+                break
+            swap_board(after, board)
+    return boards[:n].copy(), labels[:n].copy(), counts
+
+
+@dataclass
+class LabelRun:
+    """Settings of a labelling job; with the labeller's weights they determine every
+    shard exactly."""
+
+    shards: int = 100
+    games: int = 50  # per shard
+    seed: int = 1
+    noise: float = 0.05
+    plies: int = 2
+
+
+def weights_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def shard_path(directory: Path, index: int) -> Path:
+    return directory / f"shard-{index:05d}.npz"
+
+
+def label(weights: Path, directory: Path, run: LabelRun,
+          log: Callable[[str], None] = print) -> int:
+    """Write shards ``0 .. run.shards - 1`` into ``directory``, resuming after the shards
+    already there (which must come from the same weights and settings). Returns the
+    number of shards written now."""
+    if run.plies not in (1, 2):
+        raise ValueError(f"labels come from 1-ply or 2-ply search, not {run.plies}-ply")
+    if run.shards < 1 or run.games < 1:
+        raise ValueError("shards and games per shard must be positive")
+    # Every shard records what determines it (a job may be extended to more shards).
+    settings = {**asdict(run), "weights_sha256": weights_digest(weights)}
+    del settings["shards"]
+    directory.mkdir(parents=True, exist_ok=True)
+    done = 0
+    while shard_path(directory, done).exists():
+        with np.load(shard_path(directory, done)) as data:
+            recorded = {key: data[f"meta_{key}"].item() for key in settings
+                        if f"meta_{key}" in data}
+        if recorded != settings:
+            raise ValueError(f"{shard_path(directory, done)} was made with {recorded}, "
+                             f"not {settings}")
+        done += 1
+    if done:
+        log(f"resuming {directory} after {done} shard(s)")
+    arrays = kernel_arrays(NetworkPair.load(weights))
+    written = 0
+    for index in range(done, run.shards):
+        began = time.perf_counter()
+        boards, labels, counts = label_games(arrays, run.games, run.seed * 1_000_003 + index,
+                                             run.noise, run.plies, KEEP, MARGIN)
+        path = shard_path(directory, index)
+        temporary = path.with_suffix(".tmp.npz")
+        np.savez_compressed(temporary, boards=boards, labels=labels.astype(np.float32),
+                            decisions=counts[0], disagreements=counts[1],
+                            **{f"meta_{key}": value for key, value in settings.items()})
+        temporary.replace(path)
+        written += 1
+        log(f"shard {index + 1}/{run.shards}: {len(boards):,} positions from "
+            f"{counts[1]:,} of {counts[0]:,} decisions where {run.plies}-ply disagrees "
+            f"({time.perf_counter() - began:.0f} s)")
+    return written
+
+
+def load_shards(directory: Path) -> tuple[np.ndarray, np.ndarray]:
+    """Every shard's boards and labels, concatenated in shard order."""
+    boards, labels = [], []
+    for path in sorted(directory.glob("shard-*.npz")):
+        with np.load(path) as data:
+            boards.append(data["boards"])
+            labels.append(data["labels"])
+    if not boards:
+        raise ValueError(f"no shards in {directory}")
+    return np.concatenate(boards), np.concatenate(labels)
