@@ -15,21 +15,44 @@ function toHex(buffer) {
   return [...new Uint8Array(buffer)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** Every die of every dice action, in order (as the server stores them). */
-export function rollsOf(actions) {
-  const out = [];
-  for (const action of actions) {
-    if (action.t === "opening") {
-      const dice = action.throws.flat();
-      if (action.anew) dice.push(...action.roll);
-      out.push(dice);
-    } else if (action.t === "roll") {
-      out.push([...action.roll]);
+/** The dice of the n-th dice action: a function giving the next die. */
+function dieStream(subtle, key, prefix, n) {
+  const encoder = new TextEncoder();
+  let block = 0;
+  let buffer = new Uint8Array(0);
+  let used = 0;
+  return async () => {
+    for (;;) {
+      if (used === buffer.length) {
+        buffer = new Uint8Array(await subtle.sign("HMAC", key, encoder.encode(`${prefix}:${n}:${block}`)));
+        block += 1;
+        used = 0;
+      }
+      const byte = buffer[used++];
+      if (byte < 252) return (byte % 6) + 1;
     }
-  }
-  return out;
+  };
 }
 
+/** The opening the seeds give: throws until no tie, who moves first, the roll played
+ * (the deciding throw, or with "winner rolls anew" two more dice). */
+async function expectedOpening(die, anew) {
+  const throws = [];
+  for (;;) {
+    const pair = [await die(), await die()];
+    throws.push(pair);
+    if (pair[0] !== pair[1]) break;
+  }
+  const [mine, theirs] = throws[throws.length - 1];
+  const first = mine > theirs ? 0 : 1;
+  const roll = anew ? [await die(), await die()] : first === 0 ? [mine, theirs] : [theirs, mine];
+  return { first, throws, roll };
+}
+
+const text = (value) => JSON.stringify(value);
+
+/** Every die of a fairness record recomputed, as `gammon verify` does: each opening's
+ * throws, the player it names first and the roll played; each roll. */
 export async function verifyRecord(record) {
   const problems = [];
   const subtle = globalThis.crypto?.subtle;
@@ -38,26 +61,22 @@ export async function verifyRecord(record) {
   const hash = toHex(await subtle.digest("SHA-256", seed));
   if (hash !== record.seed_hash) problems.push(`the seed hashes to ${hash}, not to the published ${record.seed_hash}`);
   const key = await subtle.importKey("raw", seed, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  const encoder = new TextEncoder();
   const prefix = `${record.client_seeds[0]}:${record.client_seeds[1]}`;
-  const rolls = rollsOf(record.actions);
-  for (let n = 0; n < rolls.length; n++) {
-    const rolled = rolls[n];
-    const expected = [];
-    let block = 0;
-    let buffer = new Uint8Array(0);
-    let used = 0;
-    while (expected.length < rolled.length) {
-      if (used === buffer.length) {
-        const mac = await subtle.sign("HMAC", key, encoder.encode(`${prefix}:${n}:${block}`));
-        buffer = new Uint8Array(mac);
-        block += 1;
-        used = 0;
-      }
-      const byte = buffer[used++];
-      if (byte < 252) expected.push((byte % 6) + 1);
+  const actions = record.actions.filter((a) => a.t === "opening" || a.t === "roll");
+  for (let n = 0; n < actions.length; n++) {
+    const action = actions[n];
+    const die = dieStream(subtle, key, prefix, n);
+    if (action.t === "opening") {
+      const last = action.throws[action.throws.length - 1] || [];
+      // records saved before the option was published: read it from the opening
+      const anew = record.winner_rolls_anew ?? text([...action.roll].sort()) !== text([...last].sort());
+      const want = await expectedOpening(die, anew);
+      const got = { first: action.first, throws: action.throws, roll: action.roll };
+      if (text(got) !== text(want)) problems.push(`dice action ${n}: opening ${text(got)}, the seeds give ${text(want)}`);
+    } else {
+      const want = [await die(), await die()];
+      if (text(action.roll) !== text(want)) problems.push(`dice action ${n}: rolled ${action.roll.join("-")}, the seeds give ${want.join("-")}`);
     }
-    if (expected.join() !== rolled.join()) problems.push(`dice action ${n}: rolled ${rolled.join("-")}, the seeds give ${expected.join("-")}`);
   }
-  return { problems, count: rolls.length };
+  return { problems, count: actions.length };
 }
