@@ -24,7 +24,7 @@ from websockets.sync.client import connect
 from gammon.server import ops
 from gammon.server.app import COOKIE
 from tests.server.conftest import Browser, free_port
-from tests.server.helpers import Player, act, play_turn
+from tests.server.helpers import Player, act, play_turn, random_play
 from tests.server.test_match import register
 
 SAMPLE = re.compile(r'^[a-z_]+(\{[a-z_]+="[^"]*"(,[a-z_]+="[^"]*")*\})? (-?[0-9.e+-]+|\+Inf)$')
@@ -261,3 +261,45 @@ def test_database_bus_and_bot_queue_metrics_move(database_url: str, redis_url: s
             browser.delete(f"/api/games/{game['id']}")
         else:
             raise AssertionError("the bot never had the first move in 20 games")
+
+
+def test_an_action_that_fails_is_logged_with_its_match_and_user(
+        clients: tuple[Browser, Browser], client: Any, capsys: pytest.CaptureFixture[str]
+        ) -> None:
+    """The database goes away in the middle of a match: the player gets ``internal`` and
+    the JSON log line of the failure names the match and the user."""
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    a, b = clients
+    alice, bobby = register(a, "alice"), register(b, "bobby")
+    match_id = a.post("/api/games", json={"kind": "match", "length": 3}).json()["id"]
+    hub = client.app.state.hub
+    with a.websocket_connect("/ws") as wa, b.websocket_connect("/ws") as wb:
+        pa, pb = Player.over_testclient(wa, "alice"), Player.over_testclient(wb, "bobby")
+        pa.subscribe(match_id)
+        assert b.post(f"/api/games/{match_id}/join", json={}).status_code == 200
+        pb.subscribe(match_id)
+        players = {0: pa, 1: pb}
+        pa.sync(pb.v)
+        mover = players[pa.game["turn"]]  # type: ignore[index]
+        ops.configure_logging("json", "info")
+        capsys.readouterr()
+        real = hub.repo.engine
+        gone = create_async_engine(f"postgresql+asyncpg://nobody@127.0.0.1:{free_port()}/x")
+        hub.repo.engine = gone
+        try:
+            game = mover.game
+            assert game is not None
+            reply = mover.act({"type": "play", "match": match_id,
+                               "play": random_play(game, random.Random(0))})
+        finally:
+            hub.repo.engine = real
+            client.portal.call(gone.dispose)
+            ops.configure_logging("text", "warning")
+    assert reply["type"] == "error" and reply["code"] == "internal"
+    lines = [json.loads(line) for line in capsys.readouterr().err.splitlines()
+             if line.startswith("{")]
+    failed = [line for line in lines if line["message"] == "action play failed"]
+    assert failed and failed[0]["match"] == match_id and failed[0]["level"] == "error"
+    assert failed[0]["user"] == (alice if mover is pa else bobby)["id"]
+    assert "Traceback" in failed[0]["error"]

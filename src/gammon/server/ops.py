@@ -264,6 +264,8 @@ class Ops:
                 await act(conn, message, received)
             except Exception as error:
                 result = str(getattr(error, "code", "internal"))
+                if result == "internal":  # logged here, where the match and user are known
+                    log.exception("action %s failed", getattr(message, "type", "?"))
                 raise
             finally:
                 seconds = max(0.0, time.time() - received)
