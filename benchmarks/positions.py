@@ -227,6 +227,13 @@ class PositionSet:
         return Decision(Position.from_board(self.boards[d].tolist()),
                         Roll(int(self.dice[d, 0]), int(self.dice[d, 1])), int(self.kinds[d]))
 
+    def prefix(self, count: int) -> PositionSet:
+        """The first ``count`` decisions (a fair sample: the classes are interleaved)."""
+        plays = self.start[count]
+        return PositionSet(self.boards[:count], self.dice[:count], self.kinds[:count],
+                           self.start[:count + 1], self.plays[:plays], self.equity1[:plays],
+                           self.equity2[:plays], self.meta)
+
     def save(self, path: Path) -> None:
         write_atomically(path, lambda file: np.savez_compressed(
             file, boards=self.boards, dice=self.dice, kinds=self.kinds, start=self.start,
@@ -496,6 +503,9 @@ def report(args: argparse.Namespace) -> int:
     print(f"{positions.meta['name']} (label version {positions.meta['label_version']}, "
           f"labelled by {labeller['weights']} {labeller['sha256_12']}): {len(positions):,} "
           f"decisions; {weights.name} ({file_hash(weights)}) at {args.ply}-ply", flush=True)
+    if args.decisions is not None and args.decisions < len(positions):
+        positions = positions.prefix(args.decisions)
+        print(f"the first {len(positions):,} decisions only (--decisions)", flush=True)
     choose_plays(positions, nets, args.ply, [0])  # compile (or load the cache) outside timing
     started = time.perf_counter()
     parts = np.array_split(np.arange(len(positions)), args.jobs)
@@ -526,6 +536,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="the net to report on (default: the shipped networks)")
     parser.add_argument("--ply", type=int, choices=[0, 1, 2], default=0)
     parser.add_argument("--jobs", type=int, default=1, help="threads (default 1)")
+    parser.add_argument("--decisions", type=int, default=None,
+                        help="report on the first N decisions only (a fair sample)")
     making = parser.add_argument_group("making a set (--generate)")
     making.add_argument("--out", type=Path, default=DEFAULT_SET)
     making.add_argument("--seed", type=int, default=2026)
@@ -546,6 +558,8 @@ def main(argv: list[str] | None = None) -> int:
     making.add_argument("--part", type=parse_part, default=(0, 1),
                         help="label only shards s with s %% N == I (default 0/1: all)")
     args = parser.parse_args(argv)
+    if args.decisions is not None and args.decisions < 1:
+        parser.error("--decisions must be at least 1")
     for name in ("jobs", "top", "shard_size", "label_version"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1")

@@ -63,6 +63,8 @@ def test_a_set_is_made_in_parts_and_the_second_part_writes_it(
     text = capsys.readouterr().out
     assert text.splitlines()[-1].startswith("gammon.npz 0-ply on tiny: ")
     assert "mpt per decision over 5 decisions" in text
+    positions.main(["--set", str(out), "--ply", "1", "--decisions", "2"])
+    assert "mpt per decision over 2 decisions" in capsys.readouterr().out
 
 
 def hand_made_set() -> Any:
@@ -139,8 +141,18 @@ def test_classes_contact_crashed_and_race() -> None:
 
 def test_bad_arguments_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
     for argv in (["--ply", "3"], ["--jobs", "0"], ["--generate", "--part", "2/2"],
-                 ["--generate", "--margin", "-1"], ["--generate", "--contact", "-1"]):
+                 ["--generate", "--margin", "-1"], ["--generate", "--contact", "-1"],
+                 ["--decisions", "0"]):
         with pytest.raises(SystemExit) as exit_:
             positions.main(argv)
         assert exit_.value.code == 2
-    assert capsys.readouterr().err.count("error:") == 5
+    assert capsys.readouterr().err.count("error:") == 6
+
+
+def test_a_prefix_keeps_the_first_decisions_with_their_plays_and_labels() -> None:
+    s = hand_made_set()
+    first_two = s.prefix(2)
+    assert len(first_two) == 2 and len(first_two.plays) == 6
+    chosen = np.array([2, 1, 1])
+    assert positions.decision_errors(first_two, chosen[:2]) == pytest.approx(
+        positions.decision_errors(s, chosen)[:2])
