@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import hashlib
 import json
 import logging
 import re
@@ -50,6 +51,8 @@ from gammon.server.settings import Settings
 
 log = logging.getLogger(__name__)
 COOKIE = "gammon_session"
+_SIGNED_OUT = {"type": "error", "code": "unauthenticated",
+               "message": "no session: call /api/me, /api/login or /api/guest first"}
 SESSION_AGE = 30 * 24 * 3600
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{2,19}$")
 # argon2id with the library's RFC 9106 "low memory" profile
@@ -157,7 +160,10 @@ def _serializer(request: Request | WebSocket) -> URLSafeTimedSerializer:
     return request.app.state.signer  # type: ignore[no-any-return]
 
 
-def _session_user_id(request: Request | WebSocket) -> int | None:
+def _session_id(request: Request | WebSocket) -> str | None:
+    """The stored id of the session whose token the request's cookie holds (its SHA-256),
+    or None without a well-signed cookie of this kind (one holding a bare user id, from
+    before sessions were stored, is refused: it could not be revoked)."""
     cookie = request.cookies.get(COOKIE)
     if not cookie:
         return None
@@ -165,20 +171,59 @@ def _session_user_id(request: Request | WebSocket) -> int | None:
         data = _serializer(request).loads(cookie, max_age=SESSION_AGE)
     except BadSignature:
         return None
-    return data.get("uid") if isinstance(data, dict) else None
+    token = data.get("sid") if isinstance(data, dict) else None
+    return _stored_id(token) if isinstance(token, str) else None
 
 
-def _set_session(request: Request, response: Response, user: User) -> None:
-    response.set_cookie(COOKIE, _serializer(request).dumps({"uid": user.id}),
+def _stored_id(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+async def _session(request: Request | WebSocket) -> tuple[str, User] | None:
+    """The live session of the request (its stored id and user), or None."""
+    session_id = _session_id(request)
+    if session_id is None:
+        return None
+    user = await request.app.state.repo.session_user(session_id)
+    return None if user is None else (session_id, user)
+
+
+async def _set_session(request: Request, response: Response, user: User) -> None:
+    """Sign ``user`` in: a new stored session, its random token in the cookie. The
+    session the request came with (a guest's, say) is revoked."""
+    previous = _session_id(request)
+    if previous is not None:
+        await _revoke(request.app, [previous])
+    token = secrets.token_urlsafe(32)
+    await request.app.state.repo.create_session(_stored_id(token), user.id,
+                                                time.time() + SESSION_AGE)
+    response.set_cookie(COOKIE, _serializer(request).dumps({"sid": token}),
                         max_age=SESSION_AGE, httponly=True, samesite="lax",
                         secure=request.app.state.settings.cookie_secure)
 
 
+async def _revoke(app: Any, session_ids: list[str] | None = None, *,
+                  user_id: int | None = None) -> int:
+    """Revoke sessions (by stored id, or every one of ``user_id``) and close this process's
+    sockets opened with them; other processes close theirs at their next ping. How many
+    sessions of ``user_id`` there were (0 when revoking by id)."""
+    repo: Repository = app.state.repo
+    count = 0
+    if user_id is not None:
+        count = await repo.revoke_sessions(user_id)
+    for session_id in session_ids or ():
+        await repo.revoke_session(session_id)
+    sockets: dict[str, set[WSConnection]] = app.state.sockets
+    for session_id, conns in list(sockets.items()):
+        if session_id in (session_ids or ()) or any(c.user.id == user_id for c in conns):
+            for conn in list(conns):
+                conn.close(4401, _SIGNED_OUT)
+    return count
+
+
 async def current_user(request: Request) -> User | None:
-    uid = _session_user_id(request)
-    if uid is None:
-        return None
-    return await request.app.state.repo.user(uid)  # type: ignore[no-any-return]
+    session = await _session(request)
+    return None if session is None else session[1]
 
 
 async def player(request: Request, response: Response) -> User:
@@ -186,7 +231,7 @@ async def player(request: Request, response: Response) -> User:
     user = await current_user(request)
     if user is None:
         user = await _new_guest(request)
-        _set_session(request, response, user)
+        await _set_session(request, response, user)
     return user
 
 
@@ -222,23 +267,34 @@ class WSConnection:
 
     QUEUE_LIMIT = 2000
 
-    def __init__(self, websocket: WebSocket, user: User) -> None:
+    def __init__(self, websocket: WebSocket, user: User, session_id: str) -> None:
         self.websocket = websocket
         self.user = user
+        self.session_id = session_id
         self.lag = 0.0
         self.muted: set[str] = set()
         self.queue: asyncio.Queue[str | None] = asyncio.Queue()
         self.pings: dict[int, float] = {}
         self.closed = False
+        self.close_code = 1008
 
     def send_text(self, text: str) -> None:
         if self.closed:
             return
         if self.queue.qsize() > self.QUEUE_LIMIT:  # a client that does not read: drop it
-            self.closed = True
-            self.queue.put_nowait(None)
+            self.close(1008)
             return
         self.queue.put_nowait(text)
+
+    def close(self, code: int, last: dict[str, Any] | None = None) -> None:
+        """Close the socket with ``code`` once what is queued (and ``last``) is sent."""
+        if self.closed:
+            return
+        if last is not None:
+            self.queue.put_nowait(json.dumps(last))
+        self.closed = True
+        self.close_code = code
+        self.queue.put_nowait(None)
 
     def send(self, message: dict[str, Any]) -> None:
         self.send_text(json.dumps(message))
@@ -248,7 +304,7 @@ class WSConnection:
             text = await self.queue.get()
             if text is None:
                 with contextlib.suppress(Exception):
-                    await self.websocket.close(1008)
+                    await self.websocket.close(self.close_code)
                 return
             await self.websocket.send_text(text)
 
@@ -279,19 +335,19 @@ async def _socket(websocket: WebSocket) -> None:
         await websocket.accept()
         await websocket.close(code=4403)
         return
-    uid = _session_user_id(websocket)
-    user = None if uid is None else await app.state.repo.user(uid)
+    session = await _session(websocket)
     await websocket.accept()
-    if user is None:
-        await websocket.send_text(json.dumps({
-            "type": "error", "code": "unauthenticated",
-            "message": "no session: call /api/me, /api/login or /api/guest first"}))
+    if session is None:  # none, expired or revoked
+        await websocket.send_text(json.dumps(_SIGNED_OUT))
         await websocket.close(code=4401)
         return
-    conn = WSConnection(websocket, user)
+    session_id, user = session
+    conn = WSConnection(websocket, user, session_id)
+    sockets: dict[str, set[WSConnection]] = app.state.sockets
+    sockets.setdefault(session_id, set()).add(conn)
     hub: Hub = app.state.hub
     writer = asyncio.create_task(conn.writer())
-    pinger = asyncio.create_task(_pinger(conn, settings.ping_interval))
+    pinger = asyncio.create_task(_pinger(app, conn, settings.ping_interval))
     conn.send({"type": "welcome", "user": user.public(), "server_time": time.time()})
     try:
         while not conn.closed:
@@ -308,6 +364,10 @@ async def _socket(websocket: WebSocket) -> None:
     finally:
         conn.closed = True
         hub.disconnect(conn)
+        same_session = sockets.get(session_id, set())
+        same_session.discard(conn)
+        if not same_session:
+            sockets.pop(session_id, None)
         pinger.cancel()
         conn.queue.put_nowait(None)
         with contextlib.suppress(Exception, asyncio.CancelledError):
@@ -317,10 +377,21 @@ async def _socket(websocket: WebSocket) -> None:
             await writer
 
 
-async def _pinger(conn: WSConnection, interval: float) -> None:
+async def _pinger(app: Any, conn: WSConnection, interval: float) -> None:
+    """Ping every ``interval`` seconds; before each ping after the first, check that the
+    socket's session still lives (another process may have revoked it): else close 4401."""
     n = 0
     while True:
         n += 1
+        if n > 1:
+            try:
+                alive = await app.state.repo.session_user(conn.session_id) is not None
+            except Exception:  # the database is away: the next ping checks again
+                log.exception("session check failed")
+                alive = True
+            if not alive:
+                conn.close(4401, _SIGNED_OUT)
+                return
         conn.pings = {k: v for k, v in conn.pings.items() if k > n - 5}
         conn.pings[n] = time.monotonic()
         conn.send({"type": "ping", "n": n, "server_time": time.time()})
@@ -430,6 +501,7 @@ def create_app(settings: Settings | None = None, *, bus: Any = None) -> FastAPI:
                               "WebSocket at /ws (PROTOCOL.md).")
     app.state.settings = settings
     app.state.limiter = RateLimiter(settings.rate_limits)
+    app.state.sockets = {}  # session id -> the sockets of this process opened with it
     app.add_exception_handler(RequestValidationError, _bad_input)
     app.add_api_websocket_route("/ws", _socket)
     _routes(app)
@@ -450,7 +522,7 @@ def _routes(app: FastAPI) -> None:
     @app.post("/api/guest", tags=["accounts"])
     async def guest(request: Request, response: Response) -> dict[str, Any]:
         user = await _new_guest(request)
-        _set_session(request, response, user)
+        await _set_session(request, response, user)
         return {"user": user.public()}
 
     @app.post("/api/register", status_code=201, tags=["accounts"])
@@ -470,7 +542,7 @@ def _routes(app: FastAPI) -> None:
         except IntegrityError:
             raise HTTPException(409, {"code": "name_taken",
                                       "message": "that name is taken"}) from None
-        _set_session(request, response, user)
+        await _set_session(request, response, user)
         return {"user": user.public()}
 
     @app.post("/api/login", tags=["accounts"])
@@ -491,13 +563,29 @@ def _routes(app: FastAPI) -> None:
         if hasher.check_needs_rehash(digest):
             await request.app.state.repo.set_password(
                 user.id, await asyncio.to_thread(hasher.hash, body.password))
-        _set_session(request, response, user)
+        await _set_session(request, response, user)
         return {"user": user.public()}
 
     @app.post("/api/logout", tags=["accounts"])
-    async def logout(response: Response) -> dict[str, Any]:
+    async def logout(request: Request, response: Response) -> dict[str, Any]:
+        """Sign out: this session is revoked on the server (a copy of the cookie signs
+        nobody in) and its sockets are closed."""
+        session_id = _session_id(request)
+        if session_id is not None:
+            await _revoke(request.app, [session_id])
         response.delete_cookie(COOKIE)
         return {"ok": True}
+
+    @app.post("/api/logout-all", tags=["accounts"])
+    async def logout_all(request: Request, response: Response) -> dict[str, Any]:
+        """Sign out everywhere: every session of this user is revoked (this one too)."""
+        session = await _session(request)
+        if session is None:
+            raise HTTPException(401, {"code": "unauthenticated",
+                                      "message": "no session to sign out of"})
+        revoked = await _revoke(request.app, user_id=session[1].id)
+        response.delete_cookie(COOKIE)
+        return {"ok": True, "revoked": revoked}
 
     @app.get("/api/me/options", tags=["accounts"])
     async def get_options(user: Player) -> Options:

@@ -99,6 +99,17 @@ server_kv = sa.Table(
     sa.Column("key", sa.String(200), primary_key=True),  # heartbeat:<32 hex> is 42
     sa.Column("value", sa.Text, nullable=False),
 )
+# Sign-in sessions: the cookie holds a random token, the table its SHA-256 (a copy of the
+# table signs nobody in); deleting the row revokes the session (sign out).
+sessions = sa.Table(
+    "sessions",
+    metadata,
+    sa.Column("id", sa.String(64), primary_key=True),
+    sa.Column("user_id", sa.Integer, sa.ForeignKey("users.id"), nullable=False, index=True),
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("expires_at", sa.Float, nullable=False),
+)
+
 
 
 class SeqConflict(Exception):
@@ -471,6 +482,37 @@ class Repository:
             return list((await conn.scalars(
                 sa.select(match_actions.c.action)
                 .where(match_actions.c.kind.in_(["opening", "roll"])))).all())
+
+    # sessions (``id`` is the SHA-256 of the cookie's token)
+
+    async def create_session(self, session_id: str, user_id: int, expires_at: float) -> None:
+        """A new session; the user's expired ones are dropped on the way."""
+        now = time.time()
+        async with self.engine.begin() as conn:
+            await conn.execute(sessions.delete().where(sessions.c.user_id == user_id,
+                                                       sessions.c.expires_at <= now))
+            await conn.execute(sessions.insert().values(
+                id=session_id, user_id=user_id, created_at=now, expires_at=expires_at))
+
+    async def session_user(self, session_id: str) -> User | None:
+        """The user of a live session (not revoked, not expired), or None."""
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(
+                sa.select(users).join(sessions, sessions.c.user_id == users.c.id)
+                .where(sessions.c.id == session_id, sessions.c.expires_at > time.time()))
+                   ).first()
+        return None if row is None else _user(row)
+
+    async def revoke_session(self, session_id: str) -> None:
+        async with self.engine.begin() as conn:
+            await conn.execute(sessions.delete().where(sessions.c.id == session_id))
+
+    async def revoke_sessions(self, user_id: int) -> int:
+        """Revoke every session of a user (sign out everywhere); how many there were."""
+        async with self.engine.begin() as conn:
+            done = await conn.execute(sessions.delete().where(sessions.c.user_id == user_id))
+            return int(done.rowcount)
+
 
 
 def _action_rows(match_id: str, seq: int, rows: Sequence[Row]) -> list[dict[str, Any]]:
