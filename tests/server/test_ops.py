@@ -103,23 +103,26 @@ def test_probes_answer_and_readiness_fails_when_the_database_does(
     assert a.get("/readyz").status_code == 200
 
 
-def test_readiness_fails_when_redis_does(clients: tuple[Browser, Browser], client: Any,
-                                         store: str) -> None:
-    if store != "postgresql":
-        pytest.skip("Redis is used with PostgreSQL (scale-out) only")
+def test_readiness_fails_when_redis_does() -> None:
+    """Scale-out mode (PostgreSQL + Redis): Redis unreachable makes the process not ready."""
     import redis.asyncio as redis
+    from fastapi.testclient import TestClient
 
-    a, _ = clients
-    state = client.app.state.ops
-    assert a.get("/readyz").status_code == 200
-    real, state.redis = state.redis, redis.from_url(f"redis://127.0.0.1:{free_port()}/0")
-    try:
-        down = a.get("/readyz")
-    finally:
-        client.portal.call(state.redis.aclose)
-        state.redis = real
-    assert down.status_code == 503 and down.json()["checks"]["redis"] != "ok"
-    assert a.get("/readyz").status_code == 200
+    from gammon.server.app import create_app
+    from tests.server.conftest import make_settings, postgres_database, redis_reachable
+
+    with postgres_database() as url, TestClient(create_app(make_settings(
+            url, redis_reachable()))) as client:
+        browser, state = Browser(client), client.app.state.ops  # type: ignore[attr-defined]
+        assert browser.get("/readyz").json()["checks"]["redis"] == "ok"
+        real, state.redis = state.redis, redis.from_url(f"redis://127.0.0.1:{free_port()}/0")
+        try:
+            down = browser.get("/readyz")
+        finally:
+            client.portal.call(state.redis.aclose)
+            state.redis = real
+        assert down.status_code == 503 and down.json()["checks"]["redis"] != "ok"
+        assert browser.get("/readyz").status_code == 200
 
 
 def test_json_log_lines_carry_the_match_and_user_ids(capsys: pytest.CaptureFixture[str]
