@@ -172,8 +172,10 @@ class Metrics:
             "gammon_action_seconds",
             "Seconds from receiving a player action to its broadcast (storage included).",
             (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5))
-        self.database_errors = Counter("gammon_database_errors_total",
-                                       "Database statements that raised an error.")
+        self.database_errors = Counter(
+            "gammon_database_errors_total",
+            "Database statements that raised an error (refused constraints included: a name "
+            "taken, two processes storing the same move of a match).")
         self.bus_errors = Counter("gammon_bus_errors_total",
                                   "Messages the bus (Redis in scale-out mode) failed to publish.")
 
