@@ -1,5 +1,6 @@
-"""Labelled positions for the supervised stage (gammon.engine.supervised): labels are the
-project's own search values, shards are reproducible, resumable and refuse mixing."""
+"""The supervised stage (gammon.engine.supervised): labels are the project's own search
+values, shards are reproducible, resumable and refuse mixing; the fit follows the
+cross-entropy's gradient and resumes."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ import pytest
 from gammon.core import _movegen
 from gammon.engine import search
 from gammon.engine.evaluate import kernel_arrays, new_scratch
-from gammon.engine.network import NetworkPair
-from gammon.engine.supervised import LabelRun, label, load_shards, shard_path
+from gammon.engine.network import Network, NetworkPair, forward
+from gammon.engine.supervised import FitRun, LabelRun, fit, label, load_shards, shard_path
+from gammon.engine.training import backpropagate
 
 SHIPPED = Path(__file__).parents[2] / "src/gammon/engine/weights/gammon.npz"
 RUN = LabelRun(shards=2, games=1, seed=3, noise=0.05, plies=1)
@@ -66,3 +68,55 @@ def test_shards_of_other_settings_are_refused(shards: Path, tmp_path: Path) -> N
         label(other, shards, LabelRun(shards=3, games=1, seed=3, plies=1))
     with pytest.raises(ValueError, match="not 3-ply"):
         label(SHIPPED, tmp_path / "x", LabelRun(plies=3))
+
+
+def cross_entropy(net: Network, inputs: np.ndarray, target: np.ndarray) -> float:
+    hidden, out = np.empty(512), np.empty(5)
+    forward(inputs, *net.arrays(), hidden, out)
+    return float(-(target * np.log(out) + (1 - target) * np.log(1 - out)).sum())
+
+
+def test_backpropagation_is_the_cross_entropy_gradient() -> None:
+    """The step fit_epoch takes (alpha = 1) equals minus the finite-difference gradient."""
+    rng = np.random.default_rng(4)
+    net = Network.random(6, seed=2, inputs=10)
+    net.output_weights[:] = rng.normal(0, 1, net.output_weights.shape)
+    inputs = rng.uniform(0, 1, 10).astype(np.float32)
+    inputs[3] = 0.0
+    target = np.array([0.6, 0.2, 0.05, 0.1, 0.01])
+    hidden, out, delta_hidden = np.empty(512), np.empty(5), np.empty(512)
+    forward(inputs, *net.arrays(), hidden, out)
+    stepped = net.copy()
+    backpropagate(inputs, *stepped.arrays(), hidden, out - target, delta_hidden, 1.0)
+    eps = 1e-3
+    for array_index, entry in ((0, (2, 4)), (1, (5,)), (2, (3, 1)), (3, (0,))):
+        numeric = []
+        for sign in (1, -1):
+            moved = net.copy()
+            moved.arrays()[array_index][entry] += sign * eps
+            numeric.append(cross_entropy(moved, inputs, target))
+        gradient = (numeric[0] - numeric[1]) / (2 * eps)
+        step = net.arrays()[array_index][entry] - stepped.arrays()[array_index][entry]
+        assert step == pytest.approx(gradient, rel=2e-2, abs=1e-4)
+    assert (stepped.hidden_weights[3] == net.hidden_weights[3]).all()  # a zero input
+
+
+def test_fit_learns_the_labels_and_resumes(shards: Path, tmp_path: Path) -> None:
+    """Fitting lowers the cross-entropy on the labels; a fit stopped after its first
+    epoch and resumed ends with the weights of one never stopped."""
+    run = FitRun(epochs=2, alpha=0.01, holdout=0.2, seed=1, benchmark_pairs=0)
+    lines: list[str] = []
+    straight = fit(SHIPPED, shards, tmp_path / "straight.npz", run, log=lines.append)
+    first = float(lines[0].rsplit(" ", 1)[1])
+    last = float(lines[-1].rsplit(" ", 1)[1])
+    assert last < first  # held-out cross-entropy, before and after
+    fit(SHIPPED, shards, tmp_path / "resumed.npz", FitRun(**{**run.__dict__, "epochs": 1}),
+        log=lambda line: None)
+    lines = []
+    resumed = fit(SHIPPED, shards, tmp_path / "resumed.npz", run, log=lines.append)
+    assert lines[0] == f"resuming {tmp_path / 'resumed.npz'} after epoch 1"
+    for a, b in zip(straight.contact.arrays(), resumed.contact.arrays(), strict=True):
+        np.testing.assert_array_equal(a, b)
+    with pytest.raises(ValueError, match="was fitted with"):
+        fit(SHIPPED, shards, tmp_path / "resumed.npz", FitRun(**{**run.__dict__, "seed": 2}),
+            log=lambda line: None)

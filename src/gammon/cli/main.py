@@ -146,6 +146,17 @@ def cmd_train(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
         out.write(line + "\n")
         out.flush()
 
+    if args.stage == "fit":
+        from gammon.engine.supervised import FitRun, fit
+
+        if args.start is None or args.data is None:
+            raise UsageError("--stage fit needs --from WEIGHTS and --data SHARDS_DIRECTORY")
+        try:
+            fit(Path(args.start), Path(args.data), Path(args.out),
+                FitRun(epochs=args.epochs, alpha=args.alpha_start, seed=args.seed), log=log)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+        return 0
     if args.stage == "label":
         from gammon.engine.supervised import LabelRun, label
 
@@ -204,18 +215,21 @@ def build_parser() -> argparse.ArgumentParser:
     train = commands.add_parser(
         "train", help="self-play TD training of the networks (resumes from --out)")
     train.add_argument("--out", required=True, help="checkpoint file (.npz), resumed if present")
-    train.add_argument("--stage", choices=("td", "bootstrap", "label"), default="td",
+    train.add_argument("--stage", choices=("td", "bootstrap", "label", "fit"), default="td",
                        help="td: self-play TD(0); bootstrap: fit 0-ply to 1-ply evaluations; "
                             "label: shards of positions where search disagrees with 0-ply "
-                            "(--out is a directory)")
-    train.add_argument("--from", dest="start", help="bootstrap: the networks to start from")
+                            "(--out is a directory); fit: fit --from to the --data shards")
+    train.add_argument("--data", help="fit: the directory of labelled shards")
+    train.add_argument("--from", dest="start",
+                       help="bootstrap, fit: the networks to start from; label: the labeller")
     train.add_argument("--rounds", type=int, default=5, help="bootstrap: rounds")
-    train.add_argument("--epochs", type=int, default=4, help="bootstrap: epochs per round")
+    train.add_argument("--epochs", type=int, default=4,
+                       help="bootstrap: epochs per round; fit: epochs")
     train.add_argument("--games", type=int, default=300_000,
                        help="td: games in all; bootstrap: per round; label: per shard")
     train.add_argument("--seed", type=int, default=1)
     train.add_argument("--alpha-start", type=float, default=0.1,
-                       help="td: first learning rate; bootstrap: the learning rate")
+                       help="td: first learning rate; bootstrap, fit: the learning rate")
     train.add_argument("--alpha-end", type=float, default=0.02)
     train.add_argument("--contact-hidden", type=int, default=128)
     train.add_argument("--race-hidden", type=int, default=64)

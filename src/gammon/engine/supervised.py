@@ -9,6 +9,9 @@ position it leaves (the opponent on roll, as the networks see it) and its probab
 that depth. Those are the positions the 0-ply networks get wrong, labelled by what the
 search says — no other engine's evaluations are used.
 
+The networks are then fitted to the labels (:func:`fit`): stochastic gradient descent on
+the cross-entropy of the five outputs, with a held-out share of the positions to watch.
+
 Output is a directory of *shards*, ``shard-00000.npz`` and on: shard ``k`` holds the
 positions of ``games`` games whose dice and noise come from ``seed * 1_000_003 + k``, and
 records the SHA-256 of the labelling weights and every setting. Shards are written
@@ -33,12 +36,14 @@ from gammon.engine.bearoff import is_bearoff_board
 from gammon.engine.evaluate import (
     evaluate_after,
     kernel_arrays,
+    network_for,
     new_scratch,
     swap_board,
     terminal_result,
 )
-from gammon.engine.network import OUTPUTS, Arrays, NetworkPair, equity, invert
+from gammon.engine.network import MAX_INPUTS, OUTPUTS, Arrays, NetworkPair, equity, forward, invert
 from gammon.engine.playout import INITIAL, MAX_PLIES, opening_roll, roll
+from gammon.engine.training import backpropagate, pubeval_score
 
 _jit = nb.njit(cache=True, nogil=True)
 
@@ -192,3 +197,102 @@ def load_shards(directory: Path) -> tuple[np.ndarray, np.ndarray]:
     if not boards:
         raise ValueError(f"no shards in {directory}")
     return np.concatenate(boards), np.concatenate(labels)
+
+
+@_jit
+def _cross_entropy(out: np.ndarray, target: np.ndarray) -> float:
+    total = 0.0
+    for k in range(OUTPUTS):
+        p = min(max(out[k], 1e-7), 1.0 - 1e-7)
+        total -= target[k] * np.log(p) + (1.0 - target[k]) * np.log(1.0 - p)
+    return total
+
+
+@_jit
+def fit_epoch(nets: Arrays, boards: np.ndarray, labels: np.ndarray, order: np.ndarray,
+              alpha: float) -> float:
+    """One pass of SGD over ``boards[order]`` (each by its class's network) on the
+    cross-entropy; returns the mean cross-entropy met on the way."""
+    inputs = np.empty(MAX_INPUTS, dtype=np.float32)
+    hidden = np.empty(512, dtype=np.float64)
+    delta_hidden = np.empty(512, dtype=np.float64)
+    delta_out = np.empty(OUTPUTS, dtype=np.float64)
+    out = np.empty(OUTPUTS, dtype=np.float64)
+    total = 0.0
+    for i in order:
+        w1, b1, w2, b2 = network_for(boards[i], nets, inputs)
+        forward(inputs, w1, b1, w2, b2, hidden, out)
+        total += _cross_entropy(out, labels[i])
+        for k in range(OUTPUTS):  # the gradient at a sigmoid's input, for cross-entropy
+            delta_out[k] = out[k] - labels[i, k]
+        backpropagate(inputs, w1, b1, w2, b2, hidden, delta_out, delta_hidden, alpha)
+    return total / max(len(order), 1)
+
+
+@_jit
+def mean_cross_entropy(nets: Arrays, boards: np.ndarray, labels: np.ndarray,
+                       rows: np.ndarray) -> float:
+    inputs = np.empty(MAX_INPUTS, dtype=np.float32)
+    hidden = np.empty(512, dtype=np.float64)
+    out = np.empty(OUTPUTS, dtype=np.float64)
+    total = 0.0
+    for i in rows:
+        w1, b1, w2, b2 = network_for(boards[i], nets, inputs)
+        forward(inputs, w1, b1, w2, b2, hidden, out)
+        total += _cross_entropy(out, labels[i])
+    return total / max(len(rows), 1)
+
+
+@dataclass
+class FitRun:
+    """Settings of a fit; with the shards and the starting weights they determine the
+    result exactly."""
+
+    epochs: int = 5
+    alpha: float = 0.003
+    holdout: float = 0.1  # share of the positions kept out of training
+    seed: int = 1
+    benchmark_pairs: int = 500
+
+
+def fit(start: Path, directory: Path, path: Path, run: FitRun,
+        log: Callable[[str], None] = print) -> NetworkPair:
+    """Fit the networks of ``start`` to the shards in ``directory``; the result after each
+    epoch goes to ``path``, and a stopped fit resumes from it. Logs the training and
+    held-out cross-entropy per epoch, and a quick duplicate match against pubeval at the
+    end."""
+    if not 0.0 < run.holdout < 1.0:
+        raise ValueError(f"the held-out share must be between 0 and 1, not {run.holdout}")
+    boards, labels = load_shards(directory)
+    labels64 = labels.astype(np.float64)
+    rows = np.random.default_rng(run.seed).permutation(len(boards))
+    held = rows[:max(1, int(len(rows) * run.holdout))]
+    train_rows = rows[len(held):]
+    settings = {"start": str(start), "shards": str(directory), "positions": len(boards),
+                "alpha": run.alpha, "holdout": run.holdout, "seed": run.seed}
+    done = 0
+    if path.exists():
+        with np.load(path) as data:
+            done = int(data["meta_epochs_done"])
+            recorded = {key: data[f"meta_{key}"].item() for key in settings
+                        if f"meta_{key}" in data}
+        if recorded != settings:
+            raise ValueError(f"{path} was fitted with {recorded}, not {settings}")
+        nets = NetworkPair.load(path)
+        log(f"resuming {path} after epoch {done}")
+    else:
+        nets = NetworkPair.load(start)
+    arrays = kernel_arrays(nets)  # the kernels update these arrays in place
+    log(f"{len(train_rows):,} positions to fit, {len(held):,} held out; held-out "
+        f"cross-entropy {mean_cross_entropy(arrays, boards, labels64, held):.5f}")
+    for epoch in range(done + 1, run.epochs + 1):
+        shuffle = np.random.default_rng(run.seed * 1_000_003 + epoch)
+        order = train_rows[shuffle.permutation(len(train_rows))]
+        train_loss = fit_epoch(arrays, boards, labels64, order, run.alpha)
+        held_loss = mean_cross_entropy(arrays, boards, labels64, held)
+        log(f"epoch {epoch}/{run.epochs}: training {train_loss:.5f}, held out {held_loss:.5f}")
+        nets.save(path, epochs_done=epoch, heldout_cross_entropy=held_loss, **settings)
+    if run.benchmark_pairs:
+        mean, half = pubeval_score(nets, run.benchmark_pairs, seed=999)
+        log(f"  vs pubeval ({2 * run.benchmark_pairs} games): {mean:+.3f} ± {half:.3f} ppg")
+    return nets

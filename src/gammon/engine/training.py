@@ -50,13 +50,23 @@ def _td_step(inputs: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray,
              target: np.ndarray, alpha: float) -> float:
     """One gradient step of the squared error between ``out`` (just computed by
     :func:`forward` for ``inputs``) and ``target``; returns the error before the step."""
-    units = b1.shape[0]
     delta_out = np.empty(OUTPUTS, dtype=np.float64)
     error = 0.0
     for k in range(OUTPUTS):
         diff = out[k] - target[k]
         error += diff * diff
         delta_out[k] = diff * out[k] * (1.0 - out[k])
+    backpropagate(inputs, w1, b1, w2, b2, hidden, delta_out, delta_hidden, alpha)
+    return error
+
+
+@_jit
+def backpropagate(inputs: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray,
+                  b2: np.ndarray, hidden: np.ndarray, delta_out: np.ndarray,
+                  delta_hidden: np.ndarray, alpha: float) -> None:
+    """Move the weights by ``-alpha`` times the gradient, given the loss's gradient with
+    respect to each output's pre-activation (``delta_out``) and the hidden activations."""
+    units = b1.shape[0]
     for j in range(units):
         back = 0.0
         for k in range(OUTPUTS):
@@ -75,7 +85,6 @@ def _td_step(inputs: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray,
                 w1[i, j] -= alpha * x * delta_hidden[j]
     for j in range(units):
         b1[j] -= alpha * delta_hidden[j]
-    return error
 
 
 @_jit
