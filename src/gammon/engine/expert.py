@@ -47,7 +47,8 @@ EXPERT_NAMES = (
     "contain2",  # its square
     "acontain",  # 1 - fewest escapes / 36 from our point 9 back to their rearmost checker
     "acontain2",  # its square
-    "mobility",  # their checkers on our points 0..12, weighted (25-p-12) x escapes / 100
+    "mobility",  # their checkers on our points 0..12: sum of (their point - 12) x escapes
+    #              / 36 of each, / 100
     "moment2",  # sum over checkers behind our mean point of (p - mean)^2 / checkers / 400
     "enter",  # expected pips of a roll lost because our bar checkers cannot enter / 8
     "enter2",  # 1 - (1 - c/6)^2, c = points made in the opponent's home board
