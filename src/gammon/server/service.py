@@ -512,18 +512,20 @@ class Hub:
         and at a clean shutdown. At start-up, before this process writes its own, the
         latest heartbeat of any process is when the server was last known to be up: each
         playing match with a running clock gets a ``clock_pause`` record in its log of
-        ``now - max(last heartbeat, the match's last action)`` seconds (nothing when
+        ``resumed - max(last heartbeat, the match's last action)`` seconds, ``resumed``
+        being when the match has been loaded and replayed (nothing when
         negative, when no heartbeat was ever written, or when the flag had already fallen
         while the server was up). The record is replayed like any action, so later
         restarts give the same credit again and processes catch up with it.
         """
         await self.bus.start(self._on_bus)
-        now = time.time()
         alive = await self.repo.last_heartbeat()
         for match_id in await self.repo.playing_ids():
             room = await self.room(match_id)  # pending steps made, timer set, bot scheduled
             if room is not None and alive is not None:
-                await self._credit_downtime(room, alive, now)
+                # up to now: loading and replaying (a compiled kernel's first use may take
+                # seconds) is downtime too
+                await self._credit_downtime(room, alive, time.time())
         await self._beat()
         self._spawn(self._heartbeats())
 
