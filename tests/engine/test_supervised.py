@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import gammon.cli.main as cli
 from gammon.core import _movegen
 from gammon.engine import search
 from gammon.engine.evaluate import kernel_arrays, new_scratch
@@ -120,3 +121,25 @@ def test_fit_learns_the_labels_and_resumes(shards: Path, tmp_path: Path) -> None
     with pytest.raises(ValueError, match="was fitted with"):
         fit(SHIPPED, shards, tmp_path / "resumed.npz", FitRun(**{**run.__dict__, "seed": 2}),
             log=lambda line: None)
+
+
+def test_cli_stages(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """gammon train --stage label / fit: missing or impossible settings are refused with
+    a clear error and write nothing; a small run writes its shard and its networks."""
+    out = tmp_path / "labels"
+    assert cli.main(["train", "--stage", "label", "--out", str(out)]) == 2
+    assert "--stage label needs --from" in capsys.readouterr().err
+    assert cli.main(["train", "--stage", "label", "--from", str(SHIPPED), "--out", str(out),
+                     "--plies", "3"]) == 2
+    assert "not 3-ply" in capsys.readouterr().err
+    assert not out.exists()
+    assert cli.main(["train", "--stage", "fit", "--from", str(SHIPPED),
+                     "--out", str(tmp_path / "fit.npz")]) == 2
+    assert "--stage fit needs --from WEIGHTS and --data" in capsys.readouterr().err
+    assert cli.main(["train", "--stage", "label", "--from", str(SHIPPED), "--out", str(out),
+                     "--shards", "1", "--games", "1", "--plies", "1", "--seed", "3"]) == 0
+    assert shard_path(out, 0).exists() and not shard_path(out, 1).exists()
+    assert cli.main(["train", "--stage", "fit", "--from", str(SHIPPED), "--data", str(out),
+                     "--out", str(tmp_path / "fit.npz"), "--epochs", "1",
+                     "--alpha-start", "0.003"]) == 0
+    assert NetworkPair.load(tmp_path / "fit.npz").feature_set == 1
