@@ -6,9 +6,14 @@ a tampered opening does not. Matches that cannot be exported get a JSON 4xx, nev
 from __future__ import annotations
 
 import copy
+import json
 import random
 
+import pytest
+
+from gammon.core.match import Rules
 from gammon.formats import mat, sgf
+from gammon.server.exports import ExportError, match_file
 from gammon.server.fairness import verify
 from tests.server.conftest import Browser
 from tests.server.helpers import Player, act, play_turn, to_move
@@ -77,3 +82,17 @@ def test_exports_of_missing_matches_and_unknown_formats_are_clear_errors(
     assert missing.status_code == 404 and missing.json()["detail"]["code"] == "not_found"
     assert a.get("/api/games/no-such-match/export.sgf").status_code == 404
     assert a.get("/api/games/no-such-match/export.txt").status_code == 422
+
+
+def test_a_log_the_writers_refuse_is_an_export_error_not_a_crash() -> None:
+    """A stored log the rules refuse (here a play before any opening) raises ExportError,
+    which the route answers with 409 ``not_exportable``; names are made writable."""
+    for fmt in ("mat", "sgf"):
+        with pytest.raises(ExportError, match=f"cannot be written as a .{fmt} file"):
+            match_file(fmt, match_id="m1", rules=Rules(length=3), names=["a", "b"],  # type: ignore[arg-type]
+                       created_at=0.0, actions=[json.dumps({"t": "play", "p": 0,
+                                                            "play": "8/5 6/5"})])
+    names = ["a:b", ""]
+    text = match_file("mat", match_id="m2", rules=Rules(length=3), names=names,
+                      created_at=None, actions=[])
+    assert '[Player 1 "a_b"]' in text and '[Player 2 "Player 2"]' in text
