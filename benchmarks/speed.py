@@ -25,7 +25,6 @@ import time
 from gammon.core.dice import Roll
 from gammon.core.position import Position
 from gammon.engine.evaluate import kernel_arrays
-from gammon.engine.network import NetworkPair
 from gammon.engine.player import Engine
 from gammon.engine.training import train_games
 
@@ -96,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
               f"over {count} positions{verdict}", flush=True)
 
     nets = engine.nets  # copied: training updates the weights in place
-    arrays = kernel_arrays(NetworkPair(nets.contact.copy(), nets.race.copy()))
+    arrays = kernel_arrays(nets.copy())
     train_games(arrays, 2, args.seed, 0.01)  # compile outside timing
     start = time.perf_counter()
     stats = train_games(arrays, args.training_games, args.seed + 1, 0.01)
