@@ -4,9 +4,13 @@ written out in the comments)."""
 
 from __future__ import annotations
 
+import random
+
 import numpy as np
 import pytest
 
+from gammon.core.dice import Roll
+from gammon.core.moves import legal_plays
 from gammon.core.position import Position
 from gammon.engine import expert
 
@@ -29,6 +33,10 @@ def test_direct_and_indirect_shots_need_an_open_intermediate_point() -> None:
     # passes through our 9, 5-1 through our 8.
     mine, _ = features({13: 2}, {18: 1, 15: 2, 14: 2})
     assert mine["hit1"] == pytest.approx(15 / 36)
+    # Their points on our 9 and 11 (their 16 and 14) block both ways of playing 4-2 and
+    # stop 2-2; 5-1 and 3-3 still pass: 11 + 2 + 1 rolls.
+    mine, _ = features({13: 2}, {18: 1, 16: 2, 14: 2})
+    assert mine["hit1"] == pytest.approx(14 / 36)
 
 
 def test_two_blots_hit_by_one_checker_or_two() -> None:
@@ -168,3 +176,36 @@ def test_escape_tables() -> None:
     # One point 6 pips ahead: everything but 5-1, 4-2 (landing on it), 6-6 and 3-3
     # (a double needs d and 2d open; 2-2 only goes 4 pips).
     assert expert.ESCAPES[1 << 5] == 36 - 6
+
+
+def test_hit_features_agree_with_the_legal_plays() -> None:
+    """hit1 and hit2 equal what the legal plays of each roll can hit, over positions from
+    random games; pip_loss too, but for the rare roll where a hit is only possible in a
+    play that would not use as much of the roll as the rules require (the feature does
+    not apply that rule)."""
+    rolls = [Roll(a, b) for a in range(1, 7) for b in range(1, a + 1)]
+    rng = random.Random(5)
+    position = Position.initial()
+    loss_differs = 0
+    for _ in range(300):
+        play = rng.choice(legal_plays(position, Roll.roll(rng)))
+        position = (Position.initial() if play.position.winner() is not None
+                    else play.position.swap())
+        before = position.array()
+        one = two = loss = 0
+        for roll in rolls:
+            weight = 1 if roll.is_double() else 2
+            hits, farthest = 0, 0
+            for candidate in legal_plays(position, roll):
+                after = candidate.position.array()
+                hits = max(hits, int(before[0]) - int(after[0]))  # their bar, negative
+                farthest = max([farthest] + [t for t in range(1, 25)
+                                             if before[t] == -1 and after[t] >= 0])
+            one += weight * (hits >= 1)
+            two += weight * (hits >= 2)
+            loss += weight * farthest
+        mine, _ = expert.side_features(before)
+        assert mine["hit1"] == pytest.approx(one / 36, abs=1e-6)
+        assert mine["hit2"] == pytest.approx(two / 36, abs=1e-6)
+        loss_differs += mine["pip_loss"] != pytest.approx(loss / 36 / 24, abs=1e-6)
+    assert loss_differs <= 3
