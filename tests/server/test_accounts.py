@@ -67,9 +67,10 @@ def test_open_games_are_capped_and_cancellable(clients: tuple[Browser, Browser])
 def test_private_games_are_not_listed(clients: tuple[Browser, Browser]) -> None:
     a, b = clients
     game = a.post("/api/games", json={"kind": "match", "length": 25, "private": True}).json()
-    assert game["invite"].endswith(game["id"])
+    assert game["invite"].startswith(f"/#/match/{game['id']}?key=")
     assert all(g["id"] != game["id"] for g in b.get("/api/games").json())
-    assert b.post(f"/api/games/{game['id']}/join").status_code == 200
+    key = game["invite"].split("key=")[1]
+    assert b.post(f"/api/games/{game['id']}/join?key={key}").status_code == 200
     assert a.post("/api/games", json={"kind": "match", "length": 26}).status_code == 422
 
 

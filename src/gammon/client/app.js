@@ -256,7 +256,7 @@ class LobbyPage extends Page {
     if (body.kind !== "match") body.length = 1;
     try {
       const info = await api("POST", "/api/games", body);
-      this.app.navigate(`#/match/${info.id}`);
+      this.app.navigate(info.invite.replace(/^\//, "")); // with the key of a private match
     } catch (err) {
       toast(err.code === "too_many_games" ? t("error.too_many_games") : err.message, { error: true });
     }

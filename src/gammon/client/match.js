@@ -17,7 +17,11 @@ const LEVEL_KEYS = { 1: "resign.single", 2: "resign.gammon", 3: "resign.backgamm
 export class MatchPage {
   constructor(app, matchId) {
     this.app = app;
-    this.id = matchId;
+    // a private match's invite link carries its key: #/match/ID?key=KEY (PROTOCOL.md)
+    const [id, key] = matchId.split("?key=");
+    this.id = id;
+    this.key = key || null;
+    this.query = this.key ? `?key=${encodeURIComponent(this.key)}` : "";
     this.hover = null;
     this.selected = null;
     this.cursor = null;
@@ -92,7 +96,7 @@ export class MatchPage {
     );
     main.replaceChildren(this.root);
 
-    this.feed = this.app.socket.feed(this.id);
+    this.feed = this.app.socket.feed(this.id, null, this.key);
     this.listen(this.feed, "state", (e) => this.onState(e.detail));
     this.listen(this.feed, "error", (e) => this.onError(e.detail));
     this.listen(this.feed, "chat", (e) => this.addChat(e.detail));
@@ -282,7 +286,7 @@ export class MatchPage {
 
   async refreshInfo() {
     try {
-      const state = await api("GET", `/api/games/${this.id}`);
+      const state = await api("GET", `/api/games/${this.id}${this.query}`);
       if (state.info) { this.feed.info = state.info; this.render(); }
     } catch { /* the board stays as it is */ }
   }
@@ -1066,7 +1070,7 @@ export class MatchPage {
     this.waiting.replaceChildren();
     if (!info || info.status !== "open") return;
     const mine = info.seats?.[0]?.id === this.app.me?.id;
-    const url = `${location.origin}${location.pathname}#/match/${this.id}`;
+    const url = `${location.origin}${location.pathname}#/match/${this.id}${this.query}`;
     if (mine) {
       const input = h("input", { type: "text", readonly: true, value: url, "aria-label": t("match.invite_link") });
       this.waiting.append(h("div", { class: "banner stack" },
@@ -1083,7 +1087,7 @@ export class MatchPage {
       this.waiting.append(h("div", { class: "banner row" },
         h("span", {}, t("match.open_by", { name: info.seats?.[0]?.name ?? "?" })),
         h("button", { type: "button", class: "primary", onclick: async () => {
-          try { await api("POST", `/api/games/${this.id}/join`, {}); } catch (err) { toast(err.message, { error: true }); }
+          try { await api("POST", `/api/games/${this.id}/join${this.query}`, {}); } catch (err) { toast(err.message, { error: true }); }
         } }, t("lobby.join"))));
     }
   }

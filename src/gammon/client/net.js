@@ -38,6 +38,7 @@ export class MatchFeed extends EventTarget {
     super();
     this.socket = socket;
     this.id = matchId;
+    this.key = null; // the invite key of a private match, when seen through its link
     this.v = null; // the version held; null until the first state
     this.info = null;
     this.game = null;
@@ -51,7 +52,9 @@ export class MatchFeed extends EventTarget {
   }
 
   subscribeMessage() {
-    return { type: "subscribe", match: this.id, since: this.v };
+    const message = { type: "subscribe", match: this.id, since: this.v };
+    if (this.key) message.key = this.key; // a private match seen through its invite link
+    return message;
   }
 
   resync() {
@@ -61,7 +64,7 @@ export class MatchFeed extends EventTarget {
   /** Ask for every event from the start (the answer fills `history`). */
   backfill() {
     this.backfilling = true;
-    this.socket.send({ type: "subscribe", match: this.id, since: 0 });
+    this.socket.send({ ...this.subscribeMessage(), since: 0 });
   }
 
   onMessage(message) {
@@ -229,11 +232,12 @@ export class Socket extends EventTarget {
   }
 
   /** The feed of a match; `since` = 0 asks for every event from the start (a replay). */
-  feed(matchId, since = null) {
+  feed(matchId, since = null, key = null) {
     let feed = this.feeds.get(matchId);
     if (!feed) {
       feed = new MatchFeed(this, matchId);
       feed.v = since;
+      feed.key = key;
       this.feeds.set(matchId, feed);
       if (this.status === "open") this.raw(feed.subscribeMessage());
     }

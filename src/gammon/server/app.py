@@ -10,9 +10,11 @@ play at once.
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import gc
 import hashlib
+import hmac
 import json
 import logging
 import re
@@ -27,7 +29,7 @@ from urllib.parse import urlsplit
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from fastapi import Depends, FastAPI, HTTPException, Request, Response, WebSocket
+from fastapi import Depends, FastAPI, HTTPException, Query, Request, Response, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse
 from fastapi.staticfiles import StaticFiles
@@ -46,7 +48,7 @@ from gammon.server.db import Repository, User, make_engine, migrate, secret_key
 from gammon.server.fairness import verify
 from gammon.server.protocol import ProtocolError, Text, first_error
 from gammon.server.pubsub import LocalBus, RedisBus
-from gammon.server.service import PAUSE, Hub, MatchConfig, ServiceError
+from gammon.server.service import PAUSE, Hub, MatchConfig, Room, ServiceError
 from gammon.server.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -253,6 +255,45 @@ def _hub(request: Request) -> Hub:
     return request.app.state.hub  # type: ignore[no-any-return]
 
 
+# -- private matches --------------------------------------------------------------------
+#
+# A private match is seen only by its players, the player it is reserved for (a rematch)
+# and whoever holds its invite link, ``/#/match/ID?key=KEY``. KEY is a keyed hash of the
+# match id (HMAC-SHA256 under a secret derived from the server's secret key, first 128 bits,
+# base64url): nothing to store, unguessable, and the id alone (in logs, in the players'
+# history) gives no access. To anyone else the match does not exist (404 / not_found).
+
+
+def invite_key(app: Any, match_id: str) -> str:
+    digest = hmac.new(app.state.invite_secret, match_id.encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest[:16]).decode().rstrip("=")
+
+
+def _may_see(app: Any, room: Room, user_id: int | None, key: str | None) -> bool:
+    if not room.private:
+        return True
+    if user_id is not None and (room.seat_of(user_id) is not None
+                                or room.reserved_for == user_id):
+        return True
+    return key is not None and hmac.compare_digest(key.encode(),
+                                                   invite_key(app, room.id).encode())
+
+
+async def _visible_room(request: Request, match_id: str, key: str | None) -> Room:
+    """The room of a match the request may see, or 404 — the same for a private match
+    without the key as for no match at all."""
+    room = await _hub(request).room(match_id)
+    user = None if room is None or not room.private else await current_user(request)
+    if room is None or not _may_see(request.app, room, None if user is None else user.id,
+                                    key):
+        raise HTTPException(404, {"code": "not_found", "message": "no such match"})
+    return room
+
+
+InviteKey = Annotated[Text | None, Query(max_length=64, description=
+                                         "the key of a private match's invite link")]
+
+
 def _error(error: ServiceError) -> HTTPException:
     status = {"not_found": 404, "not_a_player": 403, "reserved": 403,
               "too_many_games": 429}.get(error.code, 409)
@@ -408,6 +449,9 @@ async def _handle(app: Any, hub: Hub, conn: WSConnection, raw: str | bytes,
         message = protocol.parse_client_message(raw, max_bytes=settings.max_message_bytes)
         match message:
             case protocol.SubscribeMessage():
+                room = await hub.room(message.match)
+                if room is None or not _may_see(app, room, conn.user.id, message.key):
+                    raise ServiceError("not_found", f"no match {message.match}")
                 await hub.subscribe(conn, message.match, message.since)
             case protocol.UnsubscribeMessage():
                 hub.unsubscribe(conn, message.match)
@@ -477,6 +521,7 @@ def create_app(settings: Settings | None = None, *, bus: Any = None) -> FastAPI:
         await migrate(engine)
         key = settings.secret_key or await secret_key(engine)
         app.state.signer = URLSafeTimedSerializer(key, salt="gammon-session")
+        app.state.invite_secret = hashlib.sha256(f"gammon-invite:{key}".encode()).digest()
         app.state.repo = repo = Repository(engine)
         the_bus = bus or (RedisBus(settings.redis_url) if settings.redis_url else LocalBus())
         app.state.hub = hub = Hub(settings, repo, the_bus)
@@ -625,19 +670,27 @@ def _routes(app: FastAPI) -> None:
             room = await _hub(request).create(user, config, client_seed=body.client_seed)
         except ServiceError as error:
             raise _error(error) from None
-        return {**room.info_json(), "invite": f"/#/match/{room.id}"}
+        return {**room.info_json(), "invite": _invite(request.app, room)}
 
     @app.get("/api/games/{match_id}", tags=["lobby"])
-    async def game(match_id: str, request: Request) -> dict[str, Any]:
-        room = await _hub(request).room(match_id)
-        if room is None:
-            raise HTTPException(404, {"code": "not_found", "message": "no such match"})
+    async def game(match_id: str, request: Request, key: InviteKey = None) -> dict[str, Any]:
+        """A match's ``state``; a private match's needs a seat or the invite ``key`` (its
+        players also get the ``invite`` link)."""
+        room = await _visible_room(request, match_id, key)
         user = await current_user(request)
-        return room.state_message(None if user is None else user.id, time.time())
+        state = room.state_message(None if user is None else user.id, time.time())
+        if state["you"] is not None:
+            state["invite"] = _invite(request.app, room)
+        return state
 
     @app.post("/api/games/{match_id}/join", tags=["lobby"])
-    async def join(match_id: str, user: Player, request: Request,
+    async def join(match_id: str, user: Player, request: Request, key: InviteKey = None,
                    body: Join | None = None) -> dict[str, Any]:
+        """Take the free seat; a private match needs the invite ``key`` (or a reservation
+        for this user: a rematch)."""
+        room = await _hub(request).room(match_id)
+        if room is None or not _may_see(request.app, room, user.id, key):
+            raise HTTPException(404, {"code": "not_found", "message": "no such match"})
         try:
             room = await _hub(request).join(user, match_id, body.client_seed if body else "")
         except ServiceError as error:
@@ -664,13 +717,11 @@ def _routes(app: FastAPI) -> None:
 
     @app.get("/api/games/{match_id}/export.{fmt}", response_class=PlainTextResponse,
              tags=["history"])
-    async def export(match_id: str, fmt: exports.Format, request: Request
-                     ) -> PlainTextResponse:
+    async def export(match_id: str, fmt: exports.Format, request: Request,
+                     key: InviteKey = None) -> PlainTextResponse:
         """The match as a Jellyfish / GNU Backgammon ``.mat`` file or an SGF file
         (:mod:`gammon.server.exports`), built from the match's stored actions."""
-        room = await _hub(request).room(match_id)
-        if room is None:
-            raise HTTPException(404, {"code": "not_found", "message": "no such match"})
+        room = await _visible_room(request, match_id, key)
         if room.rules is None:
             raise HTTPException(409, {"code": "not_started",
                                       "message": "the match has not started yet"})
@@ -687,8 +738,10 @@ def _routes(app: FastAPI) -> None:
             "content-disposition": f'attachment; filename="{match_id}.{fmt}"'})
 
     @app.get("/api/games/{match_id}/fairness", tags=["history"])
-    async def fairness(match_id: str, request: Request) -> dict[str, Any]:
+    async def fairness(match_id: str, request: Request, key: InviteKey = None
+                       ) -> dict[str, Any]:
         """The dice commitment and, once the match is over, the seed that proves it."""
+        await _visible_room(request, match_id, key)
         row, rows = await request.app.state.repo.match_with_actions(match_id)
         if row is None:
             raise HTTPException(404, {"code": "not_found", "message": "no such match"})
@@ -709,7 +762,10 @@ def _routes(app: FastAPI) -> None:
         found = await request.app.state.repo.user_by_name(name)
         if found is None:
             raise HTTPException(404, {"code": "not_found", "message": "no such player"})
-        rows = await request.app.state.repo.history(found[0].id)
+        viewer = await current_user(request)
+        rows = [r for r in await request.app.state.repo.history(found[0].id)
+                if not r.private or (viewer is not None
+                                     and viewer.id in (r.player0, r.player1))]
         ids = {p for r in rows for p in (r.player0, r.player1) if p is not None}
         users = await request.app.state.repo.users(list(ids))
         return [{"id": r.id, "status": r.status, "config": json.loads(r.config),
@@ -818,6 +874,12 @@ async def _bad_input(_request: Request, error: Exception) -> JSONResponse:
     assert isinstance(error, RequestValidationError)
     message = first_error(error.errors(), skip=1)
     return JSONResponse({"detail": {"code": "bad_input", "message": message}}, 422)
+
+
+def _invite(app: Any, room: Room) -> str:
+    """The link that shows a match to whoever holds it (PROTOCOL.md, *Private matches*)."""
+    link = f"/#/match/{room.id}"
+    return f"{link}?key={invite_key(app, room.id)}" if room.private else link
 
 
 def _playable(position_id: str) -> Position:

@@ -82,6 +82,8 @@ class _MatchMessage(_Message):
 class SubscribeMessage(_MatchMessage):
     type: Literal["subscribe"]
     since: Version | None = None
+    key: Annotated[Text, Field(max_length=64)] | None = None
+    """The invite key of a private match (for a spectator holding the invite link)."""
 
 
 class UnsubscribeMessage(_MatchMessage):
