@@ -142,8 +142,11 @@ def redis_url(store: str) -> str:
 
 
 def make_settings(database_url: str, redis_url: str = "", **overrides: Any) -> Settings:
-    """The settings of an in-process test server (no rate limits, no pings, no .env)."""
-    values: dict[str, Any] = {"rate_limits": False, "ping_interval": 3600, **overrides}
+    """The settings of an in-process test server (no rate limits, no pings, no .env); a
+    rate-limit prefix of its own, so that limits shared in Redis are this test's alone."""
+    values: dict[str, Any] = {"rate_limits": False, "ping_interval": 3600,
+                              "rate_limit_prefix": f"gammon-test:{secrets.token_hex(6)}:",
+                              **overrides}
     return Settings(database_url=database_url, redis_url=redis_url, _env_file=None,  # type: ignore[call-arg]
                     **values)
 

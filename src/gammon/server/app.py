@@ -64,31 +64,96 @@ hasher = PasswordHasher()
 # -- rate limits -----------------------------------------------------------------------
 
 
-class RateLimiter:
-    """Token buckets: ``allow(key, per_minute, burst)``."""
+class TokenBucket:
+    """``burst`` tokens, refilled at ``per_second``; :meth:`take` spends one if any."""
 
-    def __init__(self, enabled: bool = True) -> None:
-        self.enabled = enabled
-        self._buckets: dict[str, tuple[float, float]] = {}
+    __slots__ = ("at", "burst", "per_second", "tokens")
 
-    def allow(self, key: str, per_minute: float, burst: int) -> bool:
-        if not self.enabled:
-            return True
+    def __init__(self, per_second: float, burst: int) -> None:
+        self.per_second = per_second
+        self.burst = float(burst)
+        self.tokens = float(burst)
+        self.at = time.monotonic()
+
+    def take(self) -> bool:
         now = time.monotonic()
-        tokens, last = self._buckets.get(key, (float(burst), now))
-        tokens = min(float(burst), tokens + (now - last) * per_minute / 60.0)
-        if len(self._buckets) > 100_000:
-            self._buckets.clear()
-        if tokens < 1.0:
-            self._buckets[key] = (tokens, now)
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.per_second)
+        self.at = now
+        if self.tokens < 1.0:
             return False
-        self._buckets[key] = (tokens - 1.0, now)
+        self.tokens -= 1.0
         return True
 
 
-def _limit(request: Request, kind: str, per_minute: float, burst: int) -> None:
+class RateLimiter:
+    """Token buckets by key, in this process: ``await allow(key, per_minute, burst)``."""
+
+    def __init__(self, enabled: bool = True) -> None:
+        self.enabled = enabled
+        self._buckets: dict[str, TokenBucket] = {}
+
+    async def allow(self, key: str, per_minute: float, burst: int) -> bool:
+        if not self.enabled:
+            return True
+        bucket = self._buckets.get(key)
+        if bucket is None:
+            if len(self._buckets) > 100_000:
+                self._buckets.clear()
+            bucket = self._buckets[key] = TokenBucket(per_minute / 60.0, burst)
+        return bucket.take()
+
+    async def close(self) -> None:
+        pass
+
+
+# One token bucket in a Redis hash, updated atomically; Redis's clock is the only clock.
+_REDIS_BUCKET = """
+local rate, burst = tonumber(ARGV[1]), tonumber(ARGV[2])
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) + tonumber(clock[2]) / 1e6
+local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local tokens = tonumber(state[1]) or burst
+local at = tonumber(state[2]) or now
+tokens = math.min(burst, tokens + math.max(0, now - at) * rate)
+local allowed = 0
+if tokens >= 1 then
+  tokens = tokens - 1
+  allowed = 1
+end
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
+redis.call('EXPIRE', KEYS[1], math.ceil(burst / rate) + 1)
+return allowed
+"""
+
+
+class RedisRateLimiter:
+    """The same token buckets, kept in Redis: every server process sharing the Redis shares
+    them (else each process would allow the whole rate). If Redis fails, requests are
+    allowed (and the failure logged): the limiter must not take the server down."""
+
+    def __init__(self, url: str, prefix: str = "gammon:rate:") -> None:
+        import redis.asyncio as redis
+
+        self._redis = redis.from_url(url)
+        self._script = self._redis.register_script(_REDIS_BUCKET)
+        self._prefix = prefix
+        self.enabled = True
+
+    async def allow(self, key: str, per_minute: float, burst: int) -> bool:
+        try:
+            return bool(await self._script(keys=[self._prefix + key],
+                                           args=[per_minute / 60.0, burst]))
+        except Exception:
+            log.exception("rate limiter: Redis failed; allowing")
+            return True
+
+    async def close(self) -> None:
+        await self._redis.aclose()
+
+
+async def _limit(request: Request, kind: str, per_minute: float, burst: int) -> None:
     client = request.client.host if request.client else "?"
-    if not request.app.state.limiter.allow(f"{kind}:{client}", per_minute, burst):
+    if not await request.app.state.limiter.allow(f"{kind}:{client}", per_minute, burst):
         raise HTTPException(429, {"code": "rate_limited", "message": f"too many {kind} requests"})
 
 
@@ -238,7 +303,7 @@ async def player(request: Request, response: Response) -> User:
 
 
 async def _new_guest(request: Request) -> User:
-    _limit(request, "guest", 30, 30)
+    await _limit(request, "guest", 30, 30)
     repo: Repository = request.app.state.repo
     for _ in range(5):
         try:
@@ -308,7 +373,8 @@ class WSConnection:
 
     QUEUE_LIMIT = 2000
 
-    def __init__(self, websocket: WebSocket, user: User, session_id: str) -> None:
+    def __init__(self, websocket: WebSocket, user: User, session_id: str,
+                 settings: Settings) -> None:
         self.websocket = websocket
         self.user = user
         self.session_id = session_id
@@ -318,6 +384,12 @@ class WSConnection:
         self.pings: dict[int, float] = {}
         self.closed = False
         self.close_code = 1008
+        # this socket's own limits (a subscribe loads a match: it has a budget of its own)
+        limited = settings.rate_limits
+        self.messages = TokenBucket(settings.ws_messages_per_second,
+                                    settings.ws_message_burst) if limited else None
+        self.subscribes = TokenBucket(settings.ws_subscribes_per_minute / 60.0,
+                                      settings.ws_subscribe_burst) if limited else None
 
     def send_text(self, text: str) -> None:
         if self.closed:
@@ -383,7 +455,7 @@ async def _socket(websocket: WebSocket) -> None:
         await websocket.close(code=4401)
         return
     session_id, user = session
-    conn = WSConnection(websocket, user, session_id)
+    conn = WSConnection(websocket, user, session_id, settings)
     sockets: dict[str, set[WSConnection]] = app.state.sockets
     sockets.setdefault(session_id, set()).add(conn)
     hub: Hub = app.state.hub
@@ -446,9 +518,14 @@ async def _handle(app: Any, hub: Hub, conn: WSConnection, raw: str | bytes,
     settings: Settings = app.state.settings
     message: Any = None
     try:
+        within_rate = conn.messages is None or conn.messages.take()  # every message counts
         message = protocol.parse_client_message(raw, max_bytes=settings.max_message_bytes)
+        if not within_rate:
+            raise ServiceError("rate_limited", "too many messages on this socket")
         match message:
             case protocol.SubscribeMessage():
+                if conn.subscribes is not None and not conn.subscribes.take():
+                    raise ServiceError("rate_limited", "too many subscribes on this socket")
                 room = await hub.room(message.match)
                 if room is None or not _may_see(app, room, conn.user.id, message.key):
                     raise ServiceError("not_found", f"no match {message.match}")
@@ -459,7 +536,7 @@ async def _handle(app: Any, hub: Hub, conn: WSConnection, raw: str | bytes,
                 text = message.text.strip()[: settings.max_chat_length]
                 if not text:
                     raise ProtocolError("malformed", "empty chat message")
-                if not app.state.limiter.allow(f"chat:{conn.user.id}", 20, 5):
+                if not await app.state.limiter.allow(f"chat:{conn.user.id}", 20, 5):
                     raise ServiceError("rate_limited", "too many chat messages")
                 await hub.chat(conn, message.match, text)
             case protocol.MuteMessage():
@@ -525,6 +602,9 @@ def create_app(settings: Settings | None = None, *, bus: Any = None) -> FastAPI:
         app.state.repo = repo = Repository(engine)
         the_bus = bus or (RedisBus(settings.redis_url) if settings.redis_url else LocalBus())
         app.state.hub = hub = Hub(settings, repo, the_bus)
+        if settings.redis_url and settings.rate_limits:  # several processes: one budget
+            app.state.limiter = RedisRateLimiter(settings.redis_url,
+                                                 settings.rate_limit_prefix)
         await hub.start()
         # Long-lived objects (modules, compiled kernels, resumed matches) leave the
         # collector's view, so full collections stay short.
@@ -537,6 +617,7 @@ def create_app(settings: Settings | None = None, *, bus: Any = None) -> FastAPI:
             if collector is not None:
                 collector.cancel()
             await hub.stop()
+            await app.state.limiter.close()
             await repo.close()
             await engine.dispose()
 
@@ -545,6 +626,7 @@ def create_app(settings: Settings | None = None, *, bus: Any = None) -> FastAPI:
                               "history, leaderboard and the engine. Play is over the "
                               "WebSocket at /ws (PROTOCOL.md).")
     app.state.settings = settings
+    # shared through Redis when processes share a Redis bus (lifespan), else per process
     app.state.limiter = RateLimiter(settings.rate_limits)
     app.state.sockets = {}  # session id -> the sockets of this process opened with it
     app.add_exception_handler(RequestValidationError, _bad_input)
@@ -573,7 +655,7 @@ def _routes(app: FastAPI) -> None:
     @app.post("/api/register", status_code=201, tags=["accounts"])
     async def register(body: Credentials, request: Request,
                        response: Response) -> dict[str, Any]:
-        _limit(request, "register", 5, 5)
+        await _limit(request, "register", 5, 5)
         if not NAME.match(body.name) or body.name.lower().startswith(("guest-", "bot-")):
             raise HTTPException(422, {"code": "bad_name", "message":
                                       "a name is 3-20 letters, digits, '_' or '-', "
@@ -593,7 +675,7 @@ def _routes(app: FastAPI) -> None:
     @app.post("/api/login", tags=["accounts"])
     async def login(body: Credentials, request: Request, response: Response) -> dict[str, Any]:
         """Wrong name and wrong password get the same answer in the same time."""
-        _limit(request, "login", 10, 10)
+        await _limit(request, "login", 10, 10)
         found = await request.app.state.repo.user_by_name(body.name)
         digest = found[1] if found is not None and found[1] else _DUMMY_HASH
         ok: bool
@@ -657,7 +739,7 @@ def _routes(app: FastAPI) -> None:
 
     @app.post("/api/games", status_code=201, tags=["lobby"])
     async def create_game(body: NewGame, user: Player, request: Request) -> dict[str, Any]:
-        if not request.app.state.limiter.allow(f"create:{user.id}", 10, 10):
+        if not await request.app.state.limiter.allow(f"create:{user.id}", 10, 10):
             raise HTTPException(429, {"code": "rate_limited",
                                       "message": "too many games created"})
         config = MatchConfig(
@@ -816,7 +898,7 @@ def _routes(app: FastAPI) -> None:
         """Every legal play of ``dice`` in the position (the side on roll's view), ranked by
         the neural engine at ``plies`` (0-2), best first, with its cubeless equity and the
         five probabilities."""
-        _limit(request, "engine", 120, 30)
+        await _limit(request, "engine", 120, 30)
         position = _playable(body.position_id)
         try:
             roll = Roll.parse(body.dice)
@@ -835,7 +917,7 @@ def _routes(app: FastAPI) -> None:
         probabilities and the cubeless equity at ``plies``; with a GNU Backgammon
         ``match_id`` (score, cube, turn), also the cube decision (or the answer to a pending
         double or resignation), as ``gammon cube --json`` gives it."""
-        _limit(request, "engine", 120, 30)
+        await _limit(request, "engine", 120, 30)
         position = _playable(body.position_id)
         try:
             key = None if body.match_id is None else MatchKey.from_id(body.match_id)

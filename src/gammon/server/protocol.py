@@ -160,8 +160,11 @@ MAX_MESSAGE_BYTES = 4096
 def parse_client_message(raw: str | bytes, *, max_bytes: int = MAX_MESSAGE_BYTES) -> Any:
     """The one parser: raw WebSocket text into a :data:`ClientMessage`, or
     :class:`ProtocolError` (``too_large``, ``malformed`` or ``unknown_type``)."""
-    if len(raw) > max_bytes:
-        raise ProtocolError("too_large", f"messages are at most {max_bytes} bytes")
+    size = len(raw)  # characters: at most a quarter of the UTF-8 bytes
+    if isinstance(raw, str) and max_bytes // 4 < size <= max_bytes:
+        size = len(raw.encode("utf-8", "surrogatepass"))
+    if size > max_bytes:
+        raise ProtocolError("too_large", f"messages are at most {max_bytes} bytes (UTF-8)")
     try:
         data = json.loads(raw)
     except (ValueError, RecursionError):

@@ -34,6 +34,17 @@ class Settings(BaseSettings):
     max_open_games: int = 3
     max_chat_length: int = 300
     rate_limits: bool = True
+    """Rate limits on sign-in, guests, game creation, chat, the engine API (per address or
+    user; shared through Redis when ``redis_url`` is set) and on each socket."""
+    rate_limit_prefix: str = "gammon:rate:"
+    """Prefix of the rate limiters' keys in Redis."""
+    ws_messages_per_second: float = 20.0
+    ws_message_burst: int = 60
+    """A socket may send ``ws_message_burst`` messages at once, then this many a second;
+    more get ``rate_limited``."""
+    ws_subscribes_per_minute: float = 60.0
+    ws_subscribe_burst: int = 30
+    """Subscribes load matches from the database: a budget of their own per socket."""
     clock_scale: float = 1.0
     """Multiplies every clock duration of new matches (tests use small values)."""
     heartbeat_interval: float = 2.0
