@@ -13,7 +13,7 @@ from gammon.engine import expert, features
 from gammon.engine.evaluate import evaluate_position, kernel_arrays, new_scratch
 from gammon.engine.network import BASIC, EXPERT, Network, NetworkPair
 from gammon.engine.player import Engine
-from gammon.engine.training import TrainingRun, train
+from gammon.engine.training import TrainingRun, sole_writer, train
 
 SHIPPED = Path(__file__).parents[2] / "src/gammon/engine/weights/gammon.npz"
 
@@ -142,3 +142,16 @@ def test_training_resumes_exactly(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="expert feature set, not basic"):
         train(resumed_path, TrainingRun(**{**run.__dict__, "feature_set": BASIC}),
               log=lambda line: None)
+
+
+def test_a_second_job_on_the_same_checkpoint_is_refused(tmp_path: Path) -> None:
+    """While one job holds a checkpoint, training into it again fails clearly and leaves
+    the file alone."""
+    path = tmp_path / "run.npz"
+    run = TrainingRun(games=5, seed=5, chunk=5, checkpoint_every=5, benchmark_every=0,
+                      contact_hidden=4, race_hidden=4, crashed_hidden=4, feature_set=EXPERT)
+    with sole_writer(path), pytest.raises(ValueError, match="being written by another"):
+        train(path, run, log=lambda line: None)
+    assert not path.exists()
+    train(path, run, log=lambda line: None)  # free again once the first job is done
+    assert path.exists()

@@ -43,7 +43,7 @@ from gammon.engine.evaluate import (
 )
 from gammon.engine.network import MAX_INPUTS, OUTPUTS, Arrays, NetworkPair, equity, forward, invert
 from gammon.engine.playout import INITIAL, MAX_PLIES, opening_roll, roll
-from gammon.engine.training import backpropagate, pubeval_score
+from gammon.engine.training import backpropagate, pubeval_score, sole_writer
 
 _jit = nb.njit(cache=True, nogil=True)
 
@@ -153,6 +153,11 @@ def label(weights: Path, directory: Path, run: LabelRun,
         raise ValueError(f"labels come from 1-ply or 2-ply search, not {run.plies}-ply")
     if run.shards < 1 or run.games < 1:
         raise ValueError("shards and games per shard must be positive")
+    with sole_writer(directory):
+        return _label(weights, directory, run, log)
+
+
+def _label(weights: Path, directory: Path, run: LabelRun, log: Callable[[str], None]) -> int:
     # Every shard records what determines it (a job may be extended to more shards).
     settings = {**asdict(run), "weights_sha256": weights_digest(weights)}
     del settings["shards"]

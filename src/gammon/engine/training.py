@@ -13,7 +13,10 @@ so a run is reproducible and resumes exactly from a checkpoint (saved every
 
 from __future__ import annotations
 
+import fcntl
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -153,8 +156,29 @@ def pubeval_score(nets: NetworkPair, pairs: int, seed: int) -> tuple[float, floa
     return mean, half_width
 
 
+@contextmanager
+def sole_writer(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``<path>.lock`` for the block, so that a long job started
+    twice on the same checkpoint (or shard directory) refuses to run instead of
+    interleaving its writes with the first one's."""
+    lock_path = path.parent / f"{path.name}.lock"
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock_path, "w") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ValueError(f"{path} is being written by another process "
+                             f"(it holds {lock_path})") from None
+        yield
+
+
 def train(path: Path, run: TrainingRun, *, log: object = print) -> NetworkPair:
     """Train into the checkpoint at ``path`` (resuming it when it exists)."""
+    with sole_writer(path):
+        return _train(path, run, log=log)
+
+
+def _train(path: Path, run: TrainingRun, *, log: object) -> NetworkPair:
     say = log if callable(log) else print
     if path.exists():
         nets = NetworkPair.load(path)
