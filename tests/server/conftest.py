@@ -233,13 +233,13 @@ class ServerProcess:
     def ws_url(self) -> str:
         return f"ws://127.0.0.1:{self.port}/ws"
 
-    def start(self) -> ServerProcess:
+    def start(self, timeout: float = 30) -> ServerProcess:
         env = {**os.environ, **self.env, "GAMMON_PORT": str(self.port),
                "GAMMON_PING_INTERVAL": "3600"}
         self.process = subprocess.Popen(
             [sys.executable, "-m", "gammon.server.cli", "serve", "--log-level", "warning"],
             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 err = self.process.stderr.read().decode() if self.process.stderr else ""

@@ -23,6 +23,7 @@ kills per store; ``GAMMON_CRASH_KILLS=N`` (or ``scripts/crash_anywhere.py``) run
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import json
 import os
@@ -97,7 +98,7 @@ class Cluster:
             else:
                 server.env.pop(CRASH_AFTER_COMMIT, None)
             try:
-                server.start()
+                server.start(timeout=120)  # a loaded machine starts slowly
                 return
             except RuntimeError:
                 killed = server.process is not None and server.process.returncode == \
@@ -115,9 +116,13 @@ class Cluster:
                 if s.process is None or s.process.poll() is not None]
 
     def restart_dead(self) -> None:
-        for server in self.dead():
+        """Restart every dead process (at once: a start-up takes seconds)."""
+        dead = self.dead()
+        for server in dead:
             server.kill()  # reap
-            self.start(server)
+        with concurrent.futures.ThreadPoolExecutor(len(dead) or 1) as pool:
+            for started in [pool.submit(self.start, server) for server in dead]:
+                started.result()
 
     def stop(self) -> None:
         for server in self.servers:
@@ -264,7 +269,9 @@ class Run:
                     joined = client.post(f"/api/games/{match_id}/join")
                 if joined.status_code == 200:
                     return match_id
-                assert joined.json()["code"] == "not_open", joined.text  # joined before
+                refusal = joined.json()
+                refusal = refusal.get("detail", refusal)
+                assert refusal["code"] == "not_open", joined.text  # stored before the kill
                 return match_id
             except DOWN as error:
                 self.crashed_outside_play(error)
