@@ -230,3 +230,21 @@ def test_a_foreign_origin_is_closed_with_4403_after_the_handshake(
     with connect(server.ws_url, additional_headers=headers,
                  origin=f"http://127.0.0.1:{server.port}", open_timeout=20) as ws:
         assert json.loads(ws.recv(timeout=10))["type"] == "welcome"
+
+
+def test_bad_ids_and_names_in_the_path_are_a_clear_4xx(lenient: TestClient) -> None:
+    """A NUL (PostgreSQL cannot hold it), a lone surrogate or an overlong id in the URL
+    path was HTTP 500 on PostgreSQL: every path parameter is checked like a body."""
+    lenient.get("/api/me")
+    for bad in ("%00", "a%00b", "%ED%A0%80", "x" * 300, "a.b"):
+        for method, path in (("GET", "/api/games/{}"), ("POST", "/api/games/{}/join"),
+                             ("DELETE", "/api/games/{}"), ("POST", "/api/games/{}/rematch"),
+                             ("GET", "/api/games/{}/export.mat"),
+                             ("GET", "/api/games/{}/fairness")):
+            response = lenient.request(method, path.format(bad))
+            assert response.status_code in (404, 422), (method, path, bad, response.text)
+            assert response.json()["detail"]["code"] in ("bad_input", "not_found")
+    for bad in ("%00", "%ED%A0%80", "x" * 300):
+        for path in ("/api/users/{}/history", "/api/users/{}/ratings"):
+            response = lenient.get(path.format(bad))
+            assert response.status_code in (404, 422), (path, bad, response.text)

@@ -30,6 +30,7 @@ from urllib.parse import urlsplit
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from fastapi import Depends, FastAPI, HTTPException, Query, Request, Response, WebSocket
+from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse
 from fastapi.staticfiles import StaticFiles
@@ -355,6 +356,9 @@ async def _visible_room(request: Request, match_id: str, key: str | None) -> Roo
     return room
 
 
+# Path parameters are client input like a body: checked the same way (422 bad_input).
+MatchId = Annotated[str, PathParam(pattern=protocol.MATCH_ID, description="a match id")]
+UserName = Annotated[Text, PathParam(max_length=40, description="a player's name")]
 InviteKey = Annotated[Text | None, Query(max_length=64, description=
                                          "the key of a private match's invite link")]
 
@@ -755,7 +759,7 @@ def _routes(app: FastAPI) -> None:
         return {**room.info_json(), "invite": _invite(request.app, room)}
 
     @app.get("/api/games/{match_id}", tags=["lobby"])
-    async def game(match_id: str, request: Request, key: InviteKey = None) -> dict[str, Any]:
+    async def game(match_id: MatchId, request: Request, key: InviteKey = None) -> dict[str, Any]:
         """A match's ``state``; a private match's needs a seat or the invite ``key`` (its
         players also get the ``invite`` link)."""
         room = await _visible_room(request, match_id, key)
@@ -766,7 +770,7 @@ def _routes(app: FastAPI) -> None:
         return state
 
     @app.post("/api/games/{match_id}/join", tags=["lobby"])
-    async def join(match_id: str, user: Player, request: Request, key: InviteKey = None,
+    async def join(match_id: MatchId, user: Player, request: Request, key: InviteKey = None,
                    body: Join | None = None) -> dict[str, Any]:
         """Take the free seat; a private match needs the invite ``key`` (or a reservation
         for this user: a rematch)."""
@@ -780,7 +784,7 @@ def _routes(app: FastAPI) -> None:
         return room.info_json()
 
     @app.delete("/api/games/{match_id}", tags=["lobby"])
-    async def cancel(match_id: str, user: Player, request: Request) -> dict[str, Any]:
+    async def cancel(match_id: MatchId, user: Player, request: Request) -> dict[str, Any]:
         try:
             await _hub(request).cancel(user, match_id)
         except ServiceError as error:
@@ -788,7 +792,7 @@ def _routes(app: FastAPI) -> None:
         return {"ok": True}
 
     @app.post("/api/games/{match_id}/rematch", status_code=201, tags=["lobby"])
-    async def rematch(match_id: str, user: Player, request: Request) -> dict[str, Any]:
+    async def rematch(match_id: MatchId, user: Player, request: Request) -> dict[str, Any]:
         try:
             room = await _hub(request).rematch(user, match_id)
         except ServiceError as error:
@@ -799,7 +803,7 @@ def _routes(app: FastAPI) -> None:
 
     @app.get("/api/games/{match_id}/export.{fmt}", response_class=PlainTextResponse,
              tags=["history"])
-    async def export(match_id: str, fmt: exports.Format, request: Request,
+    async def export(match_id: MatchId, fmt: exports.Format, request: Request,
                      key: InviteKey = None) -> PlainTextResponse:
         """The match as a Jellyfish / GNU Backgammon ``.mat`` file or an SGF file
         (:mod:`gammon.server.exports`), built from the match's stored actions."""
@@ -820,7 +824,7 @@ def _routes(app: FastAPI) -> None:
             "content-disposition": f'attachment; filename="{match_id}.{fmt}"'})
 
     @app.get("/api/games/{match_id}/fairness", tags=["history"])
-    async def fairness(match_id: str, request: Request, key: InviteKey = None
+    async def fairness(match_id: MatchId, request: Request, key: InviteKey = None
                        ) -> dict[str, Any]:
         """The dice commitment and, once the match is over, the seed that proves it."""
         await _visible_room(request, match_id, key)
@@ -840,7 +844,7 @@ def _routes(app: FastAPI) -> None:
         return record
 
     @app.get("/api/users/{name}/history", tags=["history"])
-    async def history(name: str, request: Request) -> list[dict[str, Any]]:
+    async def history(name: UserName, request: Request) -> list[dict[str, Any]]:
         found = await request.app.state.repo.user_by_name(name)
         if found is None:
             raise HTTPException(404, {"code": "not_found", "message": "no such player"})
@@ -858,7 +862,7 @@ def _routes(app: FastAPI) -> None:
                  "finished_at": r.finished_at} for r in rows]
 
     @app.get("/api/users/{name}/ratings", tags=["history"])
-    async def ratings(name: str, request: Request) -> dict[str, Any]:
+    async def ratings(name: UserName, request: Request) -> dict[str, Any]:
         found = await request.app.state.repo.user_by_name(name)
         if found is None:
             raise HTTPException(404, {"code": "not_found", "message": "no such player"})

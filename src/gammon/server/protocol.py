@@ -61,7 +61,9 @@ def _unicode(text: str) -> str:
 
 Text = Annotated[str, AfterValidator(_unicode)]
 """A string that is Unicode text: every string a client sends (messages and HTTP bodies)."""
-MatchRef = Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{1,24}$")]
+MATCH_ID = r"^[A-Za-z0-9_-]{1,24}$"
+"""What a match id may be (the server makes 16 of these characters)."""
+MatchRef = Annotated[str, Field(pattern=MATCH_ID)]
 Version = Annotated[int, Field(ge=0, le=10**9)]
 MessageId = Annotated[int, Field(ge=0, le=2**53)] | Annotated[Text, Field(max_length=40)]
 
