@@ -170,3 +170,24 @@ def test_a_client_seed_with_a_nul_is_refused_on_every_store(
     assert refused.status_code == 422, refused.text
     assert [game["id"] for game in b.get("/api/games").json()] == [match_id]  # still open
     assert b.post(f"/api/games/{match_id}/join", json={"client_seed": "b"}).status_code == 200
+
+
+def test_the_longest_inputs_the_api_accepts_are_stored_on_every_store(
+        clients: tuple[Browser, Browser]) -> None:
+    """What a client chooses and the server stores, at the longest the API accepts: a
+    20-character name (``users.name`` holds 40), a 200-character password (stored as its
+    hash), 64-character client seeds of 4-byte characters (``client_seed0/1`` hold 64
+    characters, not bytes, on PostgreSQL too)."""
+    a, b = clients
+    name, password = "n" + "x" * 19, "p" * 200
+    assert a.post("/api/register", json={"name": name, "password": password}).status_code == 201
+    assert a.post("/api/login", json={"name": name.upper(), "password": password}
+                  ).status_code == 200
+    seeds = ["\N{GAME DIE}" * 64, "\N{CROWN}" * 64]
+    created = a.post("/api/games", json={"kind": "match", "length": 1, "client_seed": seeds[0]})
+    assert created.status_code == 201, created.text
+    match_id = created.json()["id"]
+    joined = b.post(f"/api/games/{match_id}/join", json={"client_seed": seeds[1]})
+    assert joined.status_code == 200, joined.text
+    assert a.get(f"/api/games/{match_id}/fairness").json()["client_seeds"] == seeds
+    assert a.get("/api/me").json()["user"]["name"] == name
