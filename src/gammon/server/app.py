@@ -2,9 +2,15 @@
 ``/docs``), the WebSocket at ``/ws`` (PROTOCOL.md) and the web client's static files.
 
 Sessions are a signed cookie (``gammon_session``, itsdangerous, signed with the database's
-secret key or ``GAMMON_SECRET_KEY``) holding the user id. A browser without one becomes a
-guest on its first request to ``/api/me`` (or any call that needs a player), so guests can
-play at once.
+secret key or ``GAMMON_SECRET_KEY``) holding a random token; the ``sessions`` table holds
+the token's SHA-256, so signing out (one session, or all of a user's) revokes it for good.
+A browser without one becomes a guest on its first request to ``/api/me`` (or any call that
+needs a player), so guests can play at once.
+
+Client input is refused at this edge with one clear error: HTTP bodies and parameters are
+strict (422 ``bad_input``), socket messages go through :mod:`gammon.server.protocol`; each
+socket has rate limits of its own, and the per-address/user limits are shared through Redis
+when several processes run.
 """
 
 from __future__ import annotations
