@@ -476,8 +476,8 @@ async def _socket(websocket: WebSocket) -> None:
         while not conn.closed:
             frame = await websocket.receive()
             received = time.time()
-            if frame["type"] == "websocket.disconnect":
-                break
+            if frame["type"] == "websocket.disconnect" or conn.closed:
+                break  # closed meanwhile (a revoked session): not acted on
             raw = frame.get("text")
             if raw is None:
                 raw = frame.get("bytes") or b""
