@@ -21,6 +21,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kills", type=int, default=100, help="kills per store")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--seconds", type=float, default=0,
+                        help="stop killing after this long (per store), then finish the match")
     parser.add_argument("--store", choices=["sqlite", "postgresql"], action="append",
                         help="only this store (repeatable; default: both)")
     args = parser.parse_args()
@@ -28,7 +30,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "figures.jsonl"
         env = {**os.environ, "GAMMON_CRASH_KILLS": str(args.kills),
-               "GAMMON_CRASH_SEED": str(args.seed), "GAMMON_CRASH_REPORT": str(report)}
+               "GAMMON_CRASH_SEED": str(args.seed), "GAMMON_CRASH_REPORT": str(report),
+               "GAMMON_CRASH_SECONDS": str(args.seconds)}
         code = subprocess.call(
             [sys.executable, "-m", "pytest", "tests/server/test_crash_anywhere.py", "-q",
              "-p", "no:cacheprovider", "-k", " or ".join(stores)], cwd=ROOT, env=env)
