@@ -67,6 +67,19 @@ class App {
     return data;
   }
 
+  /** Change who is signed in: `call` talks to the server. The socket is closed first: the
+   *  server closes the old session's socket, and a reconnect made before the new cookie is
+   *  set would carry the revoked one and come back as yet another guest. */
+  async switchSession(call) {
+    this.socket.close();
+    try {
+      return await call();
+    } finally {
+      await this.refreshMe().catch(() => {});
+      this.socket.connect();
+    }
+  }
+
   async saveOptions(patch) {
     this.options = { ...this.options, ...patch };
     setSound(this.options.sound);
@@ -308,10 +321,7 @@ class SignInPage extends Page {
         e.preventDefault();
         const data = new FormData(f);
         try {
-          await api("POST", `/api/${kind}`, { name: data.get("name"), password: data.get("password") });
-          await this.app.refreshMe();
-          this.app.socket.close();
-          this.app.socket.connect();
+          await this.app.switchSession(() => api("POST", `/api/${kind}`, { name: data.get("name"), password: data.get("password") }));
           toast(t("signin.welcome", { name: this.app.me.name }));
           this.app.navigate("#/");
         } catch (err) {
@@ -322,17 +332,11 @@ class SignInPage extends Page {
       return f;
     };
     const guest = h("button", { type: "button", "data-act": "guest", onclick: async () => {
-      await api("POST", "/api/guest");
-      await this.app.refreshMe();
-      this.app.socket.close();
-      this.app.socket.connect();
+      await this.app.switchSession(() => api("POST", "/api/guest"));
       this.app.navigate("#/");
     } }, t("signin.new_guest"));
     const out = h("button", { type: "button", onclick: async () => {
-      await api("POST", "/api/logout");
-      await this.app.refreshMe();
-      this.app.socket.close();
-      this.app.socket.connect();
+      await this.app.switchSession(() => api("POST", "/api/logout"));
       this.app.route(true);
     } }, t("signin.sign_out"));
     main.replaceChildren(
