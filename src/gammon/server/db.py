@@ -99,6 +99,7 @@ server_kv = sa.Table(
     sa.Column("key", sa.String(200), primary_key=True),  # heartbeat:<32 hex> is 42
     sa.Column("value", sa.Text, nullable=False),
 )
+
 # Sign-in sessions: the cookie holds a random token, the table its SHA-256 (a copy of the
 # table signs nobody in); deleting the row revokes the session (sign out).
 sessions = sa.Table(
@@ -109,7 +110,6 @@ sessions = sa.Table(
     sa.Column("created_at", sa.Float, nullable=False),
     sa.Column("expires_at", sa.Float, nullable=False),
 )
-
 
 
 class SeqConflict(Exception):
@@ -512,7 +512,6 @@ class Repository:
         async with self.engine.begin() as conn:
             done = await conn.execute(sessions.delete().where(sessions.c.user_id == user_id))
             return int(done.rowcount)
-
 
 
 def _action_rows(match_id: str, seq: int, rows: Sequence[Row]) -> list[dict[str, Any]]:
