@@ -225,8 +225,84 @@ def _hits_double(mine: np.ndarray, opp: np.ndarray, blots: np.ndarray, count: in
 
 
 @_jit
+def _hits_non_double_masks(mine: np.ndarray, occupied: int, blocked: int, blot_mask: int,
+                           blots: np.ndarray, count: int, a: int, b: int) -> tuple[int, int]:
+    """:func:`_hits_non_double` without checkers on the bar, on bit masks (bit p: our
+    point p): ``occupied`` our points 1..24 with a checker, ``blocked`` the points they
+    hold, ``blot_mask`` their blots. The same rules, the same results; about a tenth of
+    the work, as the loops over pairs of blots become a few shifts."""
+    hit_a = (occupied >> a) & blot_mask  # blots a pips in front of one of our checkers
+    hit_b = (occupied >> b) & blot_mask
+    # a checker a + b pips behind, with a landing point between open
+    combined = (occupied >> (a + b)) & blot_mask & ~((blocked >> a) & (blocked >> b))
+    hit = hit_a | hit_b | combined
+    if hit == 0:
+        return 0, 0
+    farthest = 0
+    for k in range(count - 1, -1, -1):
+        if hit >> blots[k] & 1:
+            farthest = blots[k]
+            break
+    if combined & ((blot_mask >> a) | (blot_mask >> b)):  # it hits on its way too
+        return 2, farthest
+    for k in range(count):  # one checker hits t with the a, another u != t with the b
+        t = blots[k]
+        if not hit_a >> t & 1:
+            continue
+        others = hit_b & ~(1 << t)
+        u = t + a - b  # the b from u lands where the a from t does: two checkers needed
+        if u >= 1 and mine[t + a] == 1:
+            others &= ~(1 << u)
+        if others:
+            return 2, farthest
+    return 1, farthest
+
+
+@_jit
 def _hit_features(mine: np.ndarray, opp: np.ndarray) -> tuple[float, float, float]:
     """(share of rolls hitting one blot or more, two or more, expected pips lost / 24)."""
+    blots = np.empty(15, dtype=np.int64)
+    count = 0
+    occupied = 0
+    blocked = 0
+    blot_mask = 0
+    for t in range(1, 25):
+        if opp[t] == 1:
+            blots[count] = t
+            count += 1
+            blot_mask |= 1 << t
+        elif opp[t] >= 2:
+            blocked |= 1 << t
+        if mine[t] > 0:
+            occupied |= 1 << t
+    if count == 0:
+        return 0.0, 0.0, 0.0
+    one = 0
+    two = 0
+    loss = 0
+    for a in range(1, 7):
+        for b in range(1, a + 1):
+            if a == b:
+                hits, farthest = _hits_double(mine, opp, blots, count, a)
+                weight = 1
+            elif mine[25] == 0:
+                hits, farthest = _hits_non_double_masks(mine, occupied, blocked, blot_mask,
+                                                        blots, count, a, b)
+                weight = 2
+            else:
+                hits, farthest = _hits_non_double(mine, opp, blots, count, a, b)
+                weight = 2
+            if hits >= 1:
+                one += weight
+                loss += weight * farthest
+            if hits >= 2:
+                two += weight
+    return one / 36.0, two / 36.0, loss / 36.0 / 24.0
+
+
+@_jit
+def _hit_features_reference(mine: np.ndarray, opp: np.ndarray) -> tuple[float, float, float]:
+    """:func:`_hit_features` by the direct loops only (kept to test the masks against)."""
     blots = np.empty(15, dtype=np.int64)
     count = 0
     for t in range(1, 25):
