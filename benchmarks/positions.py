@@ -10,8 +10,9 @@ its class still needs some, duplicates dropped. Game ``g`` of seed ``S`` draws e
 from ``random.Random(S * 1_000_003 + g)``. Classes:
 
 * ``race``: no contact (:meth:`Position.is_race`);
-* ``crashed``: contact, and a side has at most 6 live checkers — checkers not borne off,
-  not counting all but one of those on its own 1- and 2-points (a crashed board);
+* ``crashed``: contact, and a side has at most 6 active checkers — the engine's own rule,
+  :func:`gammon.engine.expert.is_crashed` (checkers in play, all but one of those on the
+  ace point left out), so each class is the positions its network sees;
 * ``contact``: every other position.
 
 Each decision is labelled by the labelling net's search (cubeless money equity of each
@@ -69,6 +70,8 @@ from gammon.core.moves import legal_plays
 from gammon.core.position import Position
 from gammon.engine import search
 from gammon.engine.evaluate import kernel_arrays
+from gammon.engine.expert import is_crashed
+from gammon.engine.features import is_race
 from gammon.engine.network import NetworkPair, equity
 from gammon.engine.player import Engine, MoveFilter
 
@@ -84,10 +87,13 @@ RANDOM_PLIES = 4
 KEEP_CHANCE = (0.15, 0.5, 0.3)
 """Chance that a decision of each class is kept: the rarer the class, the higher, so that
 every class is drawn from about the same number of games."""
-CRASHED_LIVE = 6
 BLUNDER = 0.08
-DRAW_FORMAT = 2
-"""Version of the drawing procedure above; part of the work folder's settings."""
+DRAW_FORMAT = 3
+"""Version of the drawing procedure above; part of the work folder's settings (3: the
+engine's crashed rule)."""
+CLASS_RULE = ("race: no contact; crashed: contact and a side has at most 6 active checkers "
+              "(in play, all but one on its ace point left out: "
+              "gammon.engine.expert.is_crashed); contact: the rest")
 
 
 def shipped_weights() -> Path:
@@ -102,20 +108,12 @@ def file_hash(path: Path) -> str:
 # -- classes and decisions --------------------------------------------------------------------
 
 
-def live_checkers(board: Sequence[int]) -> int:
-    """The side on roll's checkers not borne off, all but one of those on its 1- and
-    2-points left out (dead checkers of a crashed board)."""
-    in_play = sum(c for c in board[1:] if c > 0)
-    buried = sum(max(board[point] - 1, 0) for point in (1, 2))
-    return in_play - buried
-
-
 def position_class(position: Position) -> int:
-    if position.is_race():
+    """The class of the network that evaluates ``position`` (the engine's rules)."""
+    board = position.array()
+    if is_race(board):
         return RACE
-    if min(live_checkers(position.board), live_checkers(position.swap().board)) <= CRASHED_LIVE:
-        return CRASHED
-    return CONTACT
+    return CRASHED if is_crashed(board) else CONTACT
 
 
 @dataclass(frozen=True, slots=True)
@@ -477,9 +475,7 @@ def generate(args: argparse.Namespace, argv: Sequence[str]) -> int:
                       "equity - the play's 1-ply equity)",
         "equity": "cubeless money equity of the side that makes the play",
         "classes": {name: kinds.count(k) for k, name in enumerate(CLASSES)},
-        "class_rule": "race: no contact; crashed: contact and a side has at most 6 checkers "
-                      "not borne off, all but one on its 1- and 2-points left out; contact: "
-                      "the rest",
+        "class_rule": CLASS_RULE,
         "drawn_by": "varied 0-ply self-play, see benchmarks/positions.py",
         "seed": args.seed,
         "settings": settings,

@@ -13,6 +13,7 @@ import pytest
 
 from gammon.core.moves import legal_plays
 from gammon.core.position import Position
+from gammon.engine import expert
 from tests.benchmarks.load import benchmark
 
 positions = benchmark("positions")
@@ -129,14 +130,19 @@ def test_classes_contact_crashed_and_race() -> None:
     # the side on roll has 5 checkers left, holding the opponent's 2-point anchor
     few = board({23: 2, 6: 3}, {6: 5, 5: 5, 4: 5})
     assert positions.position_class(few) == positions.CRASHED
-    # 11 checkers, but 9 of them buried on the 1- and 2-points: 11 - 4 - 3 = 4 live
-    buried = board({24: 2, 1: 5, 2: 4}, {6: 5, 5: 5, 4: 5})
-    assert positions.live_checkers(buried.board) == 4
+    # 11 checkers, but 8 of them buried on the ace point, which never move: 11 - 7 = 4
+    buried = board({24: 2, 1: 8, 2: 1}, {6: 5, 5: 5, 4: 5})
     assert positions.position_class(buried) == positions.CRASHED
     # the same seen from the other side is crashed too
     assert positions.position_class(buried.swap()) == positions.CRASHED
+    # the engine's rule, one definition: extra checkers on the 2-point can still move
+    deuce = board({24: 2, 1: 5, 2: 4}, {6: 5, 5: 5, 4: 5})  # 11 - 4 = 7 active
+    assert positions.position_class(deuce) == positions.CONTACT
     spread = board({24: 2, 8: 3, 6: 3, 5: 2}, {6: 5, 5: 5, 4: 5})
     assert positions.position_class(spread) == positions.CONTACT
+    for position in (few, buried, deuce, spread):
+        crashed = positions.position_class(position) == positions.CRASHED
+        assert crashed == expert.is_crashed(position.array())
 
 
 def test_bad_arguments_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
