@@ -84,50 +84,49 @@ from typing import IO, Final
 
 from gammon.core.actions import (
     Abandon,
-    AcceptResign,
-    Action,
     Beaver,
     Drop,
     OfferDouble,
-    OfferResign,
     PlayMove,
     RollDice,
     RollOpening,
     Take,
-    Timeout,
 )
-from gammon.core.cube import Level
-from gammon.core.dice import OpeningRoll, Roll
+from gammon.core.dice import Roll
 from gammon.core.events import EndKind, GameEnded
-from gammon.core.game import Phase
-from gammon.core.match import Match, Rules
-from gammon.core.moves import IllegalPlayError, Move, Play
-from gammon.core.notation import NotationError, parse_play, parse_segments
-from gammon.core.position import Position
+from gammon.core.match import Rules
+from gammon.core.moves import Move, Play
+from gammon.core.notation import NotationError, parse_segments
+from gammon.formats.builder import (
+    Answer,
+    Cube,
+    EndGame,
+    Forfeit,
+    MatchFileError,
+    Result,
+    Rolled,
+    StartGame,
+    Step,
+    WrittenPlay,
+    build,
+    rules_from,
+)
 from gammon.formats.matchfile import (
     GameRecord,
-    IncompletePlayError,
     MatchInfo,
     MatchRecord,
-    MatchRecordError,
     ReplayStep,
-    play_from_steps,
     points_written,
-    resign_level,
 )
 
 __all__ = ["MatFormatError", "dump", "dumps", "load", "loads"]
 
 
-class MatFormatError(ValueError):
+class MatFormatError(MatchFileError):
     """Text that is not a ``.mat`` match file, or a match one cannot hold.
 
     ``line`` is the 1-based line the error is on, when there is one.
     """
-
-    def __init__(self, message: str, line: int | None = None) -> None:
-        super().__init__(message if line is None else f"line {line}: {message}")
-        self.line = line
 
 
 _RIGHT_COLUMN: Final = 15
@@ -345,22 +344,13 @@ def loads(text: str) -> MatchRecord:
     lines = [line.expandtabs(8).rstrip("\r\n") for line in text.lstrip("\ufeff").split("\n")]
     header = _Header()
     index = header.read(lines)
-    try:
-        return _read_games(lines, index, header)
-    except _BeaversPlayed:
-        # GNU Backgammon does not write whether beavers are allowed (it is a setting of
-        # the program); a money session holding a beaver had them on.
-        header.beavers = True
-        return _read_games(lines, index, header)
+    steps = _steps(lines, index, header)
+    return build(steps, header.rules(), players=header.players, info=header.info(),
+                 error=MatFormatError, opening_throws="[OpeningThrows]")
 
 
-class _BeaversPlayed(Exception):
-    """A beaver in a money session whose file does not say beavers are allowed."""
-
-
-def _read_games(lines: list[str], index: int, header: _Header) -> MatchRecord:
-    rules = header.rules()
-    reader = _MatchReader(rules, header.throws)
+def _steps(lines: list[str], index: int, header: _Header) -> list[Step]:
+    """The file's games as the builder's steps (see :mod:`gammon.formats.builder`)."""
     games: list[tuple[int, list[tuple[int, str]]]] = []  # (line of 'Game k', its lines)
     while index < len(lines):
         line = lines[index]
@@ -379,24 +369,73 @@ def _read_games(lines: list[str], index: int, header: _Header) -> MatchRecord:
                                  index)
         else:
             games[-1][1].append((index, line))
+    steps: list[Step] = []
     for number, (line_number, body) in enumerate(games):
-        reader.read_game(number, line_number, body, last=number == len(games) - 1)
-    actions = list(reader.actions)
+        steps += _game_steps(number, line_number, body, header.throws)
     if header.forfeit is not None:
         kind, player, at = header.forfeit
-        forfeit: Abandon | Timeout = Abandon(player) if kind == "abandon" else Timeout(player)
-        reader.apply(forfeit, at)
-        actions.append(forfeit)
-    try:
-        return MatchRecord.from_match_actions(
-            actions,
-            rules=rules,
-            players=reader.players or header.players,
-            info=header.info(),
-            score=reader.start_score,
+        steps.append(Forfeit(at, player, "abandon" if kind == "abandon" else "timeout"))
+    return steps
+
+
+def _game_steps(number: int, line: int, body: list[tuple[int, str]],
+                throws: list[tuple[int, int]]) -> list[Step]:
+    if not body:
+        raise MatFormatError(f"Game {number + 1} has no 'name : score' line", line)
+    players_line, text = body[0]
+    found = _PLAYERS.match(text)
+    if not found:
+        raise MatFormatError(
+            f"expected the players and the score, like 'Alice : 0   Bob : 2', "
+            f"found {text.strip()!r}",
+            players_line,
         )
-    except MatchRecordError as error:  # pragma: no cover - the reader replays as it goes
-        raise MatFormatError(str(error)) from error
+    steps: list[Step] = [StartGame(
+        players_line,
+        players=(found["name0"], found["name1"]),
+        score=(int(found["score0"]), int(found["score1"])),
+        opening_throw=throws[number] if number < len(throws) else None,
+    )]
+    for line_number, row in body[1:]:
+        for player, entry in _entries(row, line_number):
+            steps.append(_entry_step(player, entry, line_number))
+    steps.append(EndGame(body[-1][0]))
+    return steps
+
+
+def _entry_step(player: int, text: str, line: int) -> Step:
+    """One column's entry: a roll and its play, a cube action or a result."""
+    if roll := _ROLL.match(text):
+        play = roll["play"].strip()
+        return Rolled(line, player, Roll(int(roll["die1"]), int(roll["die2"])),
+                      None if not play or _NO_PLAY.match(play) else _written_play(play, line),
+                      text)
+    if cube := _CUBE.match(text):
+        kind = cube["kind"].lower()
+        return Cube(line, player,
+                    "raccoon" if kind.startswith("raccoon")
+                    else "beaver" if kind.startswith("beaver") else "double",
+                    int(cube["value"]) if cube["value"] is not None else None)
+    if _TAKE.match(text) or _DROP.match(text):
+        return Answer(line, player, take=bool(_TAKE.match(text)))
+    if wins := _WINS.match(text):
+        return Result(line, player, int(wins["points"]))
+    raise MatFormatError(f"cannot read player {player + 1}'s entry {text!r}", line)
+
+
+def _written_play(text: str, line: int) -> WrittenPlay:
+    """A play as written: checker moves one die each, perhaps joined (``24/16``) or
+    repeated (``13/11(2)``), hits perhaps marked ``*``."""
+    try:
+        segments = parse_segments(text)
+    except NotationError as error:
+        raise MatFormatError(f"cannot read the play {text!r}: {error}", line) from error
+    return WrittenPlay(
+        steps=tuple(pair for points, _ in segments for pair in itertools.pairwise(points)),
+        notation=text,
+        hits=frozenset(point for points, hits in segments
+                       for point, hit in zip(points, hits, strict=True) if hit),
+    )
 
 
 class _Header:
@@ -480,12 +519,10 @@ class _Header:
             self.players = (names[0], names[1])
 
     def rules(self) -> Rules:
-        if self.length and (self.jacoby or self.beavers):
-            line = self.tags.get("jacoby", self.tags.get("beaver", ("", None)))[1]
-            raise MatFormatError("the Jacoby rule and beavers are money-play options, but "
-                                 f"this is a {self.length} point match", line)
-        return Rules(length=self.length, cube=self.cube, crawford=self.crawford or not self.length,
-                     jacoby=self.jacoby, beavers=self.beavers, winner_rolls_anew=self.anew)
+        line = self.tags.get("jacoby", self.tags.get("beaver", ("", None)))[1]
+        return rules_from(length=self.length, cube=self.cube, crawford=self.crawford,
+                          jacoby=self.jacoby, beavers=self.beavers,
+                          winner_rolls_anew=self.anew, line=line, error=MatFormatError)
 
     def info(self) -> MatchInfo:
         date = None
@@ -509,72 +546,6 @@ class _Header:
         )
 
 
-class _MatchReader:
-    """Plays the games of a file through the core as it reads them."""
-
-    def __init__(self, rules: Rules, throws: list[tuple[int, int]]) -> None:
-        self.rules = rules
-        self.throws = throws  # each game's deciding opening throw, with "winner rolls anew"
-        self.match: Match = Match.new(rules)
-        self.actions: list[Action] = []
-        self.players: tuple[str, str] | None = None
-        self.start_score = (0, 0)
-
-    def apply(self, action: Action, line: int) -> None:
-        try:
-            self.match, _ = self.match.apply(action)
-        except ValueError as error:
-            raise MatFormatError(str(error), line) from error
-        self.actions.append(action)
-
-    def read_game(self, number: int, line: int, body: list[tuple[int, str]], *, last: bool) -> None:
-        if not body:
-            raise MatFormatError(f"Game {number + 1} has no 'name : score' line", line)
-        players_line, text = body[0]
-        found = _PLAYERS.match(text)
-        if not found:
-            raise MatFormatError(
-                f"expected the players and the score, like 'Alice : 0   Bob : 2', "
-                f"found {text.strip()!r}",
-                players_line,
-            )
-        names = (found["name0"], found["name1"])
-        score = (int(found["score0"]), int(found["score1"]))
-        if self.players is None:
-            self.players = names
-            if score != (0, 0):
-                self.start_score = score
-                try:
-                    self.match = Match.new(self.rules, score=score)
-                except ValueError as error:
-                    raise MatFormatError(str(error), players_line) from error
-        elif names != self.players:
-            raise MatFormatError(
-                f"the players change from {self.players[0]!r} and {self.players[1]!r} to "
-                f"{names[0]!r} and {names[1]!r}",
-                players_line,
-            )
-        if self.match.is_over:
-            raise MatFormatError(f"the match is over before Game {number + 1}", line)
-        if self._scores_checked() and score != self.match.score:
-            raise MatFormatError(
-                f"Game {number + 1} starts at {score[0]}-{score[1]}, but the games before it "
-                f"end at {self.match.score[0]}-{self.match.score[1]}",
-                players_line,
-            )
-        game = _GameReader(self, number)
-        for line_number, row in body[1:]:
-            for player, entry in _entries(row, line_number):
-                game.entry(player, entry, line_number)
-        game.finish(last=last, line=body[-1][0])
-
-    def _scores_checked(self) -> bool:
-        # GNU Backgammon scores an accepted resignation at its full level even under the
-        # Jacoby rule; gammon's core scores it single while the cube is centred, so money
-        # tallies may differ there.
-        return not self.rules.jacoby
-
-
 def _entries(row: str, line: int) -> list[tuple[int, str]]:
     """The entries of a move line, each with its column (0 left, 1 right)."""
     numbered = _NUMBERED.match(row)
@@ -594,188 +565,3 @@ def _entries(row: str, line: int) -> list[tuple[int, str]]:
     if len(texts) == 2:
         return [(0, texts[0]), (1, texts[1])]
     return [(1 if found[0].start() > _RIGHT_COLUMN else 0, texts[0])]
-
-
-class _GameReader:
-    """One game's entries, applied to the match in order."""
-
-    def __init__(self, reader: _MatchReader, number: int) -> None:
-        self.reader = reader
-        self.number = number
-        self.started = False
-        self.pending: tuple[int, Roll, int] | None = None  # a roll with legal plays, unplayed
-        self.beaver_by: int | None = None  # the doubler whose acceptance of a beaver follows
-
-    @property
-    def match(self) -> Match:
-        return self.reader.match
-
-    def entry(self, player: int, text: str, line: int) -> None:
-        name = f"player {player + 1}"
-        beaver_by, self.beaver_by = self.beaver_by, None
-        if self.started and self.match.game.phase is Phase.GAME_OVER:
-            wins = _WINS.match(text)
-            if not wins:
-                raise MatFormatError(f"the game is over, but {name} goes on: {text!r}", line)
-            self._check_result(player, int(wins["points"]), line)
-            return
-        if self.pending is not None and not _WINS.match(text):
-            self._unplayed(line)
-        if roll := _ROLL.match(text):
-            self._roll(player, Roll(int(roll["die1"]), int(roll["die2"])), roll["play"], line)
-        elif cube := _CUBE.match(text):
-            self._cube(player, cube["kind"].lower(), cube["value"], line)
-        elif _TAKE.match(text):
-            if beaver_by == player:
-                return  # the doubler accepts the beaver: the core's beaver includes it
-            self.reader.apply(Take(player), line)
-        elif _DROP.match(text):
-            self.reader.apply(Drop(player), line)
-        elif wins := _WINS.match(text):
-            self._resignation(player, int(wins["points"]), line)
-        else:
-            raise MatFormatError(f"cannot read {name}'s entry {text!r}", line)
-
-    def _roll(self, player: int, roll: Roll, play: str, line: int) -> None:
-        if not self.started:
-            throw = self._throw(player, roll, line)
-            self.reader.apply(RollOpening(OpeningRoll(player, roll, (throw,))), line)
-            self.started = True
-        else:
-            self.reader.apply(RollDice(player, roll), line)
-        play = play.strip()
-        if _NO_PLAY.match(play):
-            play = ""
-        game = self.match.game
-        if not play:
-            if game.phase is Phase.MOVING:
-                self.pending = (player, roll, line)
-            return
-        if game.phase is not Phase.MOVING:
-            raise MatFormatError(
-                f"player {player + 1} cannot move with {roll} here, but the file plays {play!r}",
-                line,
-            )
-        self.reader.apply(PlayMove(player, _read_play(game.position, roll, play, line)), line)
-
-    def _throw(self, player: int, roll: Roll, line: int) -> tuple[int, int]:
-        """The opening's deciding throw: the opening roll's dice, or with "winner rolls
-        anew" the one [OpeningThrows] gives for this game."""
-        if self.reader.rules.winner_rolls_anew:
-            if self.number >= len(self.reader.throws):
-                raise MatFormatError(
-                    f"the winner rolls anew, but [OpeningThrows] gives no throw for Game "
-                    f"{self.number + 1}", line)
-            return self.reader.throws[self.number]
-        if roll.is_double():
-            raise MatFormatError(f"the opening roll cannot be a double: {roll}", line)
-        high, low = max(roll.die1, roll.die2), min(roll.die1, roll.die2)
-        return (high, low) if player == 0 else (low, high)
-
-    def _cube(self, player: int, kind: str, value: str | None, line: int) -> None:
-        if kind.startswith("raccoon"):
-            raise MatFormatError("raccoons (a redouble after a beaver) are not in gammon's rules",
-                                 line)
-        if not self.started:
-            raise MatFormatError("the game starts with the opening roll, not a cube action", line)
-        game = self.match.game
-        cube = game.cube.value
-        if game.phase is Phase.CUBE_OFFERED and player == game.opponent:
-            if game.rules.is_money and not game.rules.beavers:
-                raise _BeaversPlayed
-            expected = 4 * cube
-            self.reader.apply(Beaver(player), line)
-            self.beaver_by = game.turn
-        else:
-            expected = 2 * cube
-            self.reader.apply(OfferDouble(player), line)
-        if value is not None and int(value) != expected:
-            raise MatFormatError(f"the cube goes to {expected} here, not {value}", line)
-
-    def _resignation(self, winner: int, points: int, line: int) -> None:
-        loser = 1 - winner
-        game = self.match.game
-        if not self.started:
-            raise MatFormatError("the game starts with the opening roll", line)
-        if game.phase not in (Phase.BEFORE_ROLL, Phase.MOVING) or game.turn != loser:
-            raise MatFormatError(
-                f"player {winner + 1} wins {points} points before the game is over, so player "
-                f"{loser + 1} resigns; gammon's rules allow resigning only on one's own turn "
-                f"before the roll or the play",
-                line,
-            )
-        cube = game.cube.value
-        level = Level(resign_level(points, cube))
-        if points != int(level) * cube:
-            raise MatFormatError(
-                f"player {winner + 1} wins {points} points by a resignation, but with the cube "
-                f"at {cube} a resignation wins {cube}, {2 * cube} or {3 * cube}",
-                line,
-            )
-        self.pending = None
-        self.reader.apply(OfferResign(loser, level), line)
-        if level is not Level.BACKGAMMON:  # a backgammon offer is accepted by itself
-            self.reader.apply(AcceptResign(winner), line)
-
-    def _check_result(self, winner: int, points: int, line: int) -> None:
-        result = self.match.game.result
-        assert result is not None
-        if result.winner != winner or points_written(result) != points:
-            said = points_written(result)
-            raise MatFormatError(
-                f"the file says player {winner + 1} wins {points} points, but the game ended "
-                f"with player {result.winner + 1} winning {said} point{'s' if said != 1 else ''}",
-                line,
-            )
-
-    def _unplayed(self, line: int) -> None:
-        assert self.pending is not None
-        player, roll, at = self.pending
-        raise MatFormatError(
-            f"player {player + 1} rolled {roll} and has legal plays, but no play is written "
-            f"(and no resignation follows)",
-            at,
-        )
-
-    def finish(self, *, last: bool, line: int) -> None:
-        if not self.started:
-            raise MatFormatError(f"Game {self.number + 1} has no moves", line)
-        if last:
-            return  # the match may stop anywhere: in progress, or forfeited
-        if self.pending is not None:
-            self._unplayed(line)
-        if self.match.game.phase is not Phase.GAME_OVER:
-            raise MatFormatError(
-                f"Game {self.number + 1} is not over, but another game follows", line
-            )
-
-
-def _read_play(position: Position, roll: Roll, text: str, line: int) -> Play:
-    try:
-        segments = parse_segments(text)
-    except NotationError as error:
-        raise MatFormatError(f"cannot read the play {text!r}: {error}", line) from error
-    steps = [pair for points, _ in segments for pair in itertools.pairwise(points)]
-    try:
-        play = play_from_steps(position, roll, steps)
-    except IncompletePlayError as error:  # the moves can be played, but leave dice unused
-        raise MatFormatError(str(error), line) from error
-    except IllegalPlayError:
-        # perhaps joined moves with the way unwritten, like 24/16: resolve by notation
-        try:
-            play = parse_play(position, roll, text)
-        except (IllegalPlayError, NotationError) as error:
-            raise MatFormatError(f"{roll}: {text!r} is not a legal play here: {error}",
-                                 line) from error
-    # hits need not be marked, but a mark must be a hit
-    marked = {
-        point for points, hits in segments for point, hit in zip(points, hits, strict=True) if hit
-    }
-    hit = {move.destination for move in play.moves if move.hit}
-    if marked - hit:
-        raise MatFormatError(
-            f"{roll}: {text!r} marks a hit on {', '.join(map(str, sorted(marked - hit)))}, "
-            f"but the play hits no checker there",
-            line,
-        )
-    return play
