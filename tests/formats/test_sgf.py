@@ -197,14 +197,14 @@ def test_the_small_good_file_reads() -> None:
         (_GOOD.replace("W[31hefe]", "W[31heXe]"), 2, "is not a move"),
         (_GOOD.replace("W[31hefe]", "W[33hefe]"), 2, "opening roll cannot be a double"),
         (_GOOD.replace(";B[52lqln]", ";W[52mhmk]"), 3, "it is player 1's turn"),
-        (_GOOD.replace("RE[W+1]", "RE[B+1]"), 1, "disagrees with the moves"),
+        (_GOOD.replace("RE[W+1]", "RE[B+1]"), 1, "the file says player 2 wins 1 point, but"),
         (_GOOD.replace("RE[W+1]", "RE[W+one]"), 1, "RE is the winner and the points"),
         (_GOOD.replace("RE[W+1]", "RE[W+1T]"), 1, "followed by R"),
         (_GOOD.replace(";W[double]\n;B[drop]", ""), 1, "without a resignation"),
         (_GOOD.replace(";W[double]\n;B[drop]", "").replace("RE[W+1]", "RE[W+1R]"), 1,
-         "B resigns when it is not their turn"),
+         "so player 2 resigns; gammon's rules allow resigning only on one's own turn"),
         (_GOOD.replace(";W[double]\n;B[drop]", ";PL[W]DI[66]\n;W[55mhmh]"), 5,
-         "W has rolled 66 and plays 55"),
+         "player 1 has rolled 66 and plays 55"),
         (_GOOD.replace("RU[Crawford]", "RU[Crawford:CrawfordGame]"), 1,
          "marked the Crawford game"),
         (_GOOD.replace("RU[Crawford]", "RU[Jacoby]"), 1, "money-play options"),
@@ -214,7 +214,8 @@ def test_the_small_good_file_reads() -> None:
         (_GOOD.replace(";B[drop]", ";B[drop]AB[a]"), 5, "board setups"),
         (_GOOD.replace(";B[drop]", ";XR[Q9]"), 5, "XR is a colour and a level"),
         (_GOOD.replace("RE[W+1]", "RE[W+1]XF[W:quit]"), 1, "XF is W or B"),
-        (_GOOD + _GOOD.replace("[ws:0]", "[ws:0]"), 6, "game 2 starts at 0-0 (MI ws, bs)"),
+        (_GOOD + _GOOD.replace("[ws:0]", "[ws:0]"), 6,
+         "game 2 starts at 0-0, but the games before it end at 1-0"),
         (_GOOD + _GOOD.replace("PW[Alice]", "PW[Eve]").replace("[ws:0]", "[ws:1]"), 6,
          "the players change"),
         (_GOOD + _GOOD.replace("length:3", "length:5"), 6, "5 point match"),
@@ -266,3 +267,21 @@ def test_writing_what_was_read_gives_the_same_text() -> None:
     rng = random.Random(5)
     record = random_record(rng.randrange(2**32), Rules(length=3))
     assert sgf.dumps(sgf.loads(sgf.dumps(record))) == sgf.dumps(record)
+
+
+def test_a_match_starting_at_a_crawford_score_reads_the_crawford_mark() -> None:
+    """A record that starts at 4-2 of a 5-point match: its first game is the Crawford game
+    if its root says CrawfordGame, else post-Crawford (the Crawford game was played before
+    the record starts), as GNU Backgammon reads it; both go through SGF unchanged."""
+    actions: list[Action] = [_opening(0, 3, 1), PlayMove(0, "8/5 6/5"), OfferDouble(1), Drop(0)]
+    post = MatchRecord.from_match_actions(actions, rules=Rules(length=5), score=(4, 2),
+                                          crawford_reached=True)
+    text = sgf.dumps(post)
+    assert "CrawfordGame" not in text and "[ws:4][bs:2]" in text
+    assert sgf.loads(text) == post
+    assert sgf.loads(text).replay().score == (4, 3)
+    crawford = MatchRecord.from_match_actions(actions[:2], rules=Rules(length=5), score=(4, 2))
+    assert "CrawfordGame" in sgf.dumps(crawford)
+    assert sgf.loads(sgf.dumps(crawford)) == crawford
+    with pytest.raises(SgfFormatError, match="the Crawford game has no cube"):
+        sgf.loads(text.replace("RU[Crawford]", "RU[Crawford:CrawfordGame]"))

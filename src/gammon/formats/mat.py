@@ -37,7 +37,9 @@ moves in any order, ``bar``/``off`` words, joined moves (``24/16``, ``13/11(2)``
 marks optional, ``Double``/``Take``/``Drop`` spellings, ``Wins N points and the match``,
 XG's ``Cannot Move``. The columns are found the way GNU Backgammon finds them: a line
 holding two entries has one per column; a lone entry starting after column 15 is the
-right-hand one.
+right-hand one. The reader only parses the syntax: the rules (the opening, beavers,
+resignations, the scores, forfeits) are applied by :mod:`gammon.formats.builder`, the same
+for SGF files.
 
 The format has no place for a few things, handled with header tags that GNU Backgammon
 ignores (the first three are XG's): ``[Jacoby "On"]``, ``[Beaver "On"]``, ``[Crawford

@@ -40,7 +40,10 @@ ordinary first move.
 
 :func:`loads` reads GNU Backgammon's files (its analysis properties are skipped), follows
 the main line where a file has variations, and refuses what a match record cannot hold:
-board setups (``AE``/``AB``/``AW``), automatic doubles and raccoons.
+board setups (``AE``/``AB``/``AW``), automatic doubles and raccoons. It only parses the
+syntax: the rules are applied by :mod:`gammon.formats.builder`, the same for ``.mat``
+files (a resignation's points must be the cube, twice or three times it, for instance; a
+first game at a Crawford score without ``CrawfordGame`` is post-Crawford).
 
 >>> from gammon.core.actions import PlayMove, RollOpening
 >>> from gammon.core.dice import OpeningRoll, Roll
@@ -66,8 +69,6 @@ from typing import IO, Final
 
 from gammon.core.actions import (
     Abandon,
-    AcceptResign,
-    Action,
     Beaver,
     Drop,
     OfferDouble,
@@ -77,35 +78,43 @@ from gammon.core.actions import (
     RollDice,
     RollOpening,
     Take,
-    Timeout,
 )
 from gammon.core.cube import Level
-from gammon.core.dice import OpeningRoll, Roll
+from gammon.core.dice import Roll
 from gammon.core.events import EndKind, GameEnded
 from gammon.core.game import Phase
-from gammon.core.match import Match, Rules
-from gammon.core.moves import IllegalPlayError, Move, Play
+from gammon.core.match import Rules
+from gammon.core.moves import Move, Play
 from gammon.core.position import BAR
+from gammon.formats.builder import (
+    Answer,
+    Cube,
+    EndGame,
+    Forfeit,
+    MatchFileError,
+    Offer,
+    Result,
+    Rolled,
+    StartGame,
+    Step,
+    WrittenPlay,
+    build,
+    rules_from,
+)
 from gammon.formats.matchfile import (
     MatchInfo,
     MatchRecord,
-    MatchRecordError,
     ReplayStep,
-    play_from_steps,
 )
 
 __all__ = ["SgfFormatError", "dump", "dumps", "load", "loads"]
 
 
-class SgfFormatError(ValueError):
+class SgfFormatError(MatchFileError):
     """Text that is not a backgammon SGF file, or a match one cannot hold.
 
     ``line`` is the 1-based line the error is on, when there is one.
     """
-
-    def __init__(self, message: str, line: int | None = None) -> None:
-        super().__init__(message if line is None else f"line {line}: {message}")
-        self.line = line
 
 
 _COLOURS: Final = "WB"
@@ -416,16 +425,9 @@ def loads(text: str) -> MatchRecord:
     games = [tree for tree in trees if _is_backgammon(tree)]
     if not games:
         raise SgfFormatError("no backgammon game in the file: backgammon trees have GM[6]")
-    try:
-        return _read(games, beavers=False)
-    except _BeaversPlayed:
-        # GNU Backgammon keeps whether beavers are allowed as a setting of the program,
-        # not in its files: a money session holding a beaver had them on.
-        return _read(games, beavers=True)
-
-
-class _BeaversPlayed(Exception):
-    """A beaver in a money session whose file does not say beavers are allowed."""
+    first = _Root(games[0].nodes[0])
+    return build(_steps(games), first.rules(), players=first.players(), info=first.info(),
+                 error=SgfFormatError, opening_throws="the game's root (XT)")
 
 
 def _is_backgammon(tree: _Tree) -> bool:
@@ -433,25 +435,118 @@ def _is_backgammon(tree: _Tree) -> bool:
     return game is not None and game.values[0].strip() == "6"
 
 
-def _read(trees: list[_Tree], *, beavers: bool) -> MatchRecord:
-    first = _Root(trees[0].nodes[0])
-    rules = first.rules(beavers=beavers)
-    reader = _Reader(rules, first)
+def _steps(trees: list[_Tree]) -> list[Step]:
+    """The file's game trees as the builder's steps (see :mod:`gammon.formats.builder`)."""
+    steps: list[Step] = []
     for number, tree in enumerate(trees):
-        reader.read_game(number, tree, last=number == len(trees) - 1)
-    actions = list(reader.actions)
-    if reader.forfeit is not None:
-        actions.append(reader.forfeit)
-    try:
-        return MatchRecord.from_match_actions(
-            actions,
-            rules=rules,
-            players=first.players(),
-            info=first.info(),
-            score=reader.start_score,
+        last = number == len(trees) - 1
+        nodes = tree.main_line()
+        root = _Root(nodes[0])
+        re_prop = root.node.get("RE")
+        # a lone root without moves or result: the record of a match no game was started in
+        if not (len(trees) == 1 and len(nodes) == 1 and re_prop is None):
+            steps.append(StartGame(root.line, root.players(), root.score, length=root.length,
+                                   crawford="CrawfordGame" in root.tokens,
+                                   opening_throw=root.opening_throw()))
+            for node in nodes[1:]:
+                steps += _node_steps(node)
+            if re_prop is not None:
+                steps.append(_read_result(re_prop))
+            steps.append(EndGame(root.line))
+        if (xf := root.node.get("XF")) is not None:
+            if not last:
+                raise SgfFormatError("only the last game may end the match by a forfeit (XF)",
+                                     xf.line)
+            colour, _, kind = xf.values[0].partition(":")
+            if colour not in _COLOURS or kind not in _FORFEITS:
+                raise SgfFormatError(
+                    f"XF is W or B and 'abandon' or 'timeout', like XF[B:abandon], got "
+                    f"{xf.values[0]!r}",
+                    xf.line,
+                )
+            steps.append(Forfeit(xf.line, _COLOURS.index(colour),
+                                 "abandon" if kind == "abandon" else "timeout"))
+    return steps
+
+
+def _read_result(prop: _Property) -> Result:
+    """``RE[W+2]``, ``RE[B+4R]`` (R: the loser resigned)."""
+    found = _RESULT.match(prop.values[0].strip())
+    if not found or not found["points"]:
+        raise SgfFormatError(
+            f"RE is the winner and the points, like RE[W+2] or RE[B+4R], got "
+            f"{prop.values[0]!r}",
+            prop.line,
         )
-    except MatchRecordError as error:  # pragma: no cover - the reader replays as it goes
-        raise SgfFormatError(str(error)) from error
+    how = found["how"].upper()
+    if how not in ("", "R"):
+        raise SgfFormatError(f"RE[{prop.values[0]}]: the points are followed by R for a "
+                             f"resignation, or nothing", prop.line)
+    return Result(prop.line, _COLOURS.index(found["colour"].upper()), int(found["points"]),
+                  resigned=how == "R")
+
+
+def _node_steps(node: _Node) -> list[Step]:
+    """A move node: a roll and its play, a cube action, dice set (DI) before a resignation,
+    a refused (XR) or unanswered (XO) resign offer."""
+    for prop in node.properties:
+        if prop.name in _SETUP:
+            raise SgfFormatError(
+                f"board setups ({prop.name}) are not supported: a match record replays "
+                f"from the starting position",
+                prop.line,
+            )
+    steps: list[Step] = []
+    moves = [p for p in node.properties if p.name in ("W", "B")]
+    dice = node.get("DI")
+    if moves:
+        prop = moves[0]  # like GNU Backgammon, a second move in one node is ignored
+        steps.append(_move(_COLOURS.index(prop.name), prop.values[0].strip(), prop.line))
+    elif dice is not None:
+        turn = node.get("PL")
+        colour = turn.values[0].strip()[:1].upper() if turn is not None else ""
+        player = _COLOURS.index(colour) if colour and colour in _COLOURS else None
+        steps.append(Rolled(dice.line, player, _roll(dice.values[0].strip(), dice.line), None,
+                            f"DI[{dice.values[0]}]"))
+    for name, refused in (("XR", True), ("XO", False)):
+        if (offer := node.get(name)) is not None:
+            found = _OFFER.match(offer.values[0].strip())
+            if not found:
+                raise SgfFormatError(
+                    f"{name} is a colour and a level 1-3, like {name}[W2], got "
+                    f"{offer.values[0]!r}",
+                    offer.line,
+                )
+            steps.append(Offer(offer.line, _COLOURS.index(found["colour"]),
+                               Level(int(found["level"])), refused=refused))
+    return steps
+
+
+def _move(player: int, value: str, line: int) -> Step:
+    if value == "double":
+        return Cube(line, player)
+    if value in ("take", "drop"):
+        return Answer(line, player, take=value == "take")
+    found = _MOVE.match(value)
+    if not found:
+        raise SgfFormatError(
+            f"{_COLOURS[player]}[{value}] is not a move: expected dice and letter pairs "
+            f"like W[31hefe], or double, take, drop",
+            line,
+        )
+    letters = found["moves"]
+    steps = tuple(
+        (_point(player, letters[i], line), _point(player, letters[i + 1], line))
+        for i in range(0, len(letters), 2)
+    )
+    return Rolled(line, player, _roll(found["die1"] + found["die2"], line),
+                  WrittenPlay(steps) if steps else None, f"{_COLOURS[player]}[{value}]")
+
+
+def _roll(dice: str, line: int) -> Roll:
+    if len(dice) != 2 or not all(d in "123456" for d in dice):
+        raise SgfFormatError(f"dice are two digits 1-6, got {dice!r}", line)
+    return Roll(int(dice[0]), int(dice[1]))
 
 
 _RESULT = re.compile(r"^(?P<colour>[WBwb])\+(?P<points>\d*)(?P<how>[A-Za-z]*)$")
@@ -490,33 +585,29 @@ class _Root:
     def players(self) -> tuple[str, str]:
         return (self.text("PW") or "Player 1", self.text("PB") or "Player 2")
 
-    def rules(self, *, beavers: bool) -> Rules:
-        jacoby = "Jacoby" in self.tokens
-        beavers = beavers or "Beavers" in self.tokens
-        if self.length and (jacoby or beavers):
-            raise SgfFormatError(
-                f"the Jacoby rule and beavers are money-play options, but this is a "
-                f"{self.length} point match",
-                self.line,
-            )
-        return Rules(
+    def rules(self) -> Rules:
+        return rules_from(
             length=self.length,
             cube="NoCube" not in self.tokens,
-            crawford="Crawford" in self.tokens or not self.length,
-            jacoby=jacoby,
-            beavers=beavers,
+            crawford="Crawford" in self.tokens,
+            jacoby="Jacoby" in self.tokens,
+            beavers="Beavers" in self.tokens,
             winner_rolls_anew="WinnerRollsAnew" in self.tokens,
+            line=self.line,
+            error=SgfFormatError,
         )
 
-    def opening_throw(self) -> tuple[int, int]:
-        """The deciding opening throw of a "winner rolls anew" game (``XT``)."""
+    def opening_throw(self) -> tuple[int, int] | None:
+        """The deciding opening throw of a "winner rolls anew" game (``XT``), if given."""
         prop = self.node.get("XT")
-        value = prop.values[0].strip() if prop is not None else ""
+        if prop is None:
+            return None
+        value = prop.values[0].strip()
         if not re.fullmatch(r"[1-6][1-6]", value) or value[0] == value[1]:
             raise SgfFormatError(
-                f"the winner rolls anew, so the game's root gives the deciding opening throw, "
+                f"XT is the deciding opening throw of a game where the winner rolls anew, "
                 f"two different dice like XT[52], got {value!r}",
-                prop.line if prop is not None else self.line,
+                prop.line,
             )
         return int(value[0]), int(value[1])
 
@@ -541,289 +632,6 @@ class _Root:
 _MOVE = re.compile(r"^(?P<die1>[1-6])(?P<die2>[1-6])(?P<moves>(?:[a-z][a-z]){0,4})$")
 _OFFER = re.compile(r"^(?P<colour>[WB])(?P<level>[123])$")
 _SETUP: Final = frozenset({"AE", "AB", "AW", "CP"})
-
-
-class _Reader:
-    """Plays the game trees through the core as it reads them."""
-
-    def __init__(self, rules: Rules, first: _Root) -> None:
-        self.rules = rules
-        self.players = first.players()
-        self.match = Match.new(rules)
-        self.actions: list[Action] = []
-        self.start_score = (0, 0)
-        self.forfeit: Abandon | Timeout | None = None
-
-    def apply(self, action: Action, line: int) -> None:
-        try:
-            self.match, _ = self.match.apply(action)
-        except ValueError as error:
-            raise SgfFormatError(str(error), line) from error
-        self.actions.append(action)
-
-    def read_game(self, number: int, tree: _Tree, *, last: bool) -> None:
-        nodes = tree.main_line()
-        root = _Root(nodes[0])
-        self._check_root(number, root)
-        game = _GameReader(self, number, root)
-        for node in nodes[1:]:
-            game.node(node)
-        game.finish(root, last=last)
-        if (xf := root.node.get("XF")) is not None:
-            if not last:
-                raise SgfFormatError("only the last game may end the match by a forfeit (XF)",
-                                     xf.line)
-            colour, _, kind = xf.values[0].partition(":")
-            if colour not in _COLOURS or kind not in _FORFEITS:
-                raise SgfFormatError(
-                    f"XF is W or B and 'abandon' or 'timeout', like XF[B:abandon], got "
-                    f"{xf.values[0]!r}",
-                    xf.line,
-                )
-            player = _COLOURS.index(colour)
-            forfeit: Abandon | Timeout = Abandon(player) if kind == "abandon" else Timeout(player)
-            self.forfeit = forfeit
-            try:
-                self.match, _ = self.match.apply(forfeit)
-            except ValueError as error:
-                raise SgfFormatError(str(error), xf.line) from error
-
-    def _check_root(self, number: int, root: _Root) -> None:
-        if root.length != self.rules.length:
-            raise SgfFormatError(
-                f"game {number + 1} is from a {root.length} point match, the first game from a "
-                f"{self.rules.length} point match",
-                root.line,
-            )
-        if root.players() != self.players:
-            raise SgfFormatError(
-                f"the players change from {self.players[0]!r} and {self.players[1]!r} to "
-                f"{root.players()[0]!r} and {root.players()[1]!r}",
-                root.line,
-            )
-        if number == 0 and root.score != (0, 0):
-            self.start_score = root.score
-            try:
-                self.match = Match.new(self.rules, score=root.score)
-            except ValueError as error:
-                raise SgfFormatError(str(error), root.line) from error
-        if self.match.is_over:
-            raise SgfFormatError(f"the match is over before game {number + 1}", root.line)
-        # GNU Backgammon scores an accepted resignation at its full level even under the
-        # Jacoby rule; gammon's core scores it single while the cube is centred, so money
-        # tallies may differ there.
-        if not self.rules.jacoby and root.score != self.match.score:
-            raise SgfFormatError(
-                f"game {number + 1} starts at {root.score[0]}-{root.score[1]} (MI ws, bs), but "
-                f"the games before it end at {self.match.score[0]}-{self.match.score[1]}",
-                root.line,
-            )
-
-
-class _GameReader:
-    """One game tree's nodes, applied to the match in order."""
-
-    def __init__(self, reader: _Reader, number: int, root: _Root) -> None:
-        self.reader = reader
-        self.number = number
-        self.root = root
-        self.started = False
-        self.beaver_by: int | None = None
-        self.offer_pending = False
-
-    @property
-    def match(self) -> Match:
-        return self.reader.match
-
-    def node(self, node: _Node) -> None:
-        beaver_by, self.beaver_by = self.beaver_by, None
-        if self.offer_pending:
-            raise SgfFormatError("nothing may follow an unanswered resign offer (XO)", node.line)
-        for prop in node.properties:
-            if prop.name in _SETUP:
-                raise SgfFormatError(
-                    f"board setups ({prop.name}) are not supported: a match record replays "
-                    f"from the starting position",
-                    prop.line,
-                )
-        moves = [p for p in node.properties if p.name in ("W", "B")]
-        dice = node.get("DI")
-        if moves:
-            prop = moves[0]  # like GNU Backgammon, a second move in one node is ignored
-            self._move(_COLOURS.index(prop.name), prop.values[0].strip(), prop.line, beaver_by)
-        elif dice is not None:
-            turn = node.get("PL")
-            player = (
-                _COLOURS.index(turn.values[0].strip()[:1].upper())
-                if turn is not None and turn.values[0].strip()[:1].upper() in _COLOURS
-                else self.match.game.turn
-            )
-            self._roll(player, dice.values[0].strip(), "", dice.line)
-        for name, pending in (("XR", False), ("XO", True)):
-            if (offer := node.get(name)) is not None:
-                self._offer(offer, pending=pending)
-
-    def _move(self, player: int, value: str, line: int, beaver_by: int | None) -> None:
-        if value in ("double", "take", "drop"):
-            if not self.started:
-                raise SgfFormatError("the game starts with the opening roll", line)
-            game = self.match.game
-            if value == "double":
-                if game.phase is Phase.CUBE_OFFERED and player == game.opponent:
-                    if game.rules.is_money and not game.rules.beavers:
-                        raise _BeaversPlayed
-                    self.reader.apply(Beaver(player), line)
-                    self.beaver_by = game.turn
-                elif game.phase is Phase.BEFORE_ROLL and beaver_by is not None:
-                    raise SgfFormatError("raccoons (a redouble after a beaver) are not in "
-                                         "gammon's rules", line)
-                else:
-                    self.reader.apply(OfferDouble(player), line)
-            elif value == "take":
-                if beaver_by != player:  # the doubler's acceptance of a beaver is implied
-                    self.reader.apply(Take(player), line)
-            else:
-                self.reader.apply(Drop(player), line)
-            return
-        found = _MOVE.match(value)
-        if not found:
-            raise SgfFormatError(
-                f"{_COLOURS[player]}[{value}] is not a move: expected dice and letter pairs "
-                f"like W[31hefe], or double, take, drop",
-                line,
-            )
-        self._roll(player, found["die1"] + found["die2"], found["moves"], line)
-
-    def _roll(self, player: int, dice: str, letters: str, line: int) -> None:
-        if len(dice) != 2 or not all(d in "123456" for d in dice):
-            raise SgfFormatError(f"dice are two digits 1-6, got {dice!r}", line)
-        roll = Roll(int(dice[0]), int(dice[1]))
-        game = self.match.game
-        if self.started and game.phase is Phase.MOVING and game.turn == player:
-            if game.roll != roll:
-                raise SgfFormatError(
-                    f"{_COLOURS[player]} has rolled {game.roll} and plays {roll}", line
-                )
-            # the dice were set (DI) before a refused resign offer: now they are played
-        elif not self.started:
-            if self.reader.rules.winner_rolls_anew:
-                throw = self.root.opening_throw()
-            elif roll.is_double():
-                raise SgfFormatError(f"the opening roll cannot be a double: {roll}", line)
-            else:
-                high, low = max(roll.die1, roll.die2), min(roll.die1, roll.die2)
-                throw = (high, low) if player == 0 else (low, high)
-            self.reader.apply(RollOpening(OpeningRoll(player, roll, (throw,))), line)
-            self.started = True
-        else:
-            self.reader.apply(RollDice(player, roll), line)
-        game = self.match.game
-        if not letters:
-            return  # no legal play, or the player resigns next
-        if game.phase is not Phase.MOVING:
-            raise SgfFormatError(
-                f"{_COLOURS[player]} cannot move with {roll} here, but the file moves "
-                f"{letters!r}",
-                line,
-            )
-        steps = [
-            (_point(player, letters[i], line), _point(player, letters[i + 1], line))
-            for i in range(0, len(letters), 2)
-        ]
-        try:
-            play = play_from_steps(game.position, roll, steps)
-        except IllegalPlayError as error:
-            raise SgfFormatError(f"{_COLOURS[player]}[{dice}{letters}]: {error}", line) from error
-        self.reader.apply(PlayMove(player, play), line)
-
-    def _offer(self, prop: _Property, *, pending: bool) -> None:
-        found = _OFFER.match(prop.values[0].strip())
-        if not found:
-            raise SgfFormatError(
-                f"{prop.name} is a colour and a level 1-3, like {prop.name}[W2], got "
-                f"{prop.values[0]!r}",
-                prop.line,
-            )
-        player = _COLOURS.index(found["colour"])
-        self.reader.apply(OfferResign(player, Level(int(found["level"]))), prop.line)
-        if pending:
-            self.offer_pending = True
-        else:
-            self.reader.apply(RejectResign(1 - player), prop.line)
-
-    def finish(self, root: _Root, *, last: bool) -> None:
-        re_prop = root.node.get("RE")
-        if not self.started:
-            if last and self.number == 0 and re_prop is None:
-                return  # the record of a match in which no game was started
-            raise SgfFormatError(f"game {self.number + 1} has no moves", root.line)
-        if re_prop is not None:
-            if self.match.game.phase is Phase.GAME_OVER:
-                self._check_result(re_prop)
-            else:
-                self._resignation(re_prop)
-        if not last and self.match.game.phase is not Phase.GAME_OVER:
-            raise SgfFormatError(
-                f"game {self.number + 1} is not over (no RE[...] and the moves do not end it), "
-                f"but another game follows",
-                root.line,
-            )
-        marked = "CrawfordGame" in root.tokens
-        if marked != self.match.game.crawford:
-            raise SgfFormatError(
-                f"game {self.number + 1} is marked the Crawford game, but it is not"
-                if marked
-                else f"game {self.number + 1} is the Crawford game, but RU does not say "
-                f"CrawfordGame",
-                root.line,
-            )
-
-    def _parse_result(self, prop: _Property) -> tuple[int, int, bool]:
-        found = _RESULT.match(prop.values[0].strip())
-        if not found or not found["points"]:
-            raise SgfFormatError(
-                f"RE is the winner and the points, like RE[W+2] or RE[B+4R], got "
-                f"{prop.values[0]!r}",
-                prop.line,
-            )
-        how = found["how"].upper()
-        if how not in ("", "R"):
-            raise SgfFormatError(f"RE[{prop.values[0]}]: the points are followed by R for a "
-                                 f"resignation, or nothing", prop.line)
-        return _COLOURS.index(found["colour"].upper()), int(found["points"]), how == "R"
-
-    def _resignation(self, prop: _Property) -> None:
-        winner, points, resigned = self._parse_result(prop)
-        game = self.match.game
-        if not resigned:
-            raise SgfFormatError(
-                f"RE[{prop.values[0]}] says the game was won without a resignation, but the "
-                f"moves do not end it",
-                prop.line,
-            )
-        loser = 1 - winner
-        if game.phase not in (Phase.BEFORE_ROLL, Phase.MOVING) or game.turn != loser:
-            raise SgfFormatError(
-                f"{_COLOURS[loser]} resigns when it is not their turn (gammon's rules allow "
-                f"resigning only on one's own turn, before the roll or the play)",
-                prop.line,
-            )
-        cube = game.cube.value
-        level = Level(min(max(points // cube, 1), 3))  # as GNU Backgammon reads it
-        self.reader.apply(OfferResign(loser, level), prop.line)
-        if level is not Level.BACKGAMMON:  # a backgammon offer is accepted by itself
-            self.reader.apply(AcceptResign(winner), prop.line)
-
-    def _check_result(self, prop: _Property) -> None:
-        winner, points, resigned = self._parse_result(prop)
-        result = self.match.game.result
-        assert result is not None
-        if resigned or result.winner != winner or result.points != points:
-            raise SgfFormatError(
-                f"RE[{prop.values[0]}] disagrees with the moves: {_COLOURS[result.winner]} "
-                f"wins {result.points} ({result.kind})",
-                prop.line,
-            )
 
 
 def _point(player: int, letter: str, line: int) -> int:
