@@ -111,6 +111,26 @@ sessions = sa.Table(
     sa.Column("expires_at", sa.Float, nullable=False),
 )
 
+# Post-match analyses (gammon.server.analysis_worker): one row per match and depth; the
+# analysis JSON is written together with status 'done', so a row is never half done.
+match_analyses = sa.Table(
+    "match_analyses",
+    metadata,
+    sa.Column("match_id", sa.String(24), sa.ForeignKey("matches.id"), primary_key=True),
+    sa.Column("plies", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("status", sa.String(10), nullable=False),  # queued | running | done | failed
+    sa.Column("priority", sa.Integer, nullable=False),  # 0 asked for, 1 a match's end
+    sa.Column("owner", sa.String(32), nullable=True),  # the process running it
+    sa.Column("attempts", sa.Integer, nullable=False),
+    sa.Column("done", sa.Integer, nullable=False),  # games analysed so far
+    sa.Column("total", sa.Integer, nullable=False),  # games in the match (0: not known yet)
+    sa.Column("result", sa.Text, nullable=True),  # the analysis JSON, once done
+    sa.Column("error", sa.Text, nullable=True),
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("updated_at", sa.Float, nullable=False),
+)
+sa.Index("ix_match_analyses_status", match_analyses.c.status)
+
 
 class SeqConflict(Exception):
     """Another writer (another server process) appended this action number first."""

@@ -502,6 +502,9 @@ class Hub:
         self._loading: dict[str, asyncio.Future[Room | None]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._closed = False
+        self.on_finish: Callable[[str], None] | None = None
+        """Called with a match's id when it ends in this process (the analysis worker
+        queues its analysis: :mod:`gammon.server.analysis_worker`)."""
 
     # -- life cycle ----------------------------------------------------------------------
 
@@ -700,7 +703,7 @@ class Hub:
             async with room.lock:
                 await self._seats_taken(room)
             self._after_change(room, local=False)
-        elif kind in ("chat", "rematch"):
+        elif kind in ("chat", "rematch", "analysis"):
             self._send_all(room, message["payload"], chat=kind == "chat")
 
     # -- sending -------------------------------------------------------------------------
@@ -942,6 +945,8 @@ class Hub:
                 room.result = json.loads(finish["result"])
                 if ratings:
                     await self._load_users(room)
+                if self.on_finish is not None:
+                    self.on_finish(room.id)
             await self._publish({"kind": "action", "match": room.id, "seq": room.seq})
             return
 

@@ -52,6 +52,23 @@ class Settings(BaseSettings):
     server downtime is charged to a running clock after a crash (docs/server.md)."""
     bot_delay: float = 0.0
     """Seconds a bot waits before acting (0 in tests; a few tenths feels natural)."""
+    analysis_plies: int = 1
+    """Depth of the post-match analysis made when a match ends, and of
+    ``GET /api/games/{id}/analysis`` without ``ply`` (as ``gammon analyze --ply``)."""
+    analysis_max_plies: int = 2
+    """The deepest analysis a request may ask for (0-2)."""
+    analysis_workers: int = 1
+    """Analyses this process runs at once, each in a child process (0: none here; other
+    processes sharing the database do them)."""
+    analysis_nice: int = 10
+    """How much lower the analysis processes' CPU priority is than the server's."""
+    analysis_queue_limit: int = 200
+    """Most analyses waiting at once (all processes); more requests get 503."""
+    analysis_on_finish: bool = True
+    """Queue a match's analysis when it ends (while the queue has room)."""
+    analysis_poll: float = 5.0
+    """Seconds between looks at the queue when idle (work queued by other processes, and
+    analyses of processes that died)."""
 
     @property
     def bind(self) -> str:

@@ -1,0 +1,101 @@
+"""The post-match analysis over HTTP, and the engine's refusal to help in a live rated match.
+
+``GET /api/games/{id}/analysis?ply=N`` (PROTOCOL.md, *Post-match analysis*): the analysis
+of a finished match at ``N`` plies (default ``analysis_plies``) as
+``gammon analyze --format json`` prints it for the match's exported ``.mat``, once done
+(200); while it is queued or running, 202 with its progress — the first request queues it.
+Whoever may see the match may see its analysis (the app's visibility check: anyone for a
+public match, its players and the holders of its invite link for a private one).
+
+:func:`refuse_in_live_rated`: ``/api/hint`` and ``/api/eval`` answer 403
+``rated_match_live`` for a position of a rated match the caller is playing now.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any
+
+import sqlalchemy as sa
+from fastapi import FastAPI, HTTPException, Query, Request, Response
+from fastapi import Path as PathParam
+from fastapi.responses import JSONResponse
+
+from gammon.core.position import Position
+from gammon.server import protocol
+from gammon.server.analysis_worker import AnalysisWorker
+from gammon.server.db import User, matches
+from gammon.server.protocol import Text
+
+MatchId = Annotated[str, PathParam(pattern=protocol.MATCH_ID, description="a match id")]
+InviteKey = Annotated[Text | None, Query(max_length=64, description=
+                                         "the key of a private match's invite link")]
+Ply = Annotated[int | None, Query(ge=0, le=2, description=
+                                  "the analysis depth, as `gammon analyze --ply` "
+                                  "(default: the server's `analysis_plies`)")]
+VisibleRoom = Callable[[Request, str, str | None], Awaitable[Any]]
+
+
+def install(app: FastAPI, visible_room: VisibleRoom) -> None:
+    """Add the analysis route; ``visible_room(request, match_id, key)`` is the app's
+    visibility check (the room, or 404 ``not_found``)."""
+
+    @app.get("/api/games/{match_id}/analysis", tags=["history"], response_model=None,
+             responses={202: {"description": "queued or running: its progress"}})
+    async def analysis(match_id: MatchId, request: Request, ply: Ply = None,
+                       key: InviteKey = None) -> Response:
+        """The engine's analysis of a finished match (200, the JSON of
+        ``gammon analyze --format json``), or 202 with ``{"match", "plies", "status":
+        "queued" | "running", "done", "total"}`` (games analysed of the match's games)
+        while it is made; the first request queues it."""
+        settings = request.app.state.settings
+        plies = settings.analysis_plies if ply is None else ply
+        if plies > settings.analysis_max_plies:
+            raise HTTPException(422, {"code": "bad_input", "message":
+                                      f"ply: this server analyses at 0 to "
+                                      f"{settings.analysis_max_plies} plies"})
+        room = await visible_room(request, match_id, key)
+        if room.status != "finished":
+            raise HTTPException(409, {"code": "not_finished",
+                                      "message": "a match is analysed once it is over"})
+        worker: AnalysisWorker = request.app.state.analysis
+        status = await worker.request(match_id, plies)
+        if status is None:
+            raise HTTPException(503, {"code": "analysis_busy", "message":
+                                      "too many analyses are waiting: ask again later"},
+                                headers={"retry-after": "30"})
+        if status.status == "done" and status.result is not None:
+            return Response(status.result, media_type="application/json")
+        if status.status == "failed":
+            raise HTTPException(409, {"code": "analysis_failed", "message":
+                                      f"the analysis failed: {status.error}"})
+        return JSONResponse(status.progress_json(), 202, headers={"retry-after": "2"})
+
+
+async def _live_rated_positions(app: Any, user: User) -> set[str]:
+    """The Position IDs (both sides' views, at the start of the turn and now) of the rated
+    matches ``user`` is playing."""
+    async with app.state.repo.engine.connect() as conn:
+        ids = (await conn.scalars(sa.select(matches.c.id).where(
+            matches.c.status == "playing", matches.c.rated.is_(True),
+            sa.or_(matches.c.player0 == user.id, matches.c.player1 == user.id)))).all()
+    found: set[str] = set()
+    for match_id in ids:
+        room = await app.state.hub.room(match_id)
+        if room is None or room.match is None or room.match.is_over:
+            continue
+        game = room.match.game
+        for position in (game.position, game.start_position):
+            found.update((position.id(), position.swap().id()))
+    return found
+
+
+async def refuse_in_live_rated(app: Any, user: User | None, position: Position) -> None:
+    """403 ``rated_match_live`` when ``position`` (either side's view) is the position of a
+    rated match ``user`` is playing now: the engine does not help in rated play."""
+    if user is None or user.is_guest or user.is_bot:
+        return  # rated matches are between registered players
+    if position.id() in await _live_rated_positions(app, user):
+        raise HTTPException(403, {"code": "rated_match_live", "message":
+                                  "no engine help for a position of your rated match in "
+                                  "play"})

@@ -1,0 +1,67 @@
+"""The work of one post-match analysis, as it runs in the analysis worker's child process
+(:mod:`gammon.server.analysis_worker`).
+
+Kept apart from the worker so that the child imports only what the analysis needs, and
+light at the top: :func:`init` runs in the child before the engine (and numpy) is imported,
+so it can still limit the numeric libraries to one thread and lower the child's priority.
+
+The match is analysed exactly as ``gammon analyze --format json`` analyses the match's
+exported ``.mat`` file: the stored actions become a :class:`MatchRecord` (as the export
+builds it), whose actions are replayed from its start by
+:func:`gammon.engine.analysis.analyze_actions`, and the report is its ``to_json()``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+_progress: Any = None
+"""The queue the child reports progress on: ``(match_id, plies, games done, games)``."""
+
+_THREAD_LIMITS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                  "NUMEXPR_NUM_THREADS")
+
+
+def init(progress: Any, nice: int) -> None:
+    """Set up a worker process: one numeric thread, ``nice`` lower priority, the queue."""
+    global _progress
+    for name in _THREAD_LIMITS:
+        os.environ[name] = "1"
+    if nice > 0:
+        os.nice(nice)
+    _progress = progress
+
+
+def _report(match_id: str, plies: int, done: int, total: int) -> None:
+    if _progress is not None:
+        _progress.put((match_id, plies, done, total))
+
+
+def analyse(match_id: str, plies: int, rules: str, names: Sequence[str],
+            actions: Sequence[str]) -> str:
+    """The analysis JSON of a match from its stored rules (JSON), players' names and
+    action log (the JSON of each action, clock pauses left out); progress is reported per
+    game as the analysis reaches it."""
+    import json
+
+    from gammon.engine.analysis import analyze_actions
+    from gammon.formats.matchfile import MatchRecord
+    from gammon.server import protocol
+    from gammon.server.exports import player_name
+    from gammon.server.service import rules_from_json
+
+    record = MatchRecord.from_match_actions(
+        [protocol.action_from_json(json.loads(text)) for text in actions],
+        rules=rules_from_json(rules),
+        players=(player_name(names[0], 0), player_name(names[1], 1)))
+    total = len(record.games)
+    _report(match_id, plies, 0, total)
+
+    def progress(game: int) -> None:
+        _report(match_id, plies, game - 1, total)
+
+    analysis = analyze_actions(record.actions(), record.rules, names=record.players,
+                               plies=plies, start=record.new_match(), progress=progress)
+    return analysis.to_json()

@@ -1,0 +1,260 @@
+"""Post-match analysis over the server (issue 12, item 1) and no engine help in a live rated
+match (item 2), on both stores: the analysis of a finished match is the one
+``gammon analyze --format json`` makes of its exported ``.mat``; it is queued by the first
+request (202 with progress, pushed on the socket) and then served (200); whoever may see
+the match may see it; bad ids and depths are clear 4xx; an analysis whose server died is
+done again by the next one, and never served half made."""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from fastapi.testclient import TestClient
+
+from gammon.cli.main import main as gammon
+from gammon.core.position import Position
+from gammon.server.app import create_app
+from gammon.server.db import make_engine, match_analyses
+from tests.server.conftest import Browser, make_settings, run_async
+from tests.server.helpers import Player, act, play_turn, random_play, to_move
+from tests.server.test_match import register
+
+
+def finish_bot_match(browser: Browser, seed: int, **options: Any) -> tuple[dict[str, Any],
+                                                                          Player, Any]:
+    """Create a one-point match against the level-1 bot and play it out with random plays;
+    the created game, and the player (still subscribed) with its open socket."""
+    game = browser.post("/api/games", json={"kind": "single", "bot": 1, **options}).json()
+    rng = random.Random(seed)
+    ws = browser.websocket_connect("/ws").__enter__()
+    me = Player.over_testclient(ws)
+    me.subscribe(game["id"])
+    for _ in range(3000):
+        state = me.game
+        assert state is not None
+        if state["phase"] == "match_over":
+            return game, me, ws
+        mine = state["turn"] == 0
+        if mine and state["phase"] == "before_roll":
+            me.act({"type": "roll", "match": game["id"]})
+        elif mine and state["phase"] == "moving":
+            me.act({"type": "play", "match": game["id"], "play": random_play(state, rng)})
+        elif not mine and state["phase"] == "cube_offered":
+            me.act({"type": "take", "match": game["id"]})
+        elif not mine and state["phase"] == "resign_offered":
+            me.act({"type": "accept_resign", "match": game["id"]})
+        else:
+            me.wait(lambda m: m["type"] == "update")
+    raise AssertionError("the match did not end")
+
+
+def wait_done(browser: Browser, url: str, limit: float = 300.0) -> Any:
+    """Ask for an analysis until it is served (each answer on the way a 202 with
+    progress)."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        response = browser.get(url)
+        if response.status_code == 200:
+            return response
+        assert response.status_code == 202, response.text
+        body = response.json()
+        assert body["status"] in ("queued", "running")
+        assert 0 <= body["done"] <= max(body["total"], 0) or body["total"] == 0
+        time.sleep(0.3)
+    raise AssertionError(f"no analysis after {limit} s")
+
+
+def cli_analysis(mat_text: str, tmp_path: Path, plies: int) -> Any:
+    path = tmp_path / "exported.mat"
+    path.write_text(mat_text)
+    out = io.StringIO()
+    assert gammon(["analyze", str(path), "--format", "json", "--ply", str(plies)],
+                  out=out) == 0
+    return json.loads(out.getvalue())
+
+
+def test_a_finished_bot_matchs_analysis_is_gammon_analyze_of_its_exported_mat(
+        database_url: str, redis_url: str, tmp_path: Path) -> None:
+    """202 (queued, then running, pushed on the socket as ``analysis`` messages) and then
+    200 with exactly the numbers the command line gets from the match's ``.mat``."""
+    settings = make_settings(database_url, redis_url, analysis_on_finish=False)
+    with TestClient(create_app(settings)) as client:
+        a = Browser(client)
+        game, me, ws = finish_bot_match(a, seed=7)
+        url = f"/api/games/{game['id']}/analysis"
+        first = a.get(url)
+        assert first.status_code == 202, first.text
+        assert first.json() == {"match": game["id"], "plies": 1, "status": "queued",
+                                "done": 0, "total": 0}  # the default depth: 1 ply
+        pushed = me.wait(lambda m: m["type"] == "analysis" and m["status"] == "done")
+        ws.__exit__(None, None, None)
+        statuses = [m["status"] for m in me.log if m["type"] == "analysis"]
+        assert statuses[0] == "queued" and "running" in statuses and statuses[-1] == "done"
+        assert pushed["done"] == pushed["total"] >= 1
+        served = wait_done(a, url)
+        assert served.headers["content-type"] == "application/json"
+        again = a.get(f"{url}?ply=1")  # stored once: the same text
+        assert again.status_code == 200 and again.text == served.text
+        exported = a.get(f"/api/games/{game['id']}/export.mat")
+        assert exported.status_code == 200, exported.text
+    analysis = served.json()
+    assert analysis == cli_analysis(exported.text, tmp_path, plies=1)
+    assert analysis["decisions"] and analysis["plies"] == 1
+    assert {p["name"] for p in analysis["players"]} == set(analysis["names"])
+
+
+def test_whoever_may_see_the_match_may_see_its_analysis(
+        database_url: str, redis_url: str) -> None:
+    """A private match's analysis: its player, and whoever holds the invite key (a guest
+    too); to anyone else it does not exist. A public match's: anyone, signed in or not."""
+    settings = make_settings(database_url, redis_url)  # queued when the match ends
+    with TestClient(create_app(settings)) as client:
+        owner, stranger, anonymous = Browser(client), Browser(client), Browser(client)
+        register(owner, "olivia")
+        stranger.get("/api/me")  # a guest
+        private, _, ws = finish_bot_match(owner, seed=3, private=True)
+        ws.__exit__(None, None, None)
+        url = f"/api/games/{private['id']}/analysis"
+        key = private["invite"].split("key=", 1)[1]
+        for browser in (stranger, anonymous):
+            refused = browser.get(url)
+            assert refused.status_code == 404, refused.text
+            assert refused.json()["detail"]["code"] == "not_found"
+            assert browser.get(f"{url}?key=not-the-key").status_code == 404
+        assert owner.get(url).status_code in (200, 202)  # queued at the match's end
+        served = wait_done(owner, url)
+        assert wait_done(stranger, f"{url}?key={key}").json() == served.json()
+        assert wait_done(anonymous, f"{url}?key={key}").json() == served.json()
+        assert anonymous.cookie is None  # seeing a review makes no guest
+
+        public, _, ws = finish_bot_match(owner, seed=4)
+        ws.__exit__(None, None, None)
+        url = f"/api/games/{public['id']}/analysis"
+        assert wait_done(anonymous, url).json()["names"][0] == "olivia"
+        assert wait_done(stranger, url).status_code == 200
+
+
+def test_bad_ids_depths_and_unfinished_matches_are_clear_errors(
+        database_url: str, redis_url: str) -> None:
+    settings = make_settings(database_url, redis_url, analysis_max_plies=1)
+    with TestClient(create_app(settings)) as client:
+        check_refusals(Browser(client))
+
+
+def check_refusals(a: Browser) -> None:
+    game = a.post("/api/games", json={"kind": "single", "bot": 1}).json()
+    cases = [
+        ("/api/games/nosuchmatch0000/analysis", 404, "not_found"),
+        ("/api/games/bad%20id/analysis", 422, "bad_input"),
+        (f"/api/games/{'x' * 25}/analysis", 422, "bad_input"),
+        (f"/api/games/{game['id']}/analysis?ply=3", 422, "bad_input"),
+        (f"/api/games/{game['id']}/analysis?ply=-1", 422, "bad_input"),
+        (f"/api/games/{game['id']}/analysis?ply=two", 422, "bad_input"),
+        (f"/api/games/{game['id']}/analysis?ply=2", 422, "bad_input"),  # over the setting
+        (f"/api/games/{game['id']}/analysis", 409, "not_finished"),  # in play
+    ]
+    for url, status, code in cases:
+        response = a.get(url)
+        assert response.status_code == status, (url, response.text)
+        assert response.json()["detail"]["code"] == code, (url, response.text)
+
+
+def test_an_analysis_whose_server_died_is_done_by_the_next_and_never_served_half_made(
+        database_url: str, redis_url: str) -> None:
+    """A server that runs no analyses queues one; the row is then marked running by a
+    process that no longer beats (it died mid-way, one game done): it is served as 202,
+    never as done. The next server takes it back and finishes it."""
+    idle = make_settings(database_url, redis_url, analysis_workers=0,
+                         analysis_on_finish=False)
+    with TestClient(create_app(idle)) as client:
+        a = Browser(client)
+        game, _, ws = finish_bot_match(a, seed=11)
+        ws.__exit__(None, None, None)
+        url = f"/api/games/{game['id']}/analysis"
+        assert a.get(url).json()["status"] == "queued"
+
+        async def died_running() -> None:
+            engine = make_engine(database_url)
+            async with engine.begin() as conn:
+                await conn.execute(match_analyses.update().values(
+                    status="running", owner="f" * 32, attempts=1, done=1, total=2))
+            await engine.dispose()
+
+        run_async(died_running)
+        halfway = a.get(url)
+        assert halfway.status_code == 202
+        assert halfway.json() == {"match": game["id"], "plies": 0, "status": "running",
+                                  "done": 1, "total": 2}
+    working = make_settings(database_url, redis_url, analysis_poll=0.5)
+    with TestClient(create_app(working)) as client:
+        served = wait_done(Browser(client), url)  # a visitor of the new server
+        assert served.json()["decisions"]
+
+    async def row() -> Any:
+        engine = make_engine(database_url)
+        async with engine.connect() as conn:
+            found = (await conn.execute(sa.select(match_analyses))).one()
+        await engine.dispose()
+        return found
+
+    stored = run_async(row)
+    assert (stored.status, stored.owner, stored.attempts) == ("done", None, 2)
+    assert stored.done == stored.total >= 1
+
+
+def test_no_engine_help_for_a_position_of_ones_live_rated_match(
+        clients: tuple[Browser, Browser], client: TestClient) -> None:
+    """``/api/hint`` and ``/api/eval`` refuse the players of a rated match in play its
+    position (either side's view): 403 ``rated_match_live``. Anyone else, and the same
+    players for other positions or unrated matches, still get answers."""
+    a, b = clients
+    watcher = Browser(client)
+    register(a, "hinter")
+    register(b, "player")
+    game = a.post("/api/games", json={"kind": "match", "length": 3}).json()
+    assert b.post(f"/api/games/{game['id']}/join", json={}).status_code == 200
+    state = a.get(f"/api/games/{game['id']}").json()
+    assert state["info"]["rated"] is True and state["game"]["phase"] == "moving"
+    position = state["game"]["position_id"]
+    dice = "".join(map(str, state["game"]["dice"]))
+    other_view = Position.from_id(position).swap().id()
+    for browser in (a, b):
+        for pid in (position, other_view):
+            for path, body in (("/api/hint", {"position_id": pid, "dice": dice, "plies": 0}),
+                               ("/api/eval", {"position_id": pid, "plies": 0})):
+                refused = browser.post(path, json=body)
+                assert refused.status_code == 403, (path, refused.text)
+                assert refused.json()["detail"]["code"] == "rated_match_live"
+    opening = "4HPwATDgc/ABMA"  # another position: help as usual
+    if opening not in (position, other_view):
+        assert a.post("/api/hint", json={"position_id": opening, "dice": "31",
+                                         "plies": 0}).status_code == 200
+    assert watcher.post("/api/hint", json={"position_id": position, "dice": dice,
+                                           "plies": 0}).status_code == 200
+
+    bot_game = a.post("/api/games", json={"kind": "single", "bot": 1}).json()  # unrated
+    bot_state = a.get(f"/api/games/{bot_game['id']}").json()["game"]
+    if bot_state["phase"] == "moving" and bot_state["position_id"] not in (position,
+                                                                           other_view):
+        assert a.post("/api/hint", json={
+            "position_id": bot_state["position_id"],
+            "dice": "".join(map(str, bot_state["dice"])), "plies": 0}).status_code == 200
+
+    with a.websocket_connect("/ws") as wa, b.websocket_connect("/ws") as wb:
+        pa, pb = Player.over_testclient(wa), Player.over_testclient(wb)
+        pa.subscribe(game["id"])
+        pb.subscribe(game["id"])
+        players = {0: pa, 1: pb}
+        play_turn(players, random.Random(1))  # the opening move: the next side is to roll
+        actor = to_move(players)
+        act(players, actor, {"type": "resign", "level": 3})  # a backgammon: 3 points
+        act(players, to_move(players), {"type": "accept_resign"})
+        assert pa.game is not None and pa.game["phase"] == "match_over"
+    after = a.post("/api/hint", json={"position_id": position, "dice": dice, "plies": 0})
+    assert after.status_code == 200, after.text  # the match is over: help again
