@@ -15,9 +15,10 @@ The Position ID is the dice owner's view (the doubler's, the resigner's), as GNU
 writes it. Without arguments it reads ``POSITION_ID MATCH_ID`` lines from standard input and
 answers each with one JSON object, flushed per line; a bad line gets ``{"error": ...}``.
 
-:func:`cube_hint_lines` and :func:`cube_json` give the same answer to other commands
-(``gammon hint --match-id`` before the dice are rolled). The engine is imported only when
-an answer is computed.
+:func:`cube_hint_lines` gives the same answer to other commands (``gammon hint
+--match-id`` before the dice are rolled); the JSON is :func:`gammon.views.cube_view`, the
+shape ``POST /api/eval`` gives too. The engine is imported only when an answer is
+computed.
 """
 
 from __future__ import annotations
@@ -27,14 +28,13 @@ import json
 from typing import TYPE_CHECKING, Any, TextIO
 
 from gammon.cli.main import UsageError
-from gammon.core.cube import Level
 from gammon.core.position import Position
 from gammon.formats.match_id import GameState, MatchKey, Resignation
+from gammon.views import analyse_match_key, cube_view, outcomes_view
 
 if TYPE_CHECKING:
     from gammon.engine.cube import (
         CubeDecision,
-        CubeInfo,
         Outcomes,
         ResignDecision,
         TakeDecision,
@@ -43,8 +43,6 @@ if TYPE_CHECKING:
 
 MAX_PLY = 2
 """The deepest evaluation (``gammon.engine.search.MAX_PLY``, kept equal by a test)."""
-
-PROBABILITIES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
 
 
 def add_cube_commands(subparsers: Any) -> None:
@@ -82,7 +80,7 @@ def cmd_cube(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
         return _batch(engine, stdin, out, plies=args.ply, beavers=args.beavers)
     position, key = parse_ids(args.position_id, args.match_id)
     if args.json:
-        out.write(json.dumps(cube_json(engine, position, key, plies=args.ply,
+        out.write(json.dumps(cube_view(engine, position, key, plies=args.ply,
                                        beavers=args.beavers)) + "\n")
     else:
         out.writelines(line + "\n" for line in cube_hint_lines(
@@ -100,7 +98,7 @@ def _batch(engine: Engine, stdin: TextIO, out: TextIO, *, plies: int, beavers: b
             if len(words) != 2:
                 raise UsageError(f"expected 'POSITION_ID MATCH_ID', got {line.strip()!r}")
             position, key = parse_ids(words[0], words[1])
-            answer: object = cube_json(engine, position, key, plies=plies, beavers=beavers)
+            answer: object = cube_view(engine, position, key, plies=plies, beavers=beavers)
         except ValueError as error:
             answer = {"error": str(error)}
         out.write(json.dumps(answer) + "\n")
@@ -130,123 +128,6 @@ def parse_ids(position_id: str, match_id: str) -> tuple[Position, MatchKey]:
     return position, key
 
 
-def _info(key: MatchKey, beavers: bool) -> CubeInfo:
-    from gammon.engine.cube import CubeInfo
-
-    return CubeInfo.from_match_key(key, beavers=beavers and key.is_money())
-
-
-def _analyse(engine: Engine, position: Position, key: MatchKey, plies: int,
-             beavers: bool) -> tuple[str, Any]:
-    """("cube", CubeDecision), ("take", TakeDecision) or ("resign", ResignDecision) for the
-    decision the Match ID asks for."""
-    from gammon.engine.cube import analyse_cube, analyse_resignation, analyse_take
-
-    info = _info(key, beavers)
-    if key.double_offered:
-        return "take", analyse_take(engine, position, info, plies=plies)
-    if key.resignation != Resignation.NONE:
-        return "resign", analyse_resignation(engine, position, info,
-                                             Level(int(key.resignation)), roll=key.roll,
-                                             plies=plies)
-    return "cube", analyse_cube(engine, position, info, plies=plies)
-
-
-# -- JSON ----------------------------------------------------------------------------------------
-
-
-def _r(value: float | None) -> float | None:
-    return None if value is None else round(value, 6)
-
-
-def _probabilities(p: Outcomes, *, swap: bool = False) -> dict[str, float | None]:
-    values = (p.win, p.win_gammon, p.win_backgammon, p.lose_gammon, p.lose_backgammon)
-    if swap:
-        values = (1.0 - p.win, p.lose_gammon, p.lose_backgammon, p.win_gammon,
-                  p.win_backgammon)
-    named: dict[str, float | None] = {name: _r(v) for name, v in zip(PROBABILITIES, values,
-                                                                      strict=True)}
-    w, wg, wbg, lg, lbg = values
-    named["equity"] = _r(2 * w - 1 + wg - lg + wbg - lbg)
-    return named
-
-
-def cube_json(engine: Engine, position: Position, key: MatchKey, *, plies: int = 0,
-              beavers: bool = False) -> dict[str, object]:
-    """The JSON object ``gammon cube --json`` prints for this position and Match ID."""
-    kind, result = _analyse(engine, position, key, plies, beavers)
-    doubler = key.dice_owner
-    if kind == "cube":
-        return _decision_json(result, player=doubler)
-    if kind == "take":
-        return _take_json(result, player=1 - doubler)
-    return _resign_json(result, player=1 - doubler)
-
-
-def _decision_json(d: CubeDecision, *, player: int) -> dict[str, object]:
-    equities: dict[str, float | None] = {"no_double": _r(d.no_double)}
-    mwc: dict[str, float | None] = {}
-    if d.double_take is not None:
-        equities["double_take"] = _r(d.double_take)
-        equities["double_pass"] = _r(d.double_pass)
-        if d.double_beaver is not None:
-            equities["double_beaver"] = _r(d.double_beaver)
-    if d.mwc_no_double is not None:
-        mwc["no_double"] = _r(d.mwc_no_double)
-        if d.mwc_double_take is not None:
-            mwc["double_take"] = _r(d.mwc_double_take)
-            mwc["double_pass"] = _r(d.mwc_double_pass)
-    answer: dict[str, object] = {
-        "action": str(d.action),
-        "player": player,
-        "equities": equities,
-    }
-    if mwc:
-        answer["mwc"] = mwc
-    answer.update({
-        "response": None if d.response is None else str(d.response),
-        "cube_available": d.double_take is not None,
-        "reason": d.reason,
-        "probabilities": _probabilities(d.probabilities),
-        "ply": d.plies,
-        "efficiency": d.efficiency,
-        "cube": d.info.describe(),
-    })
-    return answer
-
-
-def _take_json(t: TakeDecision, *, player: int) -> dict[str, object]:
-    equities = {"take": _r(t.take), "pass": _r(t.pass_)}
-    if t.beaver is not None:
-        equities["beaver"] = _r(t.beaver)
-    answer: dict[str, object] = {"action": str(t.response), "player": player,
-                                 "equities": equities}
-    if t.mwc_take is not None:
-        answer["mwc"] = {"take": _r(t.mwc_take), "pass": _r(t.mwc_pass)}
-    d = t.doubler
-    answer.update({
-        "probabilities": _probabilities(d.probabilities, swap=True),
-        "ply": d.plies,
-        "efficiency": d.efficiency,
-        "cube": d.info.swap().describe(),
-    })
-    return answer
-
-
-def _resign_json(r: ResignDecision, *, player: int) -> dict[str, object]:
-    d = r.decision
-    return {
-        "action": "accept" if r.accept else "reject",
-        "player": player,
-        "level": str(r.level),
-        "equities": {"accept": _r(r.accept_equity), "play_on": _r(r.play_on_equity)},
-        "probabilities": _probabilities(d.probabilities, swap=not r.receiver_on_roll),
-        "ply": d.plies,
-        "efficiency": d.efficiency,
-        "cube": (d.info if r.receiver_on_roll else d.info.swap()).describe(),
-    }
-
-
 # -- text ----------------------------------------------------------------------------------------
 
 
@@ -255,7 +136,7 @@ def _mwc(value: float | None) -> str:
 
 
 def _cubeless(p: Outcomes, *, swap: bool = False) -> str:
-    named = _probabilities(p, swap=swap)
+    named = outcomes_view(p, swap=swap)
     return (f"Cubeless: win {named['win']:.3f} (g {named['win_gammon']:.3f}, "
             f"bg {named['win_backgammon']:.3f})  lose {1 - (named['win'] or 0.0):.3f} "
             f"(g {named['lose_gammon']:.3f}, bg {named['lose_backgammon']:.3f})  "
@@ -268,7 +149,7 @@ def cube_hint_lines(engine: Engine, position: Position, key: MatchKey, *, plies:
     rolled (an empty list when they are and nothing is pending)."""
     if key.dice is not None and not key.double_offered and key.resignation == Resignation.NONE:
         return []
-    kind, result = _analyse(engine, position, key, plies, beavers)
+    kind, result = analyse_match_key(engine, position, key, plies=plies, beavers=beavers)
     doubler = key.dice_owner
     if kind == "cube":
         d: CubeDecision = result

@@ -27,14 +27,12 @@ from gammon.cli.main import UsageError
 from gammon.core.dice import Roll
 from gammon.core.position import Position
 from gammon.formats.match_id import MatchKey, Resignation
+from gammon.views import CLI_DIGITS, PROBABILITIES, RankedPlayView, ranked_play_view
 
 if TYPE_CHECKING:
     from gammon.core.events import Event
     from gammon.core.match import Match
-    from gammon.engine.player import Engine, Level, Probabilities, RankedPlay
-
-PROBABILITIES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
-"""The five cubeless probabilities, in the engine's order, as named in JSON output."""
+    from gammon.engine.player import Engine, Level, RankedPlay
 
 ROLLOUT_CHUNK = 216
 """Games per rollout chunk; chunk ``k`` of a rollout seeded ``S`` uses seed
@@ -119,19 +117,10 @@ def _position(position_id: str) -> Position:
 # -- hint -----------------------------------------------------------------------------------
 
 
-def ranked_json(ranked: RankedPlay) -> dict[str, object]:
-    """One ranked play as the JSON object ``gammon hint --json`` prints."""
-    return {
-        "play": ranked.play.notation(),
-        "equity": round(ranked.equity, 6),
-        "probabilities": _probabilities_json(ranked.probabilities),
-        "ply": ranked.ply,
-    }
-
-
-def _probabilities_json(probabilities: Probabilities) -> dict[str, float]:
-    return {name: round(value, 6)
-            for name, value in zip(PROBABILITIES, probabilities.as_tuple(), strict=True)}
+def ranked_json(ranked: RankedPlay) -> RankedPlayView:
+    """One ranked play as ``gammon hint --json`` prints it: the shape of ``POST /api/hint``
+    (:func:`gammon.views.ranked_play_view`), to 6 decimals."""
+    return ranked_play_view(ranked, CLI_DIGITS)
 
 
 def format_ranked(ranked: Sequence[RankedPlay]) -> list[str]:
@@ -190,12 +179,13 @@ def cmd_hint(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
 
 def _cube_hint(args: argparse.Namespace, key: MatchKey, out: TextIO) -> int:
     """``hint --match-id`` before the roll: the cube decision (or the answer pending)."""
-    from gammon.cli.cube_commands import cube_hint_lines, cube_json
+    from gammon.cli.cube_commands import cube_hint_lines
+    from gammon.views import cube_view
 
     engine = _engine(args)
     position = _position(args.position_id)
     if args.json:
-        out.write(json.dumps(cube_json(engine, position, key, plies=args.ply)) + "\n")
+        out.write(json.dumps(cube_view(engine, position, key, plies=args.ply)) + "\n")
     else:
         out.writelines(line + "\n" for line in
                        cube_hint_lines(engine, position, key, plies=args.ply))

@@ -30,7 +30,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from importlib import resources
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, cast
 from urllib.parse import urlsplit
 
 from argon2 import PasswordHasher
@@ -41,28 +41,37 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse
 from fastapi.staticfiles import StaticFiles
 from itsdangerous import BadSignature, URLSafeTimedSerializer
-from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy.exc import IntegrityError
 from starlette.websockets import WebSocketDisconnect
 
-from gammon.cli.cube_commands import PROBABILITIES, cube_json
+from gammon import views
 from gammon.core.dice import Roll
 from gammon.core.position import Position
 from gammon.engine.player import Probabilities
 from gammon.formats.match_id import MatchKey
-from gammon.server import analysis_api, bots, exports, ops, protocol
-from gammon.server.analysis_worker import AnalysisWorker
+from gammon.server import bots, exports, ops, protocol
 from gammon.server.db import Repository, User, make_engine, migrate, secret_key
 from gammon.server.fairness import verify
-from gammon.server.protocol import ProtocolError, Text, first_error
+from gammon.server.protocol import (
+    RESPONSES,
+    Credentials,
+    EvalRequest,
+    HintRequest,
+    Join,
+    NewGame,
+    Options,
+    ProtocolError,
+    Text,
+    first_error,
+)
 from gammon.server.pubsub import LocalBus, RedisBus
 from gammon.server.service import PAUSE, Hub, MatchConfig, Room, ServiceError
 from gammon.server.settings import Settings
 
 log = logging.getLogger(__name__)
 COOKIE = "gammon_session"
-_SIGNED_OUT = {"type": "error", "code": "unauthenticated",
-               "message": "no session: call /api/me, /api/login or /api/guest first"}
+_SIGNED_OUT = protocol.error_message(
+    "unauthenticated", "no session: call /api/me, /api/login or /api/guest first")
 SESSION_AGE = 30 * 24 * 3600
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{2,19}$")
 # argon2id with the library's RFC 9106 "low memory" profile
@@ -165,67 +174,17 @@ async def _limit(request: Request, kind: str, per_minute: float, burst: int) -> 
         raise HTTPException(429, {"code": "rate_limited", "message": f"too many {kind} requests"})
 
 
-# -- request bodies --------------------------------------------------------------------
+# -- responses -------------------------------------------------------------------------
 
 
-# Strict: every field takes its own JSON type only (``true`` is not 1, ``1.0`` is not 1);
-# every string must be Unicode text (``protocol.Text``).
-_BODY = ConfigDict(extra="forbid", strict=True)
-
-
-class Credentials(BaseModel):
-    model_config = _BODY
-    name: Annotated[Text, Field(max_length=40)]
-    password: Annotated[Text, Field(min_length=1, max_length=200)]
-
-
-class Options(BaseModel):
-    """A player's options (RULES.md §8), kept for future games."""
-
-    model_config = _BODY
-    confirm_turn: bool = False
-    auto_roll: bool = False
-    graphics: Literal["high", "low"] = "high"
-    flip: bool = False
-    auto_bearoff: bool = False
-    sound: bool = True
-    language: Annotated[str, Field(pattern=r"^[a-z]{2}(-[A-Z]{2})?$")] = "en"
-    numbering: bool = True
-
-
-class NewGame(BaseModel):
-    model_config = _BODY
-    kind: Literal["single", "money", "match"] = "match"
-    length: Annotated[int, Field(ge=1, le=25)] = 5
-    cube: bool = True
-    clock: Literal["none", "italian", "italian_per_point", "polish"] = "none"
-    private: bool = False
-    bot: Annotated[int, Field(ge=1, le=5)] | None = None
-    """The bot's strength: 1 beginner, 2 casual, 3 intermediate, 4 expert, 5 world-class."""
-    jacoby: bool = False
-    beavers: bool = False
-    winner_rolls_anew: bool = False
-    client_seed: Annotated[Text, Field(max_length=64)] = ""
-
-
-class Join(BaseModel):
-    model_config = _BODY
-    client_seed: Annotated[Text, Field(max_length=64)] = ""
-
-
-class HintRequest(BaseModel):
-    model_config = _BODY
-    position_id: Annotated[Text, Field(max_length=20)]
-    dice: Annotated[Text, Field(max_length=5)]
-    plies: Annotated[int, Field(ge=0, le=2)] = 2
-
-
-class EvalRequest(BaseModel):
-    model_config = _BODY
-    position_id: Annotated[Text, Field(max_length=20)]
-    match_id: Annotated[Text, Field(max_length=20)] | None = None
-    plies: Annotated[int, Field(ge=0, le=2)] = 2
-    beavers: bool = False
+def _returns(kind: str, status: int = 200) -> dict[str, Any]:
+    """The route options that show the answer's type (``protocol.RESPONSES[kind]``) in the
+    OpenAPI document. The route returns a plain dict of that type: shown, not re-validated
+    on each request (the tests validate every answer they get, strictly)."""
+    return {"response_model": None,
+            "responses": {status: {"model": RESPONSES[kind], "description": "OK"},
+                          "4XX": {"model": protocol.HTTPError, "description": "refused: "
+                                  "detail.code says why (PROTOCOL.md)"}}}
 
 
 # -- sessions --------------------------------------------------------------------------
@@ -410,7 +369,7 @@ class WSConnection:
             return
         self.queue.put_nowait(text)
 
-    def close(self, code: int, last: dict[str, Any] | None = None) -> None:
+    def close(self, code: int, last: protocol.ServerMessage | None = None) -> None:
         """Close the socket with ``code`` once what is queued (and ``last``) is sent."""
         if self.closed:
             return
@@ -420,7 +379,7 @@ class WSConnection:
         self.close_code = code
         self.queue.put_nowait(None)
 
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: protocol.ServerMessage) -> None:
         self.send_text(json.dumps(message))
 
     async def writer(self) -> None:
@@ -472,7 +431,7 @@ async def _socket(websocket: WebSocket) -> None:
     hub: Hub = app.state.hub
     writer = asyncio.create_task(conn.writer())
     pinger = asyncio.create_task(_pinger(app, conn, settings.ping_interval))
-    conn.send({"type": "welcome", "user": user.public(), "server_time": time.time()})
+    conn.send(protocol.welcome_message(views.user_view(user), time.time()))
     try:
         while not conn.closed:
             frame = await websocket.receive()
@@ -518,7 +477,7 @@ async def _pinger(app: Any, conn: WSConnection, interval: float) -> None:
                 return
         conn.pings = {k: v for k, v in conn.pings.items() if k > n - 5}
         conn.pings[n] = time.monotonic()
-        conn.send({"type": "ping", "n": n, "server_time": time.time()})
+        conn.send(protocol.ping_message(n, time.time()))
         await asyncio.sleep(interval)
 
 
@@ -552,9 +511,9 @@ async def _handle(app: Any, hub: Hub, conn: WSConnection, raw: str | bytes,
                 await hub.chat(conn, message.match, text)
             case protocol.MuteMessage():
                 (conn.muted.add if message.muted else conn.muted.discard)(message.match)
-                conn.send({"type": "muted", "match": message.match, "muted": message.muted})
+                conn.send(protocol.muted_message(message.match, message.muted))
             case protocol.PingMessage():
-                conn.send({"type": "pong", "server_time": time.time(), "id": message.id})
+                conn.send(protocol.pong_message(message.id, time.time()))
             case protocol.PongMessage():
                 conn.pong(message.n)
             case _:
@@ -569,8 +528,7 @@ async def _handle(app: Any, hub: Hub, conn: WSConnection, raw: str | bytes,
 
 def _send_error(hub: Hub, conn: WSConnection, message: Any,
                 error: ProtocolError | ServiceError) -> None:
-    code, text = error.code, error.message
-    out: dict[str, Any] = {"type": "error", "code": code, "message": text}
+    out = protocol.error_message(cast(protocol.ErrorCode, error.code), error.message)
     if message is None:  # refused by the parser: the id, if it read a valid one
         if isinstance(error, ProtocolError) and error.id is not None:
             out["id"] = error.id
@@ -617,8 +575,6 @@ def create_app(settings: Settings | None = None, *, bus: Any = None) -> FastAPI:
             app.state.limiter = RedisRateLimiter(settings.redis_url,
                                                  settings.rate_limit_prefix)
         await hub.start()
-        app.state.analysis = analysis = AnalysisWorker(settings, engine, hub)
-        await analysis.start()
         # Long-lived objects (modules, compiled kernels, resumed matches) leave the
         # collector's view, so full collections stay short.
         gc.collect()
@@ -629,7 +585,6 @@ def create_app(settings: Settings | None = None, *, bus: Any = None) -> FastAPI:
         finally:
             if collector is not None:
                 collector.cancel()
-            await analysis.stop()
             await hub.stop()
             await app.state.limiter.close()
             await repo.close()
@@ -646,7 +601,6 @@ def create_app(settings: Settings | None = None, *, bus: Any = None) -> FastAPI:
     app.add_exception_handler(RequestValidationError, _bad_input)
     app.add_api_websocket_route("/ws", _socket)
     _routes(app)
-    analysis_api.install(app, _visible_room)  # GET /api/games/{id}/analysis
     ops.install(app)  # /metrics, /readyz, socket tracking, graceful shutdown
     static = client_dir(settings)
     if static is not None and static.is_dir():
@@ -657,19 +611,20 @@ def create_app(settings: Settings | None = None, *, bus: Any = None) -> FastAPI:
 def _routes(app: FastAPI) -> None:
     # accounts
 
-    @app.get("/api/me", tags=["accounts"])
-    async def me(user: Player) -> dict[str, Any]:
-        return {"user": user.public(), "options": Options(**user.options).model_dump()}
+    @app.get("/api/me", tags=["accounts"], **_returns("me"))
+    async def me(user: Player) -> protocol.MeResponse:
+        options: Any = Options(**user.options).model_dump()
+        return {"user": views.user_view(user), "options": options}
 
-    @app.post("/api/guest", tags=["accounts"])
-    async def guest(request: Request, response: Response) -> dict[str, Any]:
+    @app.post("/api/guest", tags=["accounts"], **_returns("user"))
+    async def guest(request: Request, response: Response) -> protocol.UserResponse:
         user = await _new_guest(request)
         await _set_session(request, response, user)
-        return {"user": user.public()}
+        return {"user": views.user_view(user)}
 
-    @app.post("/api/register", status_code=201, tags=["accounts"])
+    @app.post("/api/register", status_code=201, tags=["accounts"], **_returns("user", 201))
     async def register(body: Credentials, request: Request,
-                       response: Response) -> dict[str, Any]:
+                       response: Response) -> protocol.UserResponse:
         await _limit(request, "register", 5, 5)
         if not NAME.match(body.name) or body.name.lower().startswith(("guest-", "bot-")):
             raise HTTPException(422, {"code": "bad_name", "message":
@@ -685,10 +640,11 @@ def _routes(app: FastAPI) -> None:
             raise HTTPException(409, {"code": "name_taken",
                                       "message": "that name is taken"}) from None
         await _set_session(request, response, user)
-        return {"user": user.public()}
+        return {"user": views.user_view(user)}
 
-    @app.post("/api/login", tags=["accounts"])
-    async def login(body: Credentials, request: Request, response: Response) -> dict[str, Any]:
+    @app.post("/api/login", tags=["accounts"], **_returns("user"))
+    async def login(body: Credentials, request: Request,
+                    response: Response) -> protocol.UserResponse:
         """Wrong name and wrong password get the same answer in the same time."""
         await _limit(request, "login", 10, 10)
         found = await request.app.state.repo.user_by_name(body.name)
@@ -706,10 +662,10 @@ def _routes(app: FastAPI) -> None:
             await request.app.state.repo.set_password(
                 user.id, await asyncio.to_thread(hasher.hash, body.password))
         await _set_session(request, response, user)
-        return {"user": user.public()}
+        return {"user": views.user_view(user)}
 
-    @app.post("/api/logout", tags=["accounts"])
-    async def logout(request: Request, response: Response) -> dict[str, Any]:
+    @app.post("/api/logout", tags=["accounts"], **_returns("ok"))
+    async def logout(request: Request, response: Response) -> protocol.OkResponse:
         """Sign out: this session is revoked on the server (a copy of the cookie signs
         nobody in) and its sockets are closed."""
         session_id = _session_id(request)
@@ -718,8 +674,8 @@ def _routes(app: FastAPI) -> None:
         response.delete_cookie(COOKIE)
         return {"ok": True}
 
-    @app.post("/api/logout-all", tags=["accounts"])
-    async def logout_all(request: Request, response: Response) -> dict[str, Any]:
+    @app.post("/api/logout-all", tags=["accounts"], **_returns("logout_all"))
+    async def logout_all(request: Request, response: Response) -> protocol.LogoutAllResponse:
         """Sign out everywhere: every session of this user is revoked (this one too)."""
         session = await _session(request)
         if session is None:
@@ -740,20 +696,21 @@ def _routes(app: FastAPI) -> None:
 
     # lobby
 
-    @app.get("/api/games", tags=["lobby"])
-    async def open_games(request: Request) -> list[dict[str, Any]]:
+    @app.get("/api/games", tags=["lobby"], **_returns("open_games"))
+    async def open_games(request: Request) -> list[protocol.OpenGame]:
         rows = await request.app.state.repo.open_matches()
         creators = await request.app.state.repo.users([r.player0 for r in rows])
-        out = []
+        out: list[protocol.OpenGame] = []
         for row in rows:
-            config = json.loads(row.config)
+            config: views.ConfigView = json.loads(row.config)  # as stored
             creator = creators.get(row.player0)
-            out.append({"id": row.id, "created_at": row.created_at, **config,
-                        "creator": creator.public() if creator else None})
+            out.append({"id": row.id, "created_at": row.created_at,
+                        **config, "creator": views.user_view(creator) if creator else None})
         return out
 
-    @app.post("/api/games", status_code=201, tags=["lobby"])
-    async def create_game(body: NewGame, user: Player, request: Request) -> dict[str, Any]:
+    @app.post("/api/games", status_code=201, tags=["lobby"], **_returns("created", 201))
+    async def create_game(body: NewGame, user: Player,
+                          request: Request) -> protocol.CreatedGame:
         if not await request.app.state.limiter.allow(f"create:{user.id}", 10, 10):
             raise HTTPException(429, {"code": "rate_limited",
                                       "message": "too many games created"})
@@ -769,20 +726,22 @@ def _routes(app: FastAPI) -> None:
             raise _error(error) from None
         return {**room.info_json(), "invite": _invite(request.app, room)}
 
-    @app.get("/api/games/{match_id}", tags=["lobby"])
-    async def game(match_id: MatchId, request: Request, key: InviteKey = None) -> dict[str, Any]:
+    @app.get("/api/games/{match_id}", tags=["lobby"], **_returns("state"))
+    async def game(match_id: MatchId, request: Request,
+                   key: InviteKey = None) -> protocol.GameState:
         """A match's ``state``; a private match's needs a seat or the invite ``key`` (its
         players also get the ``invite`` link)."""
         room = await _visible_room(request, match_id, key)
         user = await current_user(request)
-        state = room.state_message(None if user is None else user.id, time.time())
+        state = cast(protocol.GameState,
+                     room.state_message(None if user is None else user.id, time.time()))
         if state["you"] is not None:
             state["invite"] = _invite(request.app, room)
         return state
 
-    @app.post("/api/games/{match_id}/join", tags=["lobby"])
+    @app.post("/api/games/{match_id}/join", tags=["lobby"], **_returns("info"))
     async def join(match_id: MatchId, user: Player, request: Request, key: InviteKey = None,
-                   body: Join | None = None) -> dict[str, Any]:
+                   body: Join | None = None) -> views.InfoView:
         """Take the free seat; a private match needs the invite ``key`` (or a reservation
         for this user: a rematch)."""
         room = await _hub(request).room(match_id)
@@ -794,16 +753,17 @@ def _routes(app: FastAPI) -> None:
             raise _error(error) from None
         return room.info_json()
 
-    @app.delete("/api/games/{match_id}", tags=["lobby"])
-    async def cancel(match_id: MatchId, user: Player, request: Request) -> dict[str, Any]:
+    @app.delete("/api/games/{match_id}", tags=["lobby"], **_returns("ok"))
+    async def cancel(match_id: MatchId, user: Player, request: Request) -> protocol.OkResponse:
         try:
             await _hub(request).cancel(user, match_id)
         except ServiceError as error:
             raise _error(error) from None
         return {"ok": True}
 
-    @app.post("/api/games/{match_id}/rematch", status_code=201, tags=["lobby"])
-    async def rematch(match_id: MatchId, user: Player, request: Request) -> dict[str, Any]:
+    @app.post("/api/games/{match_id}/rematch", status_code=201, tags=["lobby"],
+              **_returns("info", 201))
+    async def rematch(match_id: MatchId, user: Player, request: Request) -> views.InfoView:
         try:
             room = await _hub(request).rematch(user, match_id)
         except ServiceError as error:
@@ -834,15 +794,15 @@ def _routes(app: FastAPI) -> None:
         return PlainTextResponse(text, headers={
             "content-disposition": f'attachment; filename="{match_id}.{fmt}"'})
 
-    @app.get("/api/games/{match_id}/fairness", tags=["history"])
+    @app.get("/api/games/{match_id}/fairness", tags=["history"], **_returns("fairness"))
     async def fairness(match_id: MatchId, request: Request, key: InviteKey = None
-                       ) -> dict[str, Any]:
+                       ) -> protocol.FairnessRecord:
         """The dice commitment and, once the match is over, the seed that proves it."""
         await _visible_room(request, match_id, key)
         row, rows = await request.app.state.repo.match_with_actions(match_id)
         if row is None:
             raise HTTPException(404, {"code": "not_found", "message": "no such match"})
-        record = {
+        record: protocol.FairnessRecord = {
             "match": match_id, "seed_hash": row.seed_hash,
             "client_seeds": [row.client_seed0, row.client_seed1],
             "winner_rolls_anew": MatchConfig.from_json(row.config).winner_rolls_anew,
@@ -851,11 +811,11 @@ def _routes(app: FastAPI) -> None:
                         if r.kind in ("opening", "roll")],
         }
         if record["server_seed"]:
-            record["problems"] = verify(record)
+            record["problems"] = verify(dict(record))
         return record
 
-    @app.get("/api/users/{name}/history", tags=["history"])
-    async def history(name: UserName, request: Request) -> list[dict[str, Any]]:
+    @app.get("/api/users/{name}/history", tags=["history"], **_returns("history"))
+    async def history(name: UserName, request: Request) -> list[protocol.HistoryEntry]:
         found = await request.app.state.repo.user_by_name(name)
         if found is None:
             raise HTTPException(404, {"code": "not_found", "message": "no such player"})
@@ -872,21 +832,21 @@ def _routes(app: FastAPI) -> None:
                  "rated": bool(r.rated), "created_at": r.created_at,
                  "finished_at": r.finished_at} for r in rows]
 
-    @app.get("/api/users/{name}/ratings", tags=["history"])
-    async def ratings(name: UserName, request: Request) -> dict[str, Any]:
+    @app.get("/api/users/{name}/ratings", tags=["history"], **_returns("ratings"))
+    async def ratings(name: UserName, request: Request) -> protocol.RatingsResponse:
         found = await request.app.state.repo.user_by_name(name)
         if found is None:
             raise HTTPException(404, {"code": "not_found", "message": "no such player"})
-        return {"user": found[0].public(),
+        return {"user": views.user_view(found[0]),
                 "history": await request.app.state.repo.rating_history(found[0].id)}
 
-    @app.get("/api/leaderboard", tags=["history"])
-    async def leaderboard(request: Request) -> list[dict[str, Any]]:
+    @app.get("/api/leaderboard", tags=["history"], **_returns("leaderboard"))
+    async def leaderboard(request: Request) -> list[protocol.LeaderboardEntry]:
         users = await request.app.state.repo.leaderboard()
-        return [{"rank": i + 1, **u.public()} for i, u in enumerate(users)]
+        return [{"rank": i + 1, **views.user_view(u)} for i, u in enumerate(users)]
 
-    @app.get("/api/dice-stats", tags=["history"])
-    async def dice_stats(request: Request) -> dict[str, Any]:
+    @app.get("/api/dice-stats", tags=["history"], **_returns("dice_stats"))
+    async def dice_stats(request: Request) -> protocol.DiceStats:
         """How often each face and each roll came up on this server (public)."""
         cache = request.app.state.__dict__.setdefault("dice_cache", {})
         if cache.get("at", 0) > time.monotonic() - 30:
@@ -902,52 +862,46 @@ def _routes(app: FastAPI) -> None:
             if action["t"] == "roll":
                 key = "".join(map(str, sorted(action["roll"], reverse=True)))
                 rolls[key] = rolls.get(key, 0) + 1
-        value = {"faces": faces, "dice": sum(faces), "rolls": rolls}
+        value: protocol.DiceStats = {"faces": faces, "dice": sum(faces), "rolls": rolls}
         cache.update(at=time.monotonic(), value=value)
         return value
 
     # the engine
 
-    @app.post("/api/hint", tags=["engine"])
-    async def hint(body: HintRequest, request: Request) -> dict[str, Any]:
+    @app.post("/api/hint", tags=["engine"], **_returns("hint"))
+    async def hint(body: HintRequest, request: Request) -> views.HintView:
         """Every legal play of ``dice`` in the position (the side on roll's view), ranked by
         the neural engine at ``plies`` (0-2), best first, with its cubeless equity and the
         five probabilities."""
         await _limit(request, "engine", 120, 30)
         position = _playable(body.position_id)
-        await analysis_api.refuse_in_live_rated(request.app, await current_user(request),
-                                                position)
         try:
             roll = Roll.parse(body.dice)
         except ValueError as error:
             raise HTTPException(422, {"code": "bad_input", "message": str(error)}) from None
         ranked = await asyncio.to_thread(bots.engine().rank_plays, position, roll,
                                          plies=body.plies)
-        return {"engine": "gammon", "plies": body.plies, "plays": [
-            {"play": r.play.notation(), "position_id": r.play.position.swap().id(),
-             "equity": round(r.equity, 4), "ply": r.ply,
-             "probabilities": _probabilities(r.probabilities)} for r in ranked]}
+        return {"engine": "gammon", "plies": body.plies,
+                "plays": [views.ranked_play_view(r) for r in ranked]}
 
-    @app.post("/api/eval", tags=["engine"])
-    async def evaluate(body: EvalRequest, request: Request) -> dict[str, Any]:
+    @app.post("/api/eval", tags=["engine"], **_returns("eval"))
+    async def evaluate(body: EvalRequest, request: Request) -> views.EvalView:
         """The engine's evaluation of the position before the side on roll rolls: the five
         probabilities and the cubeless equity at ``plies``; with a GNU Backgammon
         ``match_id`` (score, cube, turn), also the cube decision (or the answer to a pending
         double or resignation), as ``gammon cube --json`` gives it."""
         await _limit(request, "engine", 120, 30)
         position = _playable(body.position_id)
-        await analysis_api.refuse_in_live_rated(request.app, await current_user(request),
-                                                position)
         try:
             key = None if body.match_id is None else MatchKey.from_id(body.match_id)
         except ValueError as error:
             raise HTTPException(422, {"code": "bad_input", "message": str(error)}) from None
 
-        def work() -> tuple[Probabilities, dict[str, object] | None]:
+        def work() -> tuple[Probabilities, views.CubeView | None]:
             engine = bots.engine()
             probabilities = engine.evaluate(position, plies=body.plies)
-            cube = None if key is None else cube_json(engine, position, key, plies=body.plies,
-                                                      beavers=body.beavers)
+            cube = None if key is None else views.cube_view(
+                engine, position, key, plies=body.plies, beavers=body.beavers)
             return probabilities, cube
 
         try:
@@ -955,17 +909,17 @@ def _routes(app: FastAPI) -> None:
         except ValueError as error:
             raise HTTPException(422, {"code": "bad_input", "message": str(error)}) from None
         pips = position.pips()
-        out: dict[str, Any] = {
+        out: views.EvalView = {
             "engine": "gammon", "plies": body.plies, "position_id": position.id(),
-            "probabilities": _probabilities(probabilities),
+            "probabilities": views.probabilities_view(probabilities),
             "equity": round(probabilities.equity, 4),
             "pips": list(pips), "pip_lead": pips[1] - pips[0], "race": position.is_race()}
         if cube is not None:
             out["cube"] = cube
         return out
 
-    @app.get("/healthz", tags=["server"])
-    async def healthz() -> dict[str, Any]:
+    @app.get("/healthz", tags=["server"], **_returns("ok"))
+    async def healthz() -> protocol.OkResponse:
         return {"ok": True}
 
 
@@ -996,11 +950,6 @@ def _playable(position_id: str) -> Position:
                                   "the game is over in this position: a side has borne off "
                                   "all 15 checkers"})
     return position
-
-
-def _probabilities(p: Probabilities) -> dict[str, float]:
-    return {name: round(value, 4) for name, value in zip(PROBABILITIES, p.as_tuple(),
-                                                         strict=True)}
 
 
 async def _collect_on_a_timer() -> None:

@@ -14,26 +14,43 @@ StepMessage(id=None, match='abc', v=None, type='step', from_=24, die=6)
 unknown_type
 
 Actions are stored in the match log as small JSON objects (:func:`action_json`,
-:func:`action_from_json`); events go to clients as ``{"type": "checker_moved", ...}``
-(:func:`event_json`).
+:func:`action_from_json`).
+
+Every message the server sends is typed here too (:data:`ServerMessage`: ``welcome``,
+``state``, ``update``, ``chat``, …, built by the functions below and by the views of
+:mod:`gammon.views`), and so is every HTTP body in both directions (the request models, and
+the response types the OpenAPI document shows). They are ``TypedDict`` s — plain dicts when
+the server builds them, checked by mypy where they are built — and pydantic validates them
+strictly (:func:`server_message_errors`, :func:`response_adapter`): the tests run every
+message of their matches through that, and PROTOCOL.md's tables are checked against these
+types (``tests/server/test_wire.py``).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
-import re
+import sys
 from collections.abc import Sequence
-from enum import Enum
-from typing import Annotated, Any, Literal, TypeAlias
+from typing import Annotated, Any, Literal, NotRequired, TypeAlias
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from typing_extensions import TypedDict, is_typeddict
 
+from gammon import views
 from gammon.core import actions as A
 from gammon.core.cube import Level
 from gammon.core.dice import OpeningRoll, Roll
-from gammon.core.events import Event
-from gammon.core.moves import Move, Play
+from gammon.core.moves import Play
+from gammon.views import (
+    ClockView,
+    ConfigView,
+    EvalView,
+    EventView,
+    GameView,
+    HintView,
+    InfoView,
+    UserView,
+)
 
 
 class ProtocolError(ValueError):
@@ -149,7 +166,7 @@ ActionMessage: TypeAlias = (
     RollMessage | PlayMessage | StepMessage | SimpleActionMessage | ResignMessage
 )
 
-_ADAPTER: TypeAdapter[Any] = TypeAdapter(ClientMessage)
+_ADAPTER: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 _ID_ADAPTER: TypeAdapter[Any] = TypeAdapter(MessageId, config=ConfigDict(strict=True))
 TYPES = frozenset({
     "subscribe", "unsubscribe", "roll", "play", "step", "undo", "confirm", "double", "take",
@@ -159,7 +176,8 @@ TYPES = frozenset({
 MAX_MESSAGE_BYTES = 4096
 
 
-def parse_client_message(raw: str | bytes, *, max_bytes: int = MAX_MESSAGE_BYTES) -> Any:
+def parse_client_message(raw: str | bytes, *, max_bytes: int = MAX_MESSAGE_BYTES
+                         ) -> ClientMessage:
     """The one parser: raw WebSocket text into a :data:`ClientMessage`, or
     :class:`ProtocolError` (``too_large``, ``malformed`` or ``unknown_type``)."""
     size = len(raw)  # characters: at most a quarter of the UTF-8 bytes
@@ -271,27 +289,357 @@ def message_action(message: ActionMessage, player: int) -> A.Action:
     raise TypeError(f"not an action message: {message!r}")
 
 
-# -- events to clients ---------------------------------------------------------------------
+# -- HTTP request bodies ---------------------------------------------------------------------
 
-_CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
-
-
-def _value(value: Any) -> Any:
-    if isinstance(value, Roll):
-        return [value.die1, value.die2]
-    if isinstance(value, Move):
-        return {"from": value.source, "to": value.destination, "hit": value.hit,
-                "text": str(value)}
-    if isinstance(value, Enum):
-        return int(value) if isinstance(value, Level) else value.value
-    if isinstance(value, tuple | list):
-        return [_value(v) for v in value]
-    return value
+# Strict: every field takes its own JSON type only (``true`` is not 1, ``1.0`` is not 1);
+# every string must be Unicode text (:data:`Text`).
+_BODY = ConfigDict(extra="forbid", strict=True)
 
 
-def event_json(event: Event) -> dict[str, Any]:
-    """``{"type": "dice_rolled", "player": 0, "roll": [3, 1]}`` and so on (PROTOCOL.md)."""
-    out: dict[str, Any] = {"type": _CAMEL.sub("_", type(event).__name__).lower()}
-    for field in dataclasses.fields(event):
-        out[field.name] = _value(getattr(event, field.name))
-    return out
+class Credentials(BaseModel):
+    model_config = _BODY
+    name: Annotated[Text, Field(max_length=40)]
+    password: Annotated[Text, Field(min_length=1, max_length=200)]
+
+
+class Options(BaseModel):
+    """A player's options (RULES.md §8), kept for future games."""
+
+    model_config = _BODY
+    confirm_turn: bool = False
+    auto_roll: bool = False
+    graphics: Literal["high", "low"] = "high"
+    flip: bool = False
+    auto_bearoff: bool = False
+    sound: bool = True
+    language: Annotated[str, Field(pattern=r"^[a-z]{2}(-[A-Z]{2})?$")] = "en"
+    numbering: bool = True
+
+
+class NewGame(BaseModel):
+    model_config = _BODY
+    kind: Literal["single", "money", "match"] = "match"
+    length: Annotated[int, Field(ge=1, le=25)] = 5
+    cube: bool = True
+    clock: Literal["none", "italian", "italian_per_point", "polish"] = "none"
+    private: bool = False
+    bot: Annotated[int, Field(ge=1, le=5)] | None = None
+    """The bot's strength: 1 beginner, 2 casual, 3 intermediate, 4 expert, 5 world-class."""
+    jacoby: bool = False
+    beavers: bool = False
+    winner_rolls_anew: bool = False
+    client_seed: Annotated[Text, Field(max_length=64)] = ""
+
+
+class Join(BaseModel):
+    model_config = _BODY
+    client_seed: Annotated[Text, Field(max_length=64)] = ""
+
+
+class HintRequest(BaseModel):
+    model_config = _BODY
+    position_id: Annotated[Text, Field(max_length=20)]
+    dice: Annotated[Text, Field(max_length=5)]
+    plies: Annotated[int, Field(ge=0, le=2)] = 2
+
+
+class EvalRequest(BaseModel):
+    model_config = _BODY
+    position_id: Annotated[Text, Field(max_length=20)]
+    match_id: Annotated[Text, Field(max_length=20)] | None = None
+    plies: Annotated[int, Field(ge=0, le=2)] = 2
+    beavers: bool = False
+
+
+# -- server -> client: the WebSocket -----------------------------------------------------------
+
+ChatLine = TypedDict("ChatLine", {
+    "type": Literal["chat"], "match": str, "seat": int, "from": str, "text": str,
+    "at": float})
+"""A player's chat line (sent as is, and kept in the ``chat`` of ``state``)."""
+
+
+class WelcomeMessage(TypedDict):
+    type: Literal["welcome"]
+    user: UserView
+    server_time: float
+
+
+class StateMessage(TypedDict):
+    """The whole match: ``you`` is the viewer's seat (None for a spectator)."""
+
+    type: Literal["state"]
+    match: str
+    v: int
+    you: int | None
+    info: InfoView
+    game: GameView | None
+    clock: ClockView | None
+    chat: list[ChatLine]
+
+
+class UpdateMessage(TypedDict):
+    """The events since the client's version, and the game and clock after them."""
+
+    type: Literal["update"]
+    match: str
+    v: int
+    events: list[EventView]
+    game: GameView | None
+    clock: ClockView | None
+
+
+class MutedMessage(TypedDict):
+    type: Literal["muted"]
+    match: str
+    muted: bool
+
+
+class RematchMessage(TypedDict):
+    type: Literal["rematch"]
+    match: str
+    new: str
+    by: str
+
+
+class CancelledMessage(TypedDict):
+    type: Literal["cancelled"]
+    match: str
+
+
+class AnalysisMessage(TypedDict):
+    """Where the post-match analysis of a watched match stands
+    (:mod:`gammon.server.analysis_worker`): ``done`` of ``total`` games analysed."""
+
+    type: Literal["analysis"]
+    match: str
+    plies: int
+    status: Literal["queued", "running", "done", "failed"]
+    done: int
+    total: int
+
+
+class ServerPing(TypedDict):
+    type: Literal["ping"]
+    n: int
+    server_time: float
+
+
+class ServerPong(TypedDict):
+    type: Literal["pong"]
+    server_time: float
+    id: int | str | None
+
+
+ErrorCode: TypeAlias = Literal[
+    "malformed", "too_large", "unknown_type", "not_found", "not_a_player", "not_your_turn",
+    "illegal", "not_started", "stale", "time_out", "rate_limited", "internal",
+    "unauthenticated"]
+"""Every ``code`` of an ``error`` message (PROTOCOL.md, *Error codes*)."""
+
+
+class ErrorMessage(TypedDict):
+    """A refused message (nothing changed): ``id`` is the message's (null when it had none;
+    absent when the parser could not read a valid one), ``match`` and ``v`` the match it
+    names and the version the match is at."""
+
+    type: Literal["error"]
+    code: ErrorCode
+    message: str
+    id: NotRequired[int | str | None]
+    match: NotRequired[str]
+    v: NotRequired[int]
+
+
+ServerMessage: TypeAlias = Annotated[
+    WelcomeMessage | StateMessage | UpdateMessage | ChatLine | MutedMessage | RematchMessage
+    | CancelledMessage | AnalysisMessage | ServerPing | ServerPong | ErrorMessage,
+    Field(discriminator="type"),
+]
+"""Every message the server sends on the socket."""
+
+
+def welcome_message(user: UserView, now: float) -> WelcomeMessage:
+    return {"type": "welcome", "user": user, "server_time": now}
+
+
+def ping_message(n: int, now: float) -> ServerPing:
+    return {"type": "ping", "n": n, "server_time": now}
+
+
+def pong_message(message_id: int | str | None, now: float) -> ServerPong:
+    return {"type": "pong", "server_time": now, "id": message_id}
+
+
+def muted_message(match: str, muted: bool) -> MutedMessage:
+    return {"type": "muted", "match": match, "muted": muted}
+
+
+def chat_line(match: str, seat: int, name: str, text: str, at: float) -> ChatLine:
+    return {"type": "chat", "match": match, "seat": seat, "from": name, "text": text,
+            "at": at}
+
+
+def rematch_message(match: str, new: str, by: str) -> RematchMessage:
+    return {"type": "rematch", "match": match, "new": new, "by": by}
+
+
+def cancelled_message(match: str) -> CancelledMessage:
+    return {"type": "cancelled", "match": match}
+
+
+def error_message(code: ErrorCode, message: str) -> ErrorMessage:
+    """An ``error`` without ``id``, ``match`` or ``v`` (the caller adds those it knows)."""
+    return {"type": "error", "code": code, "message": message}
+
+
+# -- server -> client: HTTP responses ----------------------------------------------------------
+
+
+class ErrorDetail(TypedDict):
+    code: str
+    message: str
+
+
+class HTTPError(TypedDict):
+    """Every HTTP error: ``{"detail": {"code", "message"}}``."""
+
+    detail: ErrorDetail
+
+
+class MeResponse(TypedDict):
+    user: UserView
+    options: Options
+
+
+class UserResponse(TypedDict):
+    user: UserView
+
+
+class OkResponse(TypedDict):
+    ok: Literal[True]
+
+
+class LogoutAllResponse(TypedDict):
+    ok: Literal[True]
+    revoked: int
+
+
+class OpenGame(ConfigView):
+    """An open public game in the lobby: its settings, when and by whom it was created."""
+
+    id: str
+    created_at: float
+    creator: UserView | None
+
+
+class CreatedGame(InfoView):
+    invite: str
+    """The link that shows the match to whoever holds it."""
+
+
+class GameState(StateMessage):
+    """``GET /api/games/{id}``: a ``state``; the match's players also get the ``invite``."""
+
+    invite: NotRequired[str]
+
+
+class OpeningRecord(TypedDict):
+    t: Literal["opening"]
+    first: int
+    throws: list[list[int]]
+    roll: list[int]
+class RollRecord(TypedDict):
+    t: Literal["roll"]
+    p: int
+    roll: list[int]
+
+
+class FairnessRecord(TypedDict):
+    """The dice commitment, the dice actions and, once the match is over, the seed and what
+    checking every die found (``problems``: empty when every die is what the seeds give)."""
+
+    match: str
+    seed_hash: str
+    client_seeds: list[str]
+    winner_rolls_anew: bool
+    server_seed: str | None
+    actions: list[OpeningRecord | RollRecord]
+    problems: NotRequired[list[str]]
+
+
+class HistoryEntry(TypedDict):
+    id: str
+    status: views.MatchStatus
+    config: ConfigView
+    players: list[str | None]
+    winner: int | None
+    result: views.ResultView | None
+    rated: bool
+    created_at: float
+    finished_at: float | None
+
+
+class RatingChange(TypedDict):
+    match: str
+    before: float
+    after: float
+    at: float
+
+
+class RatingsResponse(TypedDict):
+    user: UserView
+    history: list[RatingChange]
+
+
+class LeaderboardEntry(UserView):
+    rank: int
+
+
+class DiceStats(TypedDict):
+    """Each face's count, the dice in all, and each roll's count (``"31"``: higher first)."""
+
+    faces: list[int]
+    dice: int
+    rolls: dict[str, int]
+
+
+RESPONSES: dict[str, Any] = {
+    "me": MeResponse, "user": UserResponse, "ok": OkResponse, "logout_all": LogoutAllResponse,
+    "open_games": list[OpenGame], "created": CreatedGame, "state": GameState,
+    "info": InfoView, "fairness": FairnessRecord, "history": list[HistoryEntry],
+    "ratings": RatingsResponse, "leaderboard": list[LeaderboardEntry], "dice_stats": DiceStats,
+    "hint": HintView, "eval": EvalView,
+}
+"""The response type of each kind of HTTP answer (``app.py`` names them per route)."""
+
+
+# -- validation: the types as pydantic checks them -----------------------------------------------
+
+_STRICT = ConfigDict(extra="forbid", strict=True)
+for _module in (sys.modules[__name__], views):
+    for _value in list(vars(_module).values()):
+        if is_typeddict(_value) and _value.__module__ == _module.__name__:
+            _value.__pydantic_config__ = _STRICT
+
+SERVER_MESSAGES: TypeAdapter[Any] = TypeAdapter(ServerMessage)
+"""The strict validator of :data:`ServerMessage` (unknown fields refused)."""
+
+
+def server_message_errors(data: Any) -> list[str]:
+    """What is wrong with ``data`` as a server message (decoded JSON): an empty list when it
+    is one of :data:`ServerMessage`, exactly (no field missing, none unknown, no wrong
+    type)."""
+    try:
+        SERVER_MESSAGES.validate_python(data)
+    except ValidationError as error:
+        return [f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors()]
+    return []
+
+
+def response_adapter(kind: str) -> TypeAdapter[Any]:
+    """The strict validator of an HTTP answer of ``kind`` (a key of :data:`RESPONSES`)."""
+    return _adapters.setdefault(kind, TypeAdapter(RESPONSES[kind]))
+
+
+_adapters: dict[str, TypeAdapter[Any]] = {}

@@ -42,7 +42,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import SimpleNamespace
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from gammon.core import actions as A
 from gammon.core.clock import (
@@ -60,8 +60,29 @@ from gammon.core.match import Match, Phase, Rules
 from gammon.server import bots, protocol
 from gammon.server.db import Repository, Row, SeqConflict, User
 from gammon.server.fairness import FairDice, commitment, new_seed
+from gammon.server.protocol import ChatLine, StateMessage, UpdateMessage
 from gammon.server.ratings import new_ratings
 from gammon.server.settings import Settings
+from gammon.views import (
+    ClockKind,
+    ClockView,
+    EventView,
+    GameView,
+    InfoView,
+    ReachView,
+    ResultView,
+    SeatView,
+    clock_paused_view,
+    clock_view,
+    config_view,
+    event_view,
+    game_view,
+    info_view,
+    reach_view,
+    result_view,
+    rules_view,
+    seat_view,
+)
 
 log = logging.getLogger(__name__)
 
@@ -125,7 +146,7 @@ class MatchConfig:
     clock_scale: float = 1.0
 
     def to_json(self) -> str:
-        return json.dumps({name: getattr(self, name) for name in self.__slots__})
+        return json.dumps(config_view(self))
 
     @classmethod
     def from_json(cls, text: str) -> MatchConfig:
@@ -151,12 +172,7 @@ def rules_for(config: MatchConfig, options: tuple[dict[str, Any], dict[str, Any]
 
 
 def rules_json(rules: Rules) -> str:
-    return json.dumps({
-        "length": rules.length, "cube": rules.cube, "crawford": rules.crawford,
-        "jacoby": rules.jacoby, "beavers": rules.beavers,
-        "winner_rolls_anew": rules.winner_rolls_anew,
-        "confirm_turn": list(rules.confirm_turn), "auto_roll": list(rules.auto_roll),
-    })
+    return json.dumps(rules_view(rules))
 
 
 def rules_from_json(text: str) -> Rules:
@@ -270,14 +286,14 @@ class Room:
     seq: int = 0
     dice_count: int = 0
     last_at: float = 0.0
-    events: list[dict[str, Any]] = field(default_factory=list)
+    events: list[EventView] = field(default_factory=list)
     subscribers: set[Any] = field(default_factory=set)
-    chat: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=50))
+    chat: deque[ChatLine] = field(default_factory=lambda: deque(maxlen=50))
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     timer: asyncio.TimerHandle | None = None
-    result: dict[str, Any] | None = None
-    outbox: list[dict[str, Any]] = field(default_factory=list)
-    _reach: tuple[Game, dict[str, dict[str, list[int]]]] | None = None
+    result: ResultView | None = None
+    outbox: list[EventView] = field(default_factory=list)
+    _reach: tuple[Game, ReachView] | None = None
 
     @classmethod
     def from_row(cls, row: Any) -> Room:
@@ -365,7 +381,7 @@ class Room:
             dice += isinstance(action, A.RollOpening | A.RollDice)
             action = None
 
-    def _commit(self, step: Step) -> list[dict[str, Any]]:
+    def _commit(self, step: Step) -> list[EventView]:
         match = step.match
         self.match, self.clock = match, step.clock
         self.seq += 1
@@ -374,15 +390,14 @@ class Room:
             self.dice_count += 1
         out = []
         for event in step.events:
-            data = protocol.event_json(event)
-            data["v"] = len(self.events) + 1
+            data = event_view(event, v=len(self.events) + 1)
             self.events.append(data)
             out.append(data)
         if match.is_over:
             self.status = "finished"
         return out
 
-    def pause(self, seconds: float, at: float) -> list[dict[str, Any]]:
+    def pause(self, seconds: float, at: float) -> list[EventView]:
         """Credit ``seconds`` of server downtime to the running action (a stored
         ``clock_pause`` record, live or replayed): its start moves that much later
         (:meth:`Clock.paused`). One ``clock_paused`` event, even with no clock running."""
@@ -393,12 +408,11 @@ class Room:
             self.clock = clock.paused(seconds)
         self.seq += 1
         self.last_at = max(self.last_at, at)
-        data = {"type": "clock_paused", "player": player, "seconds": round(seconds, 3),
-                "v": len(self.events) + 1}
+        data = clock_paused_view(player, seconds, v=len(self.events) + 1)
         self.events.append(data)
         return [data]
 
-    def replay(self, record: dict[str, Any], at: float) -> list[dict[str, Any]]:
+    def replay(self, record: dict[str, Any], at: float) -> list[EventView]:
         """Apply one stored action (the log is trusted: the core accepted it once)."""
         if record.get("t") == PAUSE:
             return self.pause(float(record["seconds"]), at)
@@ -406,83 +420,40 @@ class Room:
         return self._commit(_advance(self.match, self.clock, protocol.action_from_json(record),
                                      at))
 
-    # -- views -------------------------------------------------------------------------------
+    # -- views (gammon.views: the shapes; here: which of the room's values go in) ----------
 
-    def clock_json(self, now: float) -> dict[str, Any] | None:
+    def clock_json(self, now: float) -> ClockView | None:
         clock = self.clock
-        if clock is None:
-            return None
-        now = max(now, clock.last)
-        sides = []
-        for side in (0, 1):
-            reading = clock.remaining(side, now)
-            sides.append({"action_left": round(reading.action_left, 3),
-                          "bank_left": round(reading.bank_left, 3), "low": reading.is_low,
-                          "expired": reading.expired})
-        settings = clock.settings
-        low_at = getattr(settings, "low_reserve", getattr(settings, "low_time", None))
-        return {"kind": self.config.clock, "running": clock.running, "sides": sides,
-                "flag_at": clock.flag_time(), "low_at": low_at}
+        return None if clock is None else clock_view(clock, cast(ClockKind, self.config.clock),
+                                                     now)
 
-    def game_json(self) -> dict[str, Any] | None:
-        match = self.match
-        if match is None:
-            return None
-        game = match.game
-        out: dict[str, Any] = {
-            "phase": match.phase.value, "game": match.number, "turn": game.turn,
-            "score": list(match.score), "length": match.rules.length,
-            "crawford": match.is_crawford,
-            "cube": {"value": game.cube.value, "owner": game.cube.owner,
-                     "enabled": game.cube_enabled},
-            "board": list(game.board(0).board), "position_id": game.position.id(),
-            "dice": None if game.roll is None else [game.roll.die1, game.roll.die2],
-            "dice_left": list(game.dice_left),
-            "resign_offer": None if game.resign_offer is None else {
-                "player": game.resign_offer.player, "level": int(game.resign_offer.level)},
-            "winner": match.winner,
-            "can_double": game.can_double(game.turn),
-            "can_beaver": game.phase is Phase.CUBE_OFFERED and game.can_beaver(game.opponent),
-            "resign_floor": 0 if game.refused is None else int(game.refused),
-        }
-        if match.phase is Phase.MOVING:
-            out["legal"] = {str(source): {str(die): move.destination for die, move in m.items()}
-                            for source, m in game.legal_steps().items()}
-            if self._reach is None or self._reach[0] is not game:
-                self._reach = (game, {str(source): {str(dest): dice for dest, dice in r.items()}
-                                      for source, r in reach(game).items()})
-            out["reach"] = self._reach[1]
-            out["can_confirm"] = game.is_play_complete()
-            out["can_undo"] = bool(game.steps)
-        return out
+    def _reach_of(self, game: Game) -> ReachView:
+        """The reach of the game on turn, computed once per game state."""
+        if self._reach is None or self._reach[0] is not game:
+            self._reach = (game, reach_view(game))
+        return self._reach[1]
 
-    def seats_json(self) -> list[dict[str, Any] | None]:
-        out: list[dict[str, Any] | None] = []
-        for player in self.players:
-            user = self.users.get(player) if player is not None else None
-            out.append(None if user is None else {
-                "id": user.id, "name": user.name, "kind": user.kind,
-                "rating": round(user.rating, 2)})
-        return out
+    def game_json(self) -> GameView | None:
+        return None if self.match is None else game_view(self.match, self._reach_of)
 
-    def info_json(self) -> dict[str, Any]:
-        config = self.config
-        return {
-            "id": self.id, "status": self.status, "kind": config.kind, "length": config.points,
-            "cube": config.cube, "clock": config.clock, "bot": config.bot,
-            "private": self.private, "rated": self.rated, "seats": self.seats_json(),
-            "seed_hash": self.seed_hash, "client_seeds": list(self.client_seeds),
-            "server_seed": self.server_seed if self.status == "finished" else None,
-            "rematch_of": self.rematch_of, "result": self.result,
-        }
+    def seats_json(self) -> list[SeatView | None]:
+        return [seat_view(self.users.get(player) if player is not None else None)
+                for player in self.players]
 
-    def state_message(self, viewer: int | None, now: float) -> dict[str, Any]:
+    def info_json(self) -> InfoView:
+        return info_view(
+            id=self.id, status=self.status, config=self.config, private=self.private,
+            rated=self.rated, seats=self.seats_json(), seed_hash=self.seed_hash,
+            client_seeds=self.client_seeds, server_seed=self.server_seed,
+            rematch_of=self.rematch_of, result=self.result)
+
+    def state_message(self, viewer: int | None, now: float) -> StateMessage:
         seat = None if viewer is None else self.seat_of(viewer)
         return {"type": "state", "match": self.id, "v": self.version, "you": seat,
                 "info": self.info_json(), "game": self.game_json(),
                 "clock": self.clock_json(now), "chat": list(self.chat)}
 
-    def update_message(self, events: list[dict[str, Any]], now: float) -> dict[str, Any]:
+    def update_message(self, events: list[EventView], now: float) -> UpdateMessage:
         return {"type": "update", "match": self.id, "v": self.version, "events": events,
                 "game": self.game_json(), "clock": self.clock_json(now)}
 
@@ -651,7 +622,7 @@ class Hub:
         ids = [p for p in room.players if p is not None]
         room.users.update(await self.repo.users(ids))
 
-    async def _catch_up(self, room: Room) -> list[dict[str, Any]]:
+    async def _catch_up(self, room: Room) -> list[EventView]:
         """Apply the actions other processes appended (caller holds the room lock)."""
         row, actions = await self.repo.match_with_actions(room.id, after=room.seq)
         if row is None:
@@ -659,7 +630,7 @@ class Hub:
         if room.players != [row.player0, row.player1] or room.status != row.status:
             room.refresh(row)
             await self._load_users(room)
-        events: list[dict[str, Any]] = []
+        events: list[EventView] = []
         for action in actions:
             if action.seq == room.seq + 1:
                 events += room.replay(json.loads(action.action), action.at)
@@ -708,7 +679,8 @@ class Hub:
 
     # -- sending -------------------------------------------------------------------------
 
-    def _send_all(self, room: Room, message: dict[str, Any], *, chat: bool = False) -> None:
+    def _send_all(self, room: Room, message: protocol.ServerMessage | dict[str, Any], *,
+                  chat: bool = False) -> None:
         text = json.dumps(message)
         for conn in list(room.subscribers):
             if chat and room.id in conn.muted and message.get("seat") != room.seat_of(
@@ -716,7 +688,7 @@ class Hub:
                 continue
             conn.send_text(text)
 
-    def _broadcast_update(self, room: Room, events: list[dict[str, Any]]) -> None:
+    def _broadcast_update(self, room: Room, events: list[EventView]) -> None:
         self._send_all(room, room.update_message(events, time.time()))
 
     def _broadcast_state(self, room: Room) -> None:
@@ -840,7 +812,7 @@ class Hub:
         room = self.rooms.pop(match_id, None)
         if room is not None:
             room.status = "cancelled"
-            self._send_all(room, {"type": "cancelled", "match": match_id})
+            self._send_all(room, protocol.cancelled_message(match_id))
 
     async def rematch(self, user: User, match_id: str) -> Room:
         room = await self.room(match_id)
@@ -855,7 +827,7 @@ class Hub:
         new = await self.create(
             user, room.config, reserved_for=None if room.config.bot is not None else opponent,
             rematch_of=match_id)
-        payload = {"type": "rematch", "match": match_id, "new": new.id, "by": user.name}
+        payload = protocol.rematch_message(match_id, new.id, user.name)
         self._send_all(room, payload)
         await self._publish({"kind": "rematch", "match": match_id, "payload": payload})
         return new
@@ -960,8 +932,7 @@ class Hub:
     async def _finish(self, room: Room, match: Match
                       ) -> tuple[dict[str, Any], list[tuple[int, float, float, int]]]:
         assert match.result is not None
-        result = {"winner": match.result.winner, "reason": match.result.reason.value,
-                  "score": list(match.result.score)}
+        result = result_view(match)
         finish = {"winner": match.result.winner, "result": json.dumps(result)}
         ratings: list[tuple[int, float, float, int]] = []
         if room.rated:
@@ -1057,8 +1028,7 @@ class Hub:
         seat = room.seat_of(conn.user.id)
         if seat is None:
             raise ServiceError("not_a_player", "only the players chat in a match")
-        payload = {"type": "chat", "match": match_id, "seat": seat, "from": conn.user.name,
-                   "text": text, "at": time.time()}
+        payload = protocol.chat_line(match_id, seat, conn.user.name, text, time.time())
         room.chat.append(payload)
         self._send_all(room, payload, chat=True)
         await self._publish({"kind": "chat", "match": match_id, "payload": payload})

@@ -1,0 +1,742 @@
+"""Every JSON view of the system, in one place: the shapes the command line prints, the HTTP
+API returns and the WebSocket sends (PROTOCOL.md).
+
+Each view is a :class:`~typing_extensions.TypedDict` — a plain ``dict`` at run time, so
+building one costs what building a dict costs and any JSON encoder writes it, while mypy
+checks every place that builds one — and a function that builds it from the core's or the
+engine's values:
+
+* the engine's answers: :func:`probabilities_view`, :func:`ranked_play_view` (``gammon hint
+  --json``, ``POST /api/hint``), :func:`cube_view` (``gammon cube --json``, ``POST
+  /api/eval``'s ``cube``);
+* a match as a client sees it: :func:`game_view` (the ``game`` of ``state`` and ``update``),
+  :func:`clock_view`, :func:`event_view` (every event of an ``update``, with its version),
+  :func:`info_view` and :func:`seat_view` (``info``), :func:`result_view`;
+* the stored forms of a match's settings: :func:`config_view` (what the creator chose) and
+  :func:`rules_view` (the core rules it is played under).
+
+The server's message envelopes (``state``, ``update``, ``error``, …) are in
+:mod:`gammon.server.protocol`, which also holds the pydantic validators and JSON schemas of
+all of these (PROTOCOL.md and the OpenAPI document are checked against them). This module
+imports only the core (and the engine's types for checking): the command line uses it
+without the web stack.
+
+>>> from gammon.core.events import DiceRolled
+>>> from gammon.core.dice import Roll
+>>> event_view(DiceRolled(0, Roll(3, 1)), v=7)
+{'type': 'dice_rolled', 'player': 0, 'roll': [3, 1], 'v': 7}
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable
+from enum import Enum
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, Protocol, TypeAlias, cast
+
+from typing_extensions import TypedDict
+
+from gammon.core.cube import Level
+from gammon.core.dice import Roll
+from gammon.core.events import Event
+from gammon.core.match import Phase
+from gammon.core.moves import Move
+
+if TYPE_CHECKING:
+    from gammon.core.clock import Clock
+    from gammon.core.game import Game, Rules
+    from gammon.core.match import Match
+    from gammon.core.position import Position
+    from gammon.engine.cube import CubeDecision, Outcomes, ResignDecision, TakeDecision
+    from gammon.engine.player import Engine, Probabilities, RankedPlay
+    from gammon.formats.match_id import MatchKey
+
+PROBABILITIES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
+"""The five cubeless probabilities, in the engine's order, as named in every JSON view."""
+
+ENGINE_DIGITS = 4
+"""Decimals of the engine's numbers in the HTTP API (``/api/hint``, ``/api/eval``)."""
+CLI_DIGITS = 6
+"""Decimals of the engine's numbers the command line prints."""
+
+
+# -- the engine's answers -------------------------------------------------------------------
+
+
+class ProbabilitiesView(TypedDict):
+    """The five cubeless probabilities of the side to play (gammons include backgammons)."""
+
+    win: float
+    win_gammon: float
+    win_backgammon: float
+    lose_gammon: float
+    lose_backgammon: float
+
+
+class RankedPlayView(TypedDict):
+    """One legal play, ranked by the engine: ``position_id`` is the position after it seen
+    from the opponent, ``ply`` the depth its evaluation comes from."""
+
+    play: str
+    position_id: str
+    equity: float
+    ply: int
+    probabilities: ProbabilitiesView
+
+
+def probabilities_view(p: Probabilities, digits: int = ENGINE_DIGITS) -> ProbabilitiesView:
+    w, wg, wbg, lg, lbg = p.as_tuple()
+    return {"win": round(w, digits), "win_gammon": round(wg, digits),
+            "win_backgammon": round(wbg, digits), "lose_gammon": round(lg, digits),
+            "lose_backgammon": round(lbg, digits)}
+
+
+def ranked_play_view(ranked: RankedPlay, digits: int = ENGINE_DIGITS) -> RankedPlayView:
+    """One ranked play: the same shape for ``gammon hint --json`` (``digits`` 6) and
+    ``POST /api/hint`` (4)."""
+    return {"play": ranked.play.notation(), "position_id": ranked.play.position.swap().id(),
+            "equity": round(ranked.equity, digits), "ply": ranked.ply,
+            "probabilities": probabilities_view(ranked.probabilities, digits)}
+
+
+class HintView(TypedDict):
+    """``POST /api/hint``: every legal play, best first."""
+
+    engine: str
+    plies: int
+    plays: list[RankedPlayView]
+
+
+class OutcomesView(TypedDict):
+    """The cube views' cubeless probabilities, with their cubeless equity."""
+
+    win: float | None
+    win_gammon: float | None
+    win_backgammon: float | None
+    lose_gammon: float | None
+    lose_backgammon: float | None
+    equity: float | None
+
+
+class DecisionEquities(TypedDict):
+    no_double: float | None
+    double_take: NotRequired[float | None]
+    double_pass: NotRequired[float | None]
+    double_beaver: NotRequired[float | None]
+class DecisionMwc(TypedDict):
+    no_double: float | None
+    double_take: NotRequired[float | None]
+    double_pass: NotRequired[float | None]
+
+
+class CubeDecisionView(TypedDict):
+    """The side on roll's cube action before it rolls."""
+
+    action: Literal["no-double", "double-take", "double-pass", "too-good-take",
+                    "too-good-pass"]
+    player: int
+    equities: DecisionEquities
+    mwc: NotRequired[DecisionMwc]
+    response: Literal["take", "pass", "beaver"] | None
+    cube_available: bool
+    reason: str | None
+    probabilities: OutcomesView
+    ply: int | None
+    efficiency: float
+    cube: str
+
+
+TakeEquities = TypedDict("TakeEquities", {"take": float | None, "pass": float | None,
+                                          "beaver": NotRequired[float | None]})
+TakeMwc = TypedDict("TakeMwc", {"take": float | None, "pass": float | None})
+
+
+class TakeDecisionView(TypedDict):
+    """The answer to a double: take, pass or beaver."""
+
+    action: Literal["take", "pass", "beaver"]
+    player: int
+    equities: TakeEquities
+    mwc: NotRequired[TakeMwc]
+    probabilities: OutcomesView
+    ply: int | None
+    efficiency: float
+    cube: str
+
+
+class ResignEquities(TypedDict):
+    accept: float | None
+    play_on: float | None
+
+
+class ResignDecisionView(TypedDict):
+    """The answer to a resignation: accept or reject."""
+
+    action: Literal["accept", "reject"]
+    player: int
+    level: str
+    equities: ResignEquities
+    probabilities: OutcomesView
+    ply: int | None
+    efficiency: float
+    cube: str
+
+
+CubeView: TypeAlias = CubeDecisionView | TakeDecisionView | ResignDecisionView
+"""What ``gammon cube --json`` prints and ``POST /api/eval`` gives as ``cube``."""
+
+
+class EvalView(TypedDict):
+    """``POST /api/eval``: the side on roll's chances before it rolls."""
+
+    engine: str
+    plies: int
+    position_id: str
+    probabilities: ProbabilitiesView
+    equity: float
+    pips: list[int]
+    pip_lead: int
+    race: bool
+    cube: NotRequired[CubeView]
+
+
+def _r(value: float | None) -> float | None:
+    return None if value is None else round(value, CLI_DIGITS)
+
+
+def outcomes_view(p: Outcomes, *, swap: bool = False) -> OutcomesView:
+    """Cubeless probabilities and equity of a cube view (``swap``: the other side's)."""
+    values = (p.win, p.win_gammon, p.win_backgammon, p.lose_gammon, p.lose_backgammon)
+    if swap:
+        values = (1.0 - p.win, p.lose_gammon, p.lose_backgammon, p.win_gammon,
+                  p.win_backgammon)
+    w, wg, wbg, lg, lbg = values
+    return {"win": _r(w), "win_gammon": _r(wg), "win_backgammon": _r(wbg),
+            "lose_gammon": _r(lg), "lose_backgammon": _r(lbg),
+            "equity": _r(2 * w - 1 + wg - lg + wbg - lbg)}
+
+
+def cube_decision_view(d: CubeDecision, *, player: int) -> CubeDecisionView:
+    equities: DecisionEquities = {"no_double": _r(d.no_double)}
+    if d.double_take is not None:
+        equities["double_take"] = _r(d.double_take)
+        equities["double_pass"] = _r(d.double_pass)
+        if d.double_beaver is not None:
+            equities["double_beaver"] = _r(d.double_beaver)
+    answer: dict[str, object] = {"action": str(d.action), "player": player,
+                                 "equities": equities}
+    if d.mwc_no_double is not None:
+        mwc: DecisionMwc = {"no_double": _r(d.mwc_no_double)}
+        if d.mwc_double_take is not None:
+            mwc["double_take"] = _r(d.mwc_double_take)
+            mwc["double_pass"] = _r(d.mwc_double_pass)
+        answer["mwc"] = mwc
+    answer.update({
+        "response": None if d.response is None else str(d.response),
+        "cube_available": d.double_take is not None,
+        "reason": d.reason,
+        "probabilities": outcomes_view(d.probabilities),
+        "ply": d.plies,
+        "efficiency": d.efficiency,
+        "cube": d.info.describe(),
+    })
+    return cast(CubeDecisionView, answer)
+
+
+def take_decision_view(t: TakeDecision, *, player: int) -> TakeDecisionView:
+    equities: TakeEquities = {"take": _r(t.take), "pass": _r(t.pass_)}
+    if t.beaver is not None:
+        equities["beaver"] = _r(t.beaver)
+    answer: dict[str, object] = {"action": str(t.response), "player": player,
+                                 "equities": equities}
+    if t.mwc_take is not None:
+        answer["mwc"] = TakeMwc({"take": _r(t.mwc_take), "pass": _r(t.mwc_pass)})
+    d = t.doubler
+    answer.update({
+        "probabilities": outcomes_view(d.probabilities, swap=True),
+        "ply": d.plies,
+        "efficiency": d.efficiency,
+        "cube": d.info.swap().describe(),
+    })
+    return cast(TakeDecisionView, answer)
+
+
+def resign_decision_view(r: ResignDecision, *, player: int) -> ResignDecisionView:
+    d = r.decision
+    return {
+        "action": "accept" if r.accept else "reject",
+        "player": player,
+        "level": str(r.level),
+        "equities": {"accept": _r(r.accept_equity), "play_on": _r(r.play_on_equity)},
+        "probabilities": outcomes_view(d.probabilities, swap=not r.receiver_on_roll),
+        "ply": d.plies,
+        "efficiency": d.efficiency,
+        "cube": (d.info if r.receiver_on_roll else d.info.swap()).describe(),
+    }
+
+
+def analyse_match_key(engine: Engine, position: Position, key: MatchKey, *, plies: int = 0,
+                      beavers: bool = False) -> tuple[str, Any]:
+    """The decision a GNU Backgammon Match ID asks for, analysed: ``("cube",
+    CubeDecision)`` for the side on roll before it rolls, ``("take", TakeDecision)`` with a
+    double pending, ``("resign", ResignDecision)`` with a resignation pending. The position
+    is the dice owner's view."""
+    from gammon.engine.cube import (
+        CubeInfo,
+        analyse_cube,
+        analyse_resignation,
+        analyse_take,
+    )
+    from gammon.formats.match_id import Resignation
+
+    info = CubeInfo.from_match_key(key, beavers=beavers and key.is_money())
+    if key.double_offered:
+        return "take", analyse_take(engine, position, info, plies=plies)
+    if key.resignation != Resignation.NONE:
+        return "resign", analyse_resignation(engine, position, info,
+                                             Level(int(key.resignation)), roll=key.roll,
+                                             plies=plies)
+    return "cube", analyse_cube(engine, position, info, plies=plies)
+
+
+def cube_view(engine: Engine, position: Position, key: MatchKey, *, plies: int = 0,
+              beavers: bool = False) -> CubeView:
+    """The decision a Match ID asks for (:func:`analyse_match_key`), viewed: what ``gammon
+    cube --json`` prints and ``POST /api/eval`` gives as ``cube``."""
+    kind, result = analyse_match_key(engine, position, key, plies=plies, beavers=beavers)
+    doubler = key.dice_owner
+    if kind == "cube":
+        return cube_decision_view(result, player=doubler)
+    if kind == "take":
+        return take_decision_view(result, player=1 - doubler)
+    return resign_decision_view(result, player=1 - doubler)
+
+
+# -- a match as a client sees it ------------------------------------------------------------
+
+
+class CubeStateView(TypedDict):
+    value: int
+    owner: int | None
+    enabled: bool
+
+
+class ResignOfferView(TypedDict):
+    player: int
+    level: int
+
+
+PhaseName: TypeAlias = Literal["opening", "before_roll", "moving", "cube_offered",
+                               "resign_offered", "game_over", "match_over"]
+ReachView: TypeAlias = dict[str, dict[str, list[int]]]
+"""For each checker that may move (its point, as text), each point it can reach (as text)
+and the dice to send as steps to get there."""
+
+
+class GameView(TypedDict):
+    """The ``game`` of ``state`` and ``update`` (PROTOCOL.md); ``legal``, ``reach``,
+    ``can_confirm`` and ``can_undo`` only while moving."""
+
+    phase: PhaseName
+    game: int
+    turn: int
+    score: list[int]
+    length: int
+    crawford: bool
+    cube: CubeStateView
+    board: list[int]
+    position_id: str
+    dice: list[int] | None
+    dice_left: list[int]
+    resign_offer: ResignOfferView | None
+    winner: int | None
+    can_double: bool
+    can_beaver: bool
+    resign_floor: int
+    legal: NotRequired[dict[str, dict[str, int]]]
+    reach: NotRequired[ReachView]
+    can_confirm: NotRequired[bool]
+    can_undo: NotRequired[bool]
+
+
+def reach_view(game: Game) -> ReachView:
+    """The core's :meth:`Game.reach <gammon.core.game.Game.reach>` with text keys."""
+    return {str(source): {str(point): list(dice) for point, dice in found.items()}
+            for source, found in game.reach().items()}
+
+
+def game_view(match: Match, reach: Callable[[Game], ReachView] = reach_view) -> GameView:
+    """The game being played in ``match`` (``reach``: a cache of :func:`reach_view`)."""
+    game = match.game
+    phase = match.phase
+    out: GameView = {
+        "phase": phase.value, "game": match.number, "turn": game.turn,
+        "score": list(match.score), "length": match.rules.length,
+        "crawford": match.is_crawford,
+        "cube": {"value": game.cube.value, "owner": game.cube.owner,
+                 "enabled": game.cube_enabled},
+        "board": list(game.board(0).board), "position_id": game.position.id(),
+        "dice": None if game.roll is None else [game.roll.die1, game.roll.die2],
+        "dice_left": list(game.dice_left),
+        "resign_offer": None if game.resign_offer is None else {
+            "player": game.resign_offer.player, "level": int(game.resign_offer.level)},
+        "winner": match.winner,
+        "can_double": game.can_double(game.turn),
+        "can_beaver": game.phase is Phase.CUBE_OFFERED and game.can_beaver(game.opponent),
+        "resign_floor": 0 if game.refused is None else int(game.refused),
+    }
+    if phase is Phase.MOVING:
+        out["legal"] = {str(source): {str(die): move.destination for die, move in m.items()}
+                        for source, m in game.legal_steps().items()}
+        out["reach"] = reach(game)
+        out["can_confirm"] = game.is_play_complete()
+        out["can_undo"] = bool(game.steps)
+    return out
+
+
+ClockKind: TypeAlias = Literal["none", "italian", "italian_per_point", "polish"]
+
+
+class ClockSideView(TypedDict):
+    action_left: float
+    bank_left: float
+    low: bool
+    expired: bool
+
+
+class ClockView(TypedDict):
+    """A match clock: ``flag_at`` is the server time the running side loses at."""
+
+    kind: ClockKind
+    running: int | None
+    sides: list[ClockSideView]
+    flag_at: float | None
+    low_at: float | None
+
+
+def clock_view(clock: Clock, kind: ClockKind, now: float) -> ClockView:
+    now = max(now, clock.last)
+    sides: list[ClockSideView] = []
+    for side in (0, 1):
+        reading = clock.remaining(side, now)
+        sides.append({"action_left": round(reading.action_left, 3),
+                      "bank_left": round(reading.bank_left, 3), "low": reading.is_low,
+                      "expired": reading.expired})
+    settings = clock.settings
+    low_at = getattr(settings, "low_reserve", getattr(settings, "low_time", None))
+    return {"kind": kind, "running": clock.running, "sides": sides,
+            "flag_at": clock.flag_time(), "low_at": low_at}
+
+
+# events: one view per core event (its fields, the mover's view) and the server's own
+
+MoveView = TypedDict("MoveView", {"from": int, "to": int, "hit": bool, "text": str})
+
+
+class GameStartedView(TypedDict):
+    type: Literal["game_started"]
+    number: int
+    crawford: bool
+    v: int
+
+
+class OpeningRolledView(TypedDict):
+    type: Literal["opening_rolled"]
+    first: int
+    throws: list[list[int]]
+    roll: list[int]
+    v: int
+
+
+class DiceRolledView(TypedDict):
+    type: Literal["dice_rolled"]
+    player: int
+    roll: list[int]
+    v: int
+
+
+class CheckerMovedView(TypedDict):
+    type: Literal["checker_moved"]
+    player: int
+    move: MoveView
+    die: int
+    v: int
+
+
+class StepUndoneView(TypedDict):
+    type: Literal["step_undone"]
+    player: int
+    move: MoveView
+    die: int
+    v: int
+
+
+class NoLegalMoveView(TypedDict):
+    type: Literal["no_legal_move"]
+    player: int
+    roll: list[int]
+    v: int
+
+
+class TurnEndedView(TypedDict):
+    type: Literal["turn_ended"]
+    player: int
+    moves: list[MoveView]
+    v: int
+
+
+class CubeEventView(TypedDict):
+    type: Literal["cube_offered", "cube_taken", "cube_beavered", "cube_dropped"]
+    player: int
+    value: int
+    v: int
+
+
+class ResignEventView(TypedDict):
+    type: Literal["resign_offered", "resign_accepted", "resign_rejected"]
+    player: int
+    level: int
+    v: int
+
+
+class GameEndedView(TypedDict):
+    type: Literal["game_ended"]
+    winner: int
+    points: int
+    kind: Literal["single", "gammon", "backgammon", "drop", "resign", "abandon", "timeout"]
+    level: int
+    cube: int
+    v: int
+
+
+class MatchEndedView(TypedDict):
+    type: Literal["match_ended"]
+    winner: int
+    reason: Literal["points", "abandon", "timeout"]
+    score: list[int]
+    v: int
+
+
+class ClockPausedView(TypedDict):
+    """Not a core event: the server's downtime credited to the running clock."""
+
+    type: Literal["clock_paused"]
+    player: int | None
+    seconds: float
+    v: int
+
+
+EventView: TypeAlias = (
+    GameStartedView | OpeningRolledView | DiceRolledView | CheckerMovedView | StepUndoneView
+    | NoLegalMoveView | TurnEndedView | CubeEventView | ResignEventView | GameEndedView
+    | MatchEndedView | ClockPausedView
+)
+"""Every event of an ``update``, with ``v``, its number in the match's event log."""
+
+_CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
+
+
+def event_type(cls: type) -> str:
+    """The wire name of a core event class: ``DiceRolled`` -> ``dice_rolled``."""
+    return _CAMEL.sub("_", cls.__name__).lower()
+
+
+def _value(value: Any) -> Any:
+    if isinstance(value, Roll):
+        return [value.die1, value.die2]
+    if isinstance(value, Move):
+        return {"from": value.source, "to": value.destination, "hit": value.hit,
+                "text": str(value)}
+    if isinstance(value, Enum):
+        return int(value) if isinstance(value, Level) else value.value
+    if isinstance(value, tuple | list):
+        return [_value(v) for v in value]
+    return value
+
+
+def event_view(event: Event, v: int) -> EventView:
+    """A core event as clients get it, numbered ``v`` (its fields in order: rolls as
+    ``[d1, d2]``, moves as :data:`MoveView`, levels as 1-3, kinds and reasons as text)."""
+    out: dict[str, Any] = {"type": event_type(type(event))}
+    for field in dataclasses.fields(event):
+        out[field.name] = _value(getattr(event, field.name))
+    out["v"] = v
+    return cast(EventView, out)
+
+
+def clock_paused_view(player: int | None, seconds: float, v: int) -> ClockPausedView:
+    return {"type": "clock_paused", "player": player, "seconds": round(seconds, 3), "v": v}
+
+
+# the match's record: seats, settings, result
+
+
+class _User(Protocol):
+    @property
+    def id(self) -> int: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def rating(self) -> float: ...
+    @property
+    def experience(self) -> int: ...
+
+
+UserKind: TypeAlias = Literal["user", "guest", "bot"]
+
+
+class UserView(TypedDict):
+    """A player as anyone may see them."""
+
+    id: int
+    name: str
+    kind: UserKind
+    rating: float
+    experience: int
+
+
+class SeatView(TypedDict):
+    id: int
+    name: str
+    kind: UserKind
+    rating: float
+
+
+def user_view(user: _User) -> UserView:
+    return {"id": user.id, "name": user.name, "kind": cast(UserKind, user.kind),
+            "rating": round(user.rating, 2), "experience": user.experience}
+
+
+def seat_view(user: _User | None) -> SeatView | None:
+    return None if user is None else {"id": user.id, "name": user.name,
+                                      "kind": cast(UserKind, user.kind),
+                                      "rating": round(user.rating, 2)}
+
+
+MatchKind: TypeAlias = Literal["single", "money", "match"]
+
+
+class ConfigView(TypedDict):
+    """What a match's creator chose (stored with the match; in the lobby and history)."""
+
+    kind: MatchKind
+    length: int
+    cube: bool
+    clock: ClockKind
+    bot: int | None
+    jacoby: bool
+    beavers: bool
+    winner_rolls_anew: bool
+    private: bool
+    clock_scale: float
+
+
+class _Config(Protocol):
+    @property
+    def kind(self) -> str: ...
+    @property
+    def length(self) -> int: ...
+    @property
+    def cube(self) -> bool: ...
+    @property
+    def clock(self) -> str: ...
+    @property
+    def bot(self) -> int | None: ...
+    @property
+    def jacoby(self) -> bool: ...
+    @property
+    def beavers(self) -> bool: ...
+    @property
+    def winner_rolls_anew(self) -> bool: ...
+    @property
+    def private(self) -> bool: ...
+    @property
+    def clock_scale(self) -> float: ...
+    @property
+    def points(self) -> int: ...
+
+
+def config_view(config: _Config) -> ConfigView:
+    return {"kind": cast(MatchKind, config.kind), "length": config.length,
+            "cube": config.cube, "clock": cast(ClockKind, config.clock), "bot": config.bot,
+            "jacoby": config.jacoby, "beavers": config.beavers,
+            "winner_rolls_anew": config.winner_rolls_anew, "private": config.private,
+            "clock_scale": config.clock_scale}
+
+
+class RulesView(TypedDict):
+    """The core :class:`~gammon.core.game.Rules` a match is played under (stored)."""
+
+    length: int
+    cube: bool
+    crawford: bool
+    jacoby: bool
+    beavers: bool
+    winner_rolls_anew: bool
+    confirm_turn: list[bool]
+    auto_roll: list[bool]
+
+
+def rules_view(rules: Rules) -> RulesView:
+    return {"length": rules.length, "cube": rules.cube, "crawford": rules.crawford,
+            "jacoby": rules.jacoby, "beavers": rules.beavers,
+            "winner_rolls_anew": rules.winner_rolls_anew,
+            "confirm_turn": list(rules.confirm_turn), "auto_roll": list(rules.auto_roll)}
+
+
+class ResultView(TypedDict):
+    """How a match ended (stored with the match)."""
+
+    winner: int
+    reason: Literal["points", "abandon", "timeout"]
+    score: list[int]
+
+
+def result_view(match: Match) -> ResultView:
+    result = match.result
+    assert result is not None
+    return {"winner": result.winner,
+            "reason": result.reason.value,
+            "score": list(result.score)}
+
+
+MatchStatus: TypeAlias = Literal["open", "playing", "finished", "cancelled"]
+
+
+class InfoView(TypedDict):
+    """A match's ``info`` (``state``, ``GET /api/games/{id}``, the lobby's answers)."""
+
+    id: str
+    status: MatchStatus
+    kind: MatchKind
+    length: int
+    cube: bool
+    clock: ClockKind
+    bot: int | None
+    private: bool
+    rated: bool
+    seats: list[SeatView | None]
+    seed_hash: str
+    client_seeds: list[str]
+    server_seed: str | None
+    rematch_of: str | None
+    result: ResultView | None
+
+
+def info_view(*, id: str, status: str, config: _Config, private: bool, rated: bool,
+              seats: list[SeatView | None], seed_hash: str, client_seeds: list[str],
+              server_seed: str, rematch_of: str | None, result: ResultView | None
+              ) -> InfoView:
+    """The seed is revealed once the match is over (``status`` finished)."""
+    return {
+        "id": id, "status": cast(MatchStatus, status), "kind": cast(MatchKind, config.kind),
+        "length": config.points,
+        "cube": config.cube, "clock": cast(ClockKind, config.clock), "bot": config.bot,
+        "private": private, "rated": rated, "seats": seats, "seed_hash": seed_hash,
+        "client_seeds": list(client_seeds),
+        "server_seed": server_seed if status == "finished" else None,
+        "rematch_of": rematch_of, "result": result,
+    }
