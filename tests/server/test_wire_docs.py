@@ -9,10 +9,10 @@ import json
 import re
 import typing
 from pathlib import Path
-from typing import Any
+from typing import Any, NotRequired, get_args, get_origin
 
 import pytest
-from typing_extensions import NotRequired, get_args, get_origin, is_typeddict
+from typing_extensions import is_typeddict
 
 from gammon import views
 from gammon.core import events as core_events
