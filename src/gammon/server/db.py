@@ -523,6 +523,17 @@ class Repository:
                    ).first()
         return None if row is None else _user(row)
 
+    async def live_sessions(self, session_ids: Sequence[str]) -> set[str]:
+        """Those of ``session_ids`` that are live sessions (not revoked, not expired)."""
+        now = time.time()
+        live: set[str] = set()
+        async with self.engine.connect() as conn:
+            for i in range(0, len(session_ids), 500):
+                live.update(await conn.scalars(
+                    sa.select(sessions.c.id).where(sessions.c.id.in_(session_ids[i:i + 500]),
+                                                   sessions.c.expires_at > now)))
+        return live
+
     async def revoke_session(self, session_id: str) -> None:
         async with self.engine.begin() as conn:
             await conn.execute(sessions.delete().where(sessions.c.id == session_id))
