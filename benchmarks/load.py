@@ -1,30 +1,45 @@
 """Server load: N simulated players on loopback playing real matches against each other.
 
-Starts ``gammon serve`` in a child process (a fresh SQLite database in a temporary folder)
-unless ``--url`` points at a running server, signs in 2 × ``--matches`` guests, pairs them
-into matches to ``--length`` points (ramping up at ``--ramp`` new matches a second), and lets
+Starts ``--processes`` ``gammon serve`` processes (unless ``--url`` points at a running
+server) on a fresh store: ``--store sqlite`` (a database file in a temporary folder) or
+``--store postgresql`` (a database created for the run on ``--postgres`` and dropped after
+it; the servers migrate it at start-up as in production). Several processes share the store
+and a Redis bus (``--redis``); the two players of a match sit on different processes, so
+every action crosses the bus. Then it signs in 2 × ``--matches`` guests, pairs them into
+matches to ``--length`` points (ramping up at ``--ramp`` new matches a second), and lets
 them play for ``--duration`` seconds: each player thinks ``--think`` seconds (±50 %) and
 then rolls or sends a random legal play over its WebSocket. A finished match is followed at
 once by a new one, so the number of matches in play stays at N.
 
-Prints: sustained concurrent matches (in play at every sample after the ramp), actions per
-second, p50 / p99 latency from a player's action to the opponent's update carrying it, the
-server's resident memory per match (RSS growth from the idle server to full load, divided
-by N), and the errors seen.
+The servers run with their default rate limits. Real players come from many addresses, so
+the simulated ones do too: each group of 25 players uses its own loopback source address
+(127.0.0.2, 127.0.0.3, ...; Linux routes all of 127.0.0.0/8 to the loopback), which keeps
+the guest sign-ins of each address within the per-address limit (30 a minute).
 
-Run: ``python benchmarks/load.py [--matches 500] [--duration 60] [--think 2.0]``
-(also ``gammon bench load``). Needs ``ulimit -n`` above 2 × matches + 100.
+Prints progress on stderr, then: sustained concurrent matches (in play at every sample after
+the ramp), actions per second, p50 / p99 latency from a player's action to the opponent's
+update carrying it, the server processes' CPU seconds per action (psutil, every process),
+their resident memory per match, the errors by kind, the simulator's own event-loop lag,
+and the load average at the start and at the end; the last line is the same as one JSON
+object.
+
+Run: ``python benchmarks/load.py [--matches 500] [--duration 60] [--think 2.0]
+[--store sqlite|postgresql] [--processes 1]`` (also ``gammon bench load ...``).
+Needs ``ulimit -n`` above 2 × matches + 100 (3 × with several processes).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import contextlib
 import gc
 import json
 import os
 import random
+import secrets
+import shutil
 import statistics
 import subprocess
 import sys
@@ -32,6 +47,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import psutil
@@ -42,26 +58,58 @@ from gammon.core.moves import legal_plays
 from gammon.core.position import Position
 
 COOKIE = "gammon_session"
+PLAYERS_PER_ADDRESS = 25  # guest sign-ins: 30 a minute per address (burst 30)
+# uvicorn closes a keep-alive connection idle for 5 s; a client that reuses one at that
+# moment gets ReadError / RemoteProtocolError. Idle connections are dropped sooner here.
+KEEPALIVE_EXPIRY = 2.0
 
 
 @dataclass
 class Stats:
     latencies: list[float] = field(default_factory=list)
     actions: int = 0
-    errors: int = 0
     finished: int = 0
     in_play: int = 0
     samples: list[int] = field(default_factory=list)
     pending: dict[str, tuple[float, Any]] = field(default_factory=dict)
-    error_codes: dict[str, int] = field(default_factory=dict)
+    errors: collections.Counter[str] = field(default_factory=collections.Counter)
+    lag: list[float] = field(default_factory=list)
+
+
+def source_address(index: int) -> str:
+    """The loopback source address of player ``index`` (127.0.0.2 for the first 25)."""
+    group = index // PLAYERS_PER_ADDRESS
+    return f"127.0.{group // 250}.{2 + group % 250}"
+
+
+class Clients:
+    """One HTTP client per (server, source address)."""
+
+    def __init__(self) -> None:
+        self._clients: dict[tuple[str, str], httpx.AsyncClient] = {}
+
+    def get(self, base_url: str, address: str) -> httpx.AsyncClient:
+        key = (base_url, address)
+        if key not in self._clients:
+            transport = httpx.AsyncHTTPTransport(
+                local_address=address, retries=0,
+                limits=httpx.Limits(max_connections=8, keepalive_expiry=KEEPALIVE_EXPIRY))
+            self._clients[key] = httpx.AsyncClient(base_url=base_url, transport=transport,
+                                                   timeout=120)
+        return self._clients[key]
+
+    async def close(self) -> None:
+        for client in self._clients.values():
+            await client.aclose()
 
 
 class Seat:
-    """One simulated player: a session cookie and a socket."""
+    """One simulated player: a session cookie and a socket, on one server."""
 
-    def __init__(self, http: httpx.AsyncClient, ws_url: str) -> None:
+    def __init__(self, http: httpx.AsyncClient, ws_url: str, address: str) -> None:
         self.http = http
         self.ws_url = ws_url
+        self.address = address
         self.cookie = ""
         self.ws: Any = None
 
@@ -73,23 +121,42 @@ class Seat:
     async def connect(self) -> None:
         self.ws = await websockets.connect(
             self.ws_url, additional_headers={"Cookie": f"{COOKIE}={self.cookie}"},
-            max_size=2**22, ping_interval=None, open_timeout=60)
+            max_size=2**22, ping_interval=None, open_timeout=60,
+            local_addr=(self.address, 0))
 
-    async def post(self, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
-        response = await self.http.post(path, json=body or {},
+    async def post(self, path: str, body: dict[str, Any] | None = None,
+                   params: dict[str, str] | None = None) -> dict[str, Any]:
+        response = await self.http.post(path, json=body or {}, params=params,
                                         cookies={COOKIE: self.cookie})
         response.raise_for_status()
         return response.json()  # type: ignore[no-any-return]
 
 
+def error_kind(error: BaseException) -> str:
+    if isinstance(error, httpx.HTTPStatusError):
+        return f"http {error.response.status_code} {error.request.url.path.split('/')[-1]}"
+    return f"client {type(error).__name__}"
+
+
 async def pair_loop(first: Seat, second: Seat, args: argparse.Namespace, stats: Stats,
                     deadline: float, rng: random.Random) -> None:
-    """Two players play matches back to back until the deadline."""
+    """Two players play matches back to back until the deadline. A failure is counted by
+    kind; the pair reconnects a closed socket and starts a new match."""
     while time.monotonic() < deadline:
-        game = await first.post("/api/games", {"kind": "match", "length": args.length,
-                                               "private": True})
-        match_id = game["id"]
-        await second.post(f"/api/games/{match_id}/join")
+        try:
+            for seat in (first, second):
+                if seat.ws is None or seat.ws.state is not websockets.State.OPEN:
+                    stats.errors["client reconnect"] += 1
+                    await seat.connect()
+            game = await first.post("/api/games", {"kind": "match", "length": args.length,
+                                                   "private": True})
+            match_id = game["id"]
+            key = parse_qs(urlsplit(game["invite"].replace("#", "", 1)).query)["key"][0]
+            await second.post(f"/api/games/{match_id}/join", params={"key": key})
+        except Exception as error:
+            stats.errors[error_kind(error)] += 1
+            await asyncio.sleep(1)
+            continue
         stats.in_play += 1
         try:
             done = await asyncio.gather(
@@ -97,8 +164,12 @@ async def pair_loop(first: Seat, second: Seat, args: argparse.Namespace, stats: 
                 play(second, match_id, args, stats, deadline, random.Random(rng.random())))
             if all(done):
                 stats.finished += 1
+        except Exception as error:
+            stats.errors[error_kind(error)] += 1
+            await asyncio.sleep(1)
         finally:
             stats.in_play -= 1
+            stats.pending.pop(match_id, None)
 
 
 def _runner(game: dict[str, Any]) -> int:
@@ -135,9 +206,7 @@ async def play(seat: Seat, match_id: str, args: argparse.Namespace, stats: Stats
                 del stats.pending[match_id]
                 stats.latencies.append(received - pending[0])
         elif kind == "error":
-            stats.errors += 1
-            code = message.get("code", "?")
-            stats.error_codes[code] = stats.error_codes.get(code, 0) + 1
+            stats.errors[f"server {message.get('code', '?')}"] += 1
             acted = -1
             continue
         else:
@@ -163,6 +232,18 @@ async def play(seat: Seat, match_id: str, args: argparse.Namespace, stats: Stats
     return False
 
 
+async def watch_lag(stats: Stats, period: float = 0.05) -> None:
+    """The simulator's own event-loop lag: how late a short sleep wakes up. A late client
+    reads updates late, which would show as server latency."""
+    while True:
+        before = time.perf_counter()
+        await asyncio.sleep(period)
+        stats.lag.append(time.perf_counter() - before - period)
+
+
+# -- the servers and the store --------------------------------------------------------------
+
+
 def free_port() -> int:
     import socket
 
@@ -171,113 +252,264 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_server(port: int, folder: str) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "GAMMON_DATABASE_URL": f"sqlite+aiosqlite:///{folder}/load.db",
-           "GAMMON_PORT": str(port), "GAMMON_RATE_LIMITS": "false",
-           "GAMMON_MAX_OPEN_GAMES": "1000"}
-    return subprocess.Popen([sys.executable, "-m", "gammon.server.cli", "serve",
-                             "--log-level", "warning"], env=env,
-                            stdout=subprocess.DEVNULL)
+async def _postgres_admin(admin_url: str, sql: str) -> None:
+    import asyncpg
+
+    conn = await asyncpg.connect(admin_url, timeout=10)
+    try:
+        await conn.execute(sql)
+    finally:
+        await conn.close()
 
 
-async def wait_up(url: str) -> None:
+@dataclass
+class Deployment:
+    """The server processes of one run, and what to remove afterwards."""
+
+    urls: list[str]
+    processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    folder: str = ""
+    database: str = ""
+    admin_url: str = ""
+
+    @property
+    def logs(self) -> list[str]:
+        return [os.path.join(self.folder, f"server{i}.log") for i in range(len(self.processes))]
+
+    def log_tails(self, lines: int = 5) -> str:
+        out = []
+        for path in self.logs:
+            with contextlib.suppress(OSError), open(path, encoding="utf-8",
+                                                    errors="replace") as handle:
+                tail = handle.read().splitlines()[-lines:]
+                if tail:
+                    out.append(f"{path}:\n  " + "\n  ".join(tail))
+        return "\n".join(out)
+
+    async def stop(self) -> None:
+        for process in self.processes:
+            process.terminate()
+        for process in self.processes:
+            try:
+                process.wait(20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        if self.database:
+            await _postgres_admin(self.admin_url,
+                                  f'DROP DATABASE IF EXISTS "{self.database}" WITH (FORCE)')
+        if self.folder:
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+
+async def deploy(args: argparse.Namespace) -> Deployment:
+    """Start ``args.processes`` servers on a fresh store; return once all answer."""
+    folder = tempfile.mkdtemp(prefix="gammon-load-")
+    run_id = secrets.token_hex(4)
+    ports = [free_port() for _ in range(args.processes)]
+    deployment = Deployment(urls=[f"http://127.0.0.1:{port}" for port in ports], folder=folder)
+    env = {**os.environ, "GAMMON_SECRET_KEY": secrets.token_hex(16),
+           "GAMMON_RATE_LIMIT_PREFIX": f"gammon:load-{run_id}:"}
+    if args.store == "postgresql":
+        name = f"gammon_load_{run_id}"
+        admin = args.postgres.replace("postgresql+asyncpg://", "postgresql://")
+        await _postgres_admin(admin, f'CREATE DATABASE "{name}"')
+        deployment.database, deployment.admin_url = name, admin
+        base = args.postgres.rsplit("/", 1)[0].replace("postgresql://", "postgresql+asyncpg://")
+        env["GAMMON_DATABASE_URL"] = f"{base}/{name}"
+    else:
+        env["GAMMON_DATABASE_URL"] = f"sqlite+aiosqlite:///{folder}/load.db"
+    if args.processes > 1 or args.store == "postgresql":
+        env["GAMMON_REDIS_URL"] = args.redis
+    for i, port in enumerate(ports):
+        with open(os.path.join(folder, f"server{i}.log"), "wb") as log:
+            deployment.processes.append(subprocess.Popen(
+                [sys.executable, "-m", "gammon.server.cli", "serve", "--log-level", "warning"],
+                env={**env, "GAMMON_PORT": str(port)}, stdout=subprocess.DEVNULL, stderr=log))
+    try:
+        for url, process in zip(deployment.urls, deployment.processes, strict=True):
+            await wait_up(url, process)
+    except BaseException:
+        tails = deployment.log_tails()
+        await deployment.stop()
+        raise RuntimeError(f"a server did not start\n{tails}") from None
+    return deployment
+
+
+async def wait_up(url: str, process: subprocess.Popen[bytes] | None = None) -> None:
     async with httpx.AsyncClient() as client:
-        for _ in range(300):
+        for _ in range(600):
+            if process is not None and process.poll() is not None:
+                raise RuntimeError(f"the server at {url} exited")
             with contextlib.suppress(httpx.HTTPError):
                 if (await client.get(f"{url}/healthz")).status_code == 200:
                     return
             await asyncio.sleep(0.1)
-    raise RuntimeError("the server did not start")
+    raise RuntimeError(f"the server at {url} did not start")
+
+
+def cpu_seconds(processes: list[psutil.Process]) -> float:
+    total = 0.0
+    for process in processes:
+        with contextlib.suppress(psutil.Error):
+            times = process.cpu_times()
+            total += times.user + times.system
+    return total
+
+
+def rss(processes: list[psutil.Process]) -> int:
+    total = 0
+    for process in processes:
+        with contextlib.suppress(psutil.Error):
+            total += process.memory_info().rss
+    return total
+
+
+def progress(args: argparse.Namespace, text: str) -> None:
+    if args.progress:
+        print(text, file=sys.stderr, flush=True)
+
+
+async def gather_in_batches(args: argparse.Namespace, what: str, calls: list[Any],
+                            batch: int = 50) -> list[BaseException | None]:
+    """Run the coroutine functions ``calls``, ``batch`` at a time; return their failures."""
+    failures: list[BaseException | None] = []
+    started = time.monotonic()
+    shown = started
+    for i in range(0, len(calls), batch):
+        results = await asyncio.gather(*(call() for call in calls[i:i + batch]),
+                                       return_exceptions=True)
+        failures.extend(r if isinstance(r, BaseException) else None for r in results)
+        if time.monotonic() - shown >= 2 or i + batch >= len(calls):
+            shown = time.monotonic()
+            failed = sum(f is not None for f in failures)
+            progress(args, f"  {what}: {len(failures)}/{len(calls)} "
+                           f"({failed} failed, {shown - started:.0f} s)")
+    return failures
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
-    folder = tempfile.mkdtemp(prefix="gammon-load-")
-    server = None
-    url = args.url
-    if not url:
-        port = args.port or free_port()
-        server = start_server(port, folder)
-        url = f"http://127.0.0.1:{port}"
+    load_start = os.getloadavg()
+    # the simulator's move generator compiles (or loads from numba's cache) now, not while
+    # the first players wait for it
+    legal_plays(Position.initial(), Roll(3, 1))
+    deployment: Deployment | None = None
+    urls = [args.url.rstrip("/")] if args.url else []
+    clients = Clients()
     try:
-        await wait_up(url)
-        if server is not None and server.poll() is not None:
-            raise RuntimeError("the server exited (is the port taken?)")
-        process = psutil.Process(server.pid) if server is not None else None
-        ws_url = url.replace("http", "ws", 1) + "/ws"
-        limits = httpx.Limits(max_connections=200)
-        async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as http:
-            seats = [Seat(http, ws_url) for _ in range(2 * args.matches)]
-            for i in range(0, len(seats), 100):
-                await asyncio.gather(*(s.sign_in() for s in seats[i:i + 100]))
-            for i in range(0, len(seats), 100):
-                await asyncio.gather(*(s.connect() for s in seats[i:i + 100]))
-            stats = Stats()
+        if not urls:
+            progress(args, f"starting {args.processes} server process(es) on {args.store}")
+            deployment = await deploy(args)
+            urls = deployment.urls
+        else:
+            await wait_up(urls[0])
+        servers = [psutil.Process(p.pid) for p in deployment.processes] if deployment else []
+        ws_urls = [url.replace("http", "ws", 1) + "/ws" for url in urls]
+        stats = Stats()
+        seats = []
+        for k in range(args.matches):  # match k: its first player on server k, the second
+            for j in (0, 1):            # on the next one (so every action crosses the bus)
+                server = (k + j) % len(urls)
+                address = source_address(2 * k + j)
+                seats.append(Seat(clients.get(urls[server], address), ws_urls[server], address))
+        failures = await gather_in_batches(args, "sign-in", [s.sign_in for s in seats])
+        failures += await gather_in_batches(args, "sockets", [s.connect for s in seats])
+        for failure in failures:
+            if failure is not None:
+                stats.errors[f"setup {error_kind(failure)}"] += 1
+        for failure in failures:
+            if failure is not None:
+                raise RuntimeError(f"set-up failed: {stats.errors}") from failure
+        await asyncio.sleep(1)
+        idle_rss = rss(servers)
+        lag_task = asyncio.create_task(watch_lag(stats))
+        start = time.monotonic()
+        ramp = args.matches / args.ramp
+        deadline = start + ramp + args.settle + args.duration
+        rng = random.Random(args.seed)
+        tasks = []
+        for k in range(args.matches):
+            pair = (seats[2 * k], seats[2 * k + 1])
+            tasks.append(asyncio.create_task(pair_loop(
+                *pair, args, stats, deadline, random.Random(rng.random()))))
+            await asyncio.sleep(1 / args.ramp)
+            if (k + 1) % max(1, int(args.ramp * 2)) == 0:
+                progress(args, f"  ramp: {k + 1}/{args.matches} matches started, "
+                               f"{stats.in_play} in play, errors {dict(stats.errors)}")
+        progress(args, f"  settling {args.settle:.0f} s")
+        await asyncio.sleep(args.settle)
+        # measure after the ramp and a settling time (samples end before the deadline)
+        deadline_samples = deadline - 1
+        stats.latencies.clear()
+        stats.lag.clear()
+        errors_before = collections.Counter(stats.errors)
+        measured_from = time.monotonic()
+        actions_from = stats.actions
+        cpu_from = cpu_seconds(servers)
+        client_cpu_from = cpu_seconds([psutil.Process()])
+        peak_rss = 0
+        window = 0
+        while time.monotonic() < deadline_samples:
             await asyncio.sleep(1)
-            idle_rss = process.memory_info().rss if process is not None else 0
-            start = time.monotonic()
-            ramp = args.matches / args.ramp
-            deadline = start + ramp + args.settle + args.duration
-            rng = random.Random(args.seed)
-            tasks = []
-            for k in range(args.matches):
-                pair = (seats[2 * k], seats[2 * k + 1])
-                tasks.append(asyncio.create_task(pair_loop(
-                    *pair, args, stats, deadline, random.Random(rng.random()))))
-                await asyncio.sleep(1 / args.ramp)
-            # measure after the ramp and a settling time (samples end before the deadline)
-            deadline_samples = deadline - 1
-            await asyncio.sleep(args.settle)
-            stats.latencies.clear()
-            measured_from = time.monotonic()
-            actions_from = stats.actions
-            peak_rss = 0
-            window = 0
-            while time.monotonic() < deadline_samples:
-                await asyncio.sleep(1)
-                stats.samples.append(stats.in_play)
-                if process is not None:
-                    peak_rss = max(peak_rss, process.memory_info().rss)
-                if args.progress:
-                    lat = sorted(stats.latencies[window:])
-                    window = len(stats.latencies)
-                    p99 = lat[int(0.99 * (len(lat) - 1))] * 1000 if lat else 0
-                    print(f"  {time.monotonic() - measured_from:5.0f} s  in play "
-                          f"{stats.in_play}  actions {stats.actions}  p99 {p99:.1f} ms",
-                          file=sys.stderr, flush=True)
-            elapsed = time.monotonic() - measured_from
-            failures = [t.exception() for t in tasks if t.done() and not t.cancelled()
-                        and t.exception() is not None]
-            for task in tasks:
-                task.cancel()
-            for task in tasks:
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await task
-            for seat in seats:
-                await seat.ws.close()
+            stats.samples.append(stats.in_play)
+            peak_rss = max(peak_rss, rss(servers))
+            lat = sorted(stats.latencies[window:])
+            window = len(stats.latencies)
+            p99 = lat[int(0.99 * (len(lat) - 1))] * 1000 if lat else 0
+            progress(args, f"  {time.monotonic() - measured_from:5.0f} s  in play "
+                           f"{stats.in_play}  actions {stats.actions - actions_from}  "
+                           f"p99 {p99:.1f} ms  errors {sum(stats.errors.values())}")
+        elapsed = time.monotonic() - measured_from
+        actions = stats.actions - actions_from
+        server_cpu = cpu_seconds(servers) - cpu_from
+        client_cpu = cpu_seconds([psutil.Process()]) - client_cpu_from
+        load_end = os.getloadavg()
+        lag_task.cancel()
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        for seat in seats:
+            if seat.ws is not None:
+                with contextlib.suppress(Exception):
+                    await seat.ws.close()
         lat = sorted(stats.latencies)
+        lag = sorted(stats.lag)
+        during = stats.errors - errors_before
         return {
+            "store": args.store if deployment else "external",
+            "processes": len(urls),
             "matches": args.matches,
             "sustained_concurrent_matches": min(stats.samples[3:] or stats.samples or [0]),
-            "actions_per_second": round((stats.actions - actions_from) / elapsed, 1),
+            "actions_per_second": round(actions / elapsed, 1),
             "latency_p50_ms": round(statistics.median(lat) * 1000, 2) if lat else None,
             "latency_p99_ms": round(lat[int(0.99 * (len(lat) - 1))] * 1000, 2) if lat else None,
             "latency_max_ms": round(lat[-1] * 1000, 2) if lat else None,
             "latency_samples": len(lat),
+            "server_cpu_ms_per_action": round(server_cpu / actions * 1000, 2)
+            if actions and servers else None,
+            "server_cpu_share": round(server_cpu / elapsed, 2) if servers else None,
+            "client_cpu_share": round(client_cpu / elapsed, 2),
+            "client_lag_p99_ms": round(lag[int(0.99 * (len(lag) - 1))] * 1000, 1) if lag else None,
             "rss_per_match_kib": round((peak_rss - idle_rss) / args.matches / 1024, 1)
-            if process is not None else None,
-            "server_rss_mib": round(peak_rss / 2**20, 1) if process is not None else None,
+            if servers else None,
+            "server_rss_mib": round(peak_rss / 2**20, 1) if servers else None,
             "matches_finished": stats.finished,
-            "errors": stats.errors, "error_codes": stats.error_codes,
-            "client_failures": [repr(f) for f in failures[:3]],
+            "errors_while_measuring": dict(during),
+            "errors_total": dict(stats.errors),
             "think_s": args.think, "duration_s": round(elapsed, 1),
+            "load_average_start": [round(x, 2) for x in load_start],
+            "load_average_end": [round(x, 2) for x in load_end],
         }
     finally:
-        if server is not None:
-            server.terminate()
-            try:
-                server.wait(15)
-            except subprocess.TimeoutExpired:
-                server.kill()
+        await clients.close()
+        if deployment is not None:
+            if args.progress:
+                tails = deployment.log_tails()
+                if tails:
+                    progress(args, f"server log tails:\n{tails}")
+            await deployment.stop()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -290,15 +522,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--settle", type=float, default=10.0,
                         help="seconds after the ramp before measuring")
-    parser.add_argument("--url", default="", help="a running server (default: start one)")
-    parser.add_argument("--port", type=int, default=0, help="default: a free port")
-    parser.add_argument("--progress", action="store_true")
+    parser.add_argument("--store", choices=("sqlite", "postgresql"), default="sqlite")
+    parser.add_argument("--processes", type=int, default=1,
+                        help="gammon serve processes sharing the store (and Redis if > 1)")
+    parser.add_argument("--postgres", default="postgresql://postgres@127.0.0.1:5432/postgres",
+                        help="a PostgreSQL database to connect to for creating the run's")
+    parser.add_argument("--redis", default="redis://127.0.0.1:6379/0",
+                        help="the bus (PostgreSQL or several processes)")
+    parser.add_argument("--url", default="", help="a running server (default: start them)")
+    parser.add_argument("--quiet", dest="progress", action="store_false",
+                        help="no progress lines on stderr")
+    parser.add_argument("--progress", action="store_true", help=argparse.SUPPRESS)  # default
     args = parser.parse_args(argv)
+    if args.processes < 1:
+        parser.error("--processes must be at least 1")
     gc.set_threshold(50_000, 20, 100)  # the simulator must not pause more than the server
     gc.freeze()
     result = asyncio.run(run(args))
     for key, value in result.items():
         print(f"{key:30} {value}")
+    print(json.dumps(result))
     return 0
 
 
