@@ -38,7 +38,9 @@ is written. ``--from-set FILE`` relabels the decisions of an existing set with
 each decision's play as the engine does (the default move filter at 1 and 2 ply) and prints
 the mean error per decision in millipoints (thousandths of a point of equity), the share
 of decisions with an error and the share of blunders (error > 0.08), overall and per class,
-each with a 95% interval (mean ± 1.96·sd/√n). A net judged at the labeller's own depth
+each with a 95% interval (mean ± 1.96·sd/√n). ``--baseline FILE2`` also lets FILE2 choose
+and prints the paired difference of the two nets' errors, decision by decision (a much
+narrower interval than either error rate's). A net judged at the labeller's own depth
 scores nearly 0 by construction: the set is only a yardstick for nets weaker than its
 labeller, and is relabelled when a stronger net comes.
 """
@@ -337,6 +339,32 @@ def choose_plays(positions: PositionSet, nets: tuple[np.ndarray, ...], plies: in
     return chosen
 
 
+def choose_all(positions: PositionSet, nets: tuple[np.ndarray, ...], plies: int,
+               jobs: int) -> np.ndarray:
+    """:func:`choose_plays` for every decision of ``positions``, in ``jobs`` threads."""
+    parts = np.array_split(np.arange(len(positions)), jobs)
+    with ThreadPoolExecutor(jobs) as pool:
+        return np.array([c for part in pool.map(
+            lambda p: choose_plays(positions, nets, plies, p.tolist()), parts) for c in part])
+
+
+def paired_lines(errors: np.ndarray, base: np.ndarray, kinds: np.ndarray) -> list[str]:
+    """Per class, the mean of ``errors - base`` (millipoints) with its 95% interval over
+    the decisions (paired: the same decisions, so the interval is much narrower than each
+    error rate's), and how many decisions each side gets better."""
+    lines = [f"{'':9} {'decisions':>9}  {'difference (mpt)':>17}  {'better':>7}  {'worse':>7}"]
+    groups = [("all", np.ones(len(errors), dtype=bool))]
+    groups += [(name, kinds == k) for k, name in enumerate(CLASSES)]
+    for name, members in groups:
+        difference = 1000 * (errors[members] - base[members])
+        if not len(difference):
+            continue
+        mean, half = interval(difference)
+        lines.append(f"{name:9} {len(difference):>9,}  {mean:+8.2f} ± {half:5.2f}   "
+                     f"{int((difference < 0).sum()):>7,}  {int((difference > 0).sum()):>7,}")
+    return lines
+
+
 def interval(values: np.ndarray) -> tuple[float, float]:
     """Mean and 95% half-width."""
     if len(values) < 2:
@@ -504,14 +532,18 @@ def report(args: argparse.Namespace) -> int:
         print(f"the first {len(positions):,} decisions only (--decisions)", flush=True)
     choose_plays(positions, nets, args.ply, [0])  # compile (or load the cache) outside timing
     started = time.perf_counter()
-    parts = np.array_split(np.arange(len(positions)), args.jobs)
-    with ThreadPoolExecutor(args.jobs) as pool:
-        chosen = [c for part in pool.map(
-            lambda p: choose_plays(positions, nets, args.ply, p.tolist()), parts) for c in part]
+    errors = decision_errors(positions, choose_all(positions, nets, args.ply, args.jobs))
     elapsed = time.perf_counter() - started
-    errors = decision_errors(positions, np.array(chosen))
     for line in report_lines(errors, positions.kinds):
         print(line)
+    if args.baseline is not None:
+        base_nets = kernel_arrays(NetworkPair.load(args.baseline))
+        base = decision_errors(positions, choose_all(positions, base_nets, args.ply, args.jobs))
+        print(f"paired against {args.baseline.name} ({file_hash(args.baseline)}) at "
+              f"{args.ply}-ply, the same decisions: difference of the mean error (mpt; "
+              f"negative: {weights.name} is better)")
+        for line in paired_lines(errors, base, positions.kinds):
+            print(line)
     if file_hash(weights) == labeller["sha256_12"] and args.ply == 2:
         print("note: this net labelled the set at 2-ply, so its 2-ply error is near 0 by "
               "construction (only the move filter can miss the labelled best)")
@@ -534,6 +566,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1, help="threads (default 1)")
     parser.add_argument("--decisions", type=int, default=None,
                         help="report on the first N decisions only (a fair sample)")
+    parser.add_argument("--baseline", type=Path, default=None,
+                        help="also choose with these networks and report the paired "
+                             "difference of the error rates")
     making = parser.add_argument_group("making a set (--generate)")
     making.add_argument("--out", type=Path, default=DEFAULT_SET)
     making.add_argument("--seed", type=int, default=2026)

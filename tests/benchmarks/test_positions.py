@@ -123,6 +123,21 @@ def board(player: dict[int, int], opponent: dict[int, int]) -> Position:
     return Position.from_points(player, opponent)
 
 
+def test_paired_report_gives_the_mean_difference_decision_by_decision() -> None:
+    """--baseline: per class, the mean of (error - baseline's error) with its interval,
+    and how many decisions each net does better on."""
+    errors = np.array([0.0, 0.01, 0.02, 0.0])
+    base = np.array([0.01, 0.01, 0.0, 0.002])
+    kinds = np.array([0, 0, 1, 0])
+    lines = positions.paired_lines(errors, base, kinds)
+    rows = {line.split()[0]: line.split() for line in lines[1:]}
+    assert rows["all"][1] == "4" and rows["all"][2] == "+2.00"  # (-10 + 0 + 20 - 2) / 4
+    assert rows["all"][-2:] == ["2", "1"]  # better on two decisions, worse on one
+    assert rows["contact"][2] == "-4.00" and rows["contact"][-2:] == ["2", "0"]
+    assert rows["crashed"][2] == "+20.00" and rows["crashed"][4] == "nan"  # one decision
+    assert "race" not in rows
+
+
 def test_classes_contact_crashed_and_race() -> None:
     assert positions.position_class(Position.initial()) == positions.CONTACT
     race = board({6: 5, 5: 5, 4: 5}, {6: 5, 5: 5, 4: 5})
