@@ -143,8 +143,11 @@ def redis_url(store: str) -> str:
 
 def make_settings(database_url: str, redis_url: str = "", **overrides: Any) -> Settings:
     """The settings of an in-process test server (no rate limits, no pings, no .env); a
-    rate-limit prefix of its own, so that limits shared in Redis are this test's alone."""
+    rate-limit prefix of its own, so that limits shared in Redis are this test's alone; no
+    analysis queued at a match's end (its child process would cost every test that ends a
+    match seconds of CPU; tests/server/test_analysis.py turns it on)."""
     values: dict[str, Any] = {"rate_limits": False, "ping_interval": 3600,
+                              "analysis_on_finish": False,
                               "rate_limit_prefix": f"gammon-test:{secrets.token_hex(6)}:",
                               **overrides}
     return Settings(database_url=database_url, redis_url=redis_url, _env_file=None,  # type: ignore[call-arg]

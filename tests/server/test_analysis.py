@@ -70,6 +70,18 @@ def wait_done(browser: Browser, url: str, limit: float = 300.0) -> Any:
     raise AssertionError(f"no analysis after {limit} s")
 
 
+def stored_analyses(database_url: str) -> list[Any]:
+    """The rows of ``match_analyses``."""
+    async def rows() -> list[Any]:
+        engine = make_engine(database_url)
+        async with engine.connect() as conn:
+            found = (await conn.execute(sa.select(match_analyses))).all()
+        await engine.dispose()
+        return list(found)
+
+    return run_async(rows)
+
+
 def cli_analysis(mat_text: str, tmp_path: Path, plies: int) -> Any:
     path = tmp_path / "exported.mat"
     path.write_text(mat_text)
@@ -113,7 +125,7 @@ def test_whoever_may_see_the_match_may_see_its_analysis(
         database_url: str, redis_url: str) -> None:
     """A private match's analysis: its player, and whoever holds the invite key (a guest
     too); to anyone else it does not exist. A public match's: anyone, signed in or not."""
-    settings = make_settings(database_url, redis_url)  # queued when the match ends
+    settings = make_settings(database_url, redis_url, analysis_on_finish=True)
     with TestClient(create_app(settings)) as client:
         owner, stranger, anonymous = Browser(client), Browser(client), Browser(client)
         register(owner, "olivia")
@@ -127,8 +139,9 @@ def test_whoever_may_see_the_match_may_see_its_analysis(
             assert refused.status_code == 404, refused.text
             assert refused.json()["detail"]["code"] == "not_found"
             assert browser.get(f"{url}?key=not-the-key").status_code == 404
-        assert owner.get(url).status_code in (200, 202)  # queued at the match's end
         served = wait_done(owner, url)
+        [row] = stored_analyses(database_url)
+        assert (row.match_id, row.priority) == (private["id"], 1)  # queued at the match's end
         assert wait_done(stranger, f"{url}?key={key}").json() == served.json()
         assert wait_done(anonymous, f"{url}?key={key}").json() == served.json()
         assert anonymous.cookie is None  # seeing a review makes no guest
@@ -189,21 +202,14 @@ def test_an_analysis_whose_server_died_is_done_by_the_next_and_never_served_half
         run_async(died_running)
         halfway = a.get(url)
         assert halfway.status_code == 202
-        assert halfway.json() == {"match": game["id"], "plies": 0, "status": "running",
+        assert halfway.json() == {"match": game["id"], "plies": 1, "status": "running",
                                   "done": 1, "total": 2}
     working = make_settings(database_url, redis_url, analysis_poll=0.5)
     with TestClient(create_app(working)) as client:
         served = wait_done(Browser(client), url)  # a visitor of the new server
         assert served.json()["decisions"]
 
-    async def row() -> Any:
-        engine = make_engine(database_url)
-        async with engine.connect() as conn:
-            found = (await conn.execute(sa.select(match_analyses))).one()
-        await engine.dispose()
-        return found
-
-    stored = run_async(row)
+    [stored] = stored_analyses(database_url)
     assert (stored.status, stored.owner, stored.attempts) == ("done", None, 2)
     assert stored.done == stored.total >= 1
 
