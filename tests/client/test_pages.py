@@ -85,7 +85,7 @@ def test_a_finished_match_has_history_replay_mat_file_and_verified_dice(pages: P
     row = page.locator(f"tr[data-game='{match_id}']")
     row.wait_for()
     assert "Lost" in row.inner_text()
-    href = row.locator("a[download]").get_attribute("href")
+    href = row.locator("a[data-download=mat]").get_attribute("href")
     with urllib.request.urlopen(page.url.split("#")[0].rstrip("/") + href) as response:
         mat = response.read().decode()
     assert "point match" in mat

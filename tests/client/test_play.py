@@ -75,25 +75,34 @@ def test_a_guest_signs_in_and_plays_the_bot_roll_drag_undo_click_and_confirm(pag
     assert len(state["game"]["dice_left"]) == full
     assert state["game"]["board"] == game["board"]
 
-    # a click plays the longest move of a checker; go on until the play is complete
+    # a click plays the longest move of a checker; go on until the play is complete (the
+    # step of the last die is held on the board until the dice are clicked)
     for _ in range(6):
         state = wait_match(page, MY_MOVE)
-        if state["game"]["can_confirm"]:
+        if state["game"]["can_confirm"] or page.evaluate("!!window.gammon.app.page.held"):
             break
         source = int(next(iter(state["game"]["legal"])))
         c = point(page, source)
         v = state["v"]
         page.mouse.click(c["x"], c["y"])
-        wait_match(page, f"p.feed.v > {v}")
-    assert state["game"]["can_confirm"], "the play never completed"
+        wait_match(page, f"p.feed.v > {v} || p.held")
+    assert page.evaluate("window.gammon.app.page.canConfirm()"), "the play never completed"
     assert "Click the dice" in status(page)
 
     # nothing ends the turn but the click on the dice
+    page.wait_for_timeout(300)
+    state = wait_match(page, MY_MOVE)
     v = state["v"]
     page.click(".dice.confirmable")
-    wait_match(page, f"p.feed.v > {v} && !(g.turn === me && g.phase === 'moving')")
-    me = page.inner_text("#user-link")
-    assert f"{me} played" in page.inner_text(".log")
+    state = wait_match(page, f"p.feed.v > {v} && !(g.turn === me && g.phase === 'moving')")
+    # the move list holds the turn, in the player's column, dice higher first
+    seat = state["you"]
+    turns = [e for e in page.evaluate("window.gammon.app.page.feed.events")
+             if e["type"] == "turn_ended" and e["player"] == seat]
+    cell = page.locator(f".movelist .ml-cell[data-v='{turns[0]['v']}']")
+    assert cell.count() == 1
+    higher_first = {f"{a}{b}" for a in range(1, 7) for b in range(1, a + 1)}
+    assert cell.inner_text().split(":")[0] in higher_first
 
 
 def test_an_illegal_drop_snaps_back_and_says_why(pages: Pages) -> None:
@@ -140,7 +149,7 @@ def test_the_cube_is_offered_taken_and_the_resignation_scores(pages: Pages) -> N
     state = wait_match(page, f"p.feed.v > {v} && g.phase === 'before_roll'")
     assert state["game"]["cube"] == {"value": 2, "owner": 1 - me, "enabled": True}
     assert page.text_content(".layer-cube .cube-value") == "2"
-    assert "takes" in page.inner_text(".log")
+    assert "takes" in page.inner_text(".movelist .ml-cube")
 
     # resign: the dialog offers single, gammon or backgammon
     page.click("[data-act=resign]")
@@ -153,7 +162,7 @@ def test_the_cube_is_offered_taken_and_the_resignation_scores(pages: Pages) -> N
     # the bot accepted: it scores single x cube 2, shown in its strip
     scores = page.locator(".layer-strips .score").all_text_contents()
     assert "2" in scores
-    assert "wins 2 points" in page.inner_text(".log")
+    assert "wins 2 points" in page.inner_text(".movelist")
 
 
 def test_keyboard_alone_rolls_and_moves_a_checker(pages: Pages) -> None:
@@ -206,4 +215,5 @@ def test_a_drop_two_dice_away_sends_the_servers_reach_steps(pages: Pages) -> Non
     # one drop, every step of the server's dice sequence accepted (nothing taken back)
     wait_match(page, f"p.feed.v >= {state['v'] + len(dice)}")
     assert page.locator(".status-line.error").count() == 0
-    assert "undone" not in page.inner_text(".log")
+    assert not [e for e in page.evaluate("window.gammon.app.page.feed.events")
+                if e["type"] == "step_undone"]

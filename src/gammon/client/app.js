@@ -14,6 +14,7 @@ import { BoardView, NS } from "./board.js";
 import { apply as applyI18n, browserLanguage, language, LANGUAGES, setLanguage, t } from "./i18n.js";
 import { MatchPage } from "./match.js";
 import { api, Socket } from "./net.js";
+import { describeEvent, diceValues, markCurrent, moveRows, renderMoveList } from "./movelist.js";
 import { buildFrames } from "./replay.js";
 import { verifyRecord } from "./fairness.js";
 import { fmtDate, h, kindText, setSound, sound, toast } from "./ui.js";
@@ -107,6 +108,7 @@ class App {
       toggle.setAttribute("aria-expanded", String(open));
     };
     nav.addEventListener("click", () => { nav.classList.remove("open"); toggle.setAttribute("aria-expanded", "false"); });
+    document.getElementById("nav-signout").onclick = () => this.signOut();
     this.renderChrome();
   }
 
@@ -116,7 +118,19 @@ class App {
     this.renderUser();
   }
 
+  /** Sign out (a new guest session follows), from the navigation bar or the sign-in page. */
+  async signOut() {
+    await this.switchSession(() => api("POST", "/api/logout"));
+    toast(t("signin.signed_out"));
+    if (this.page instanceof SignInPage) this.route(true);
+  }
+
   renderUser() {
+    const user = this.me?.kind === "user";
+    const signIn = document.getElementById("nav-signin");
+    const signOut = document.getElementById("nav-signout");
+    if (signIn) signIn.hidden = user;
+    if (signOut) signOut.hidden = !user;
     const link = document.getElementById("user-link");
     if (!link || !this.me) return;
     const rating = this.me.kind === "user" ? ` · ${Math.round(this.me.rating)}` : "";
@@ -187,6 +201,35 @@ function check(label, name, checked = false) {
 
 function select(name, options, value) {
   return h("select", { name }, options.map(([v, label]) => h("option", { value: v, selected: String(v) === String(value) }, label)));
+}
+
+/** A download link (.mat, SGF) that says so when the server cannot give the file, instead
+ *  of saving an error page or doing nothing. */
+function downloadLink(href, filename, label) {
+  const a = h("a", { class: "button", href, download: filename, "data-download": filename.split(".").pop() }, label);
+  a.addEventListener("click", async (e) => {
+    e.preventDefault();
+    try {
+      const response = await fetch(href, { credentials: "same-origin" });
+      if (!response.ok) {
+        let message = `HTTP ${response.status}`;
+        try {
+          const data = await response.json();
+          if (data?.detail?.message) message = data.detail.message;
+        } catch { /* not JSON */ }
+        throw new Error(message);
+      }
+      const url = URL.createObjectURL(await response.blob());
+      const save = h("a", { href: url, download: filename, hidden: true });
+      document.body.append(save);
+      save.click();
+      save.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 30_000);
+    } catch (err) {
+      toast(t("error.download", { name: filename, message: err.message }), { error: true, ms: 6000 });
+    }
+  });
+  return a;
 }
 
 function clockOptions() {
@@ -308,8 +351,19 @@ class LobbyPage extends Page {
 
 class SignInPage extends Page {
   mount(main) {
+    this.main = main;
+    this.draw();
+    // the session may have changed elsewhere (another tab): ask the server who this is
+    const before = this.app.me?.id;
+    this.app.refreshMe().then(() => { if (this.app.me?.id !== before && this.app.page === this) this.draw(); }).catch(() => {});
+  }
+
+  draw() {
+    const main = this.main;
     const me = this.app.me;
-    const status = h("p", { class: "muted" }, me ? (me.kind === "guest" ? t("signin.playing_as_guest", { name: me.name }) : t("signin.signed_in_as", { name: me.name })) : "");
+    const user = me?.kind === "user";
+    const status = h("p", { class: "muted", "data-signed-in": user ? "user" : me ? "guest" : "none" },
+      me ? (user ? t("signin.signed_in_as", { name: me.name }) : t("signin.playing_as_guest", { name: me.name })) : "");
     const form = (kind) => {
       const error = h("p", { class: "error-text", role: "alert" });
       const f = h("form", { class: "stack", "data-form": kind },
@@ -335,18 +389,21 @@ class SignInPage extends Page {
       await this.app.switchSession(() => api("POST", "/api/guest"));
       this.app.navigate("#/");
     } }, t("signin.new_guest"));
-    const out = h("button", { type: "button", onclick: async () => {
-      await this.app.switchSession(() => api("POST", "/api/logout"));
-      this.app.route(true);
-    } }, t("signin.sign_out"));
+    const signedIn = user ? h("section", { class: "card stack", "data-card": "signed-in" },
+      h("h2", {}, t("signin.signed_in_as", { name: me.name })),
+      h("p", { class: "muted" }, t("signin.signed_in_text")),
+      h("div", { class: "row" },
+        h("a", { class: "button primary", href: "#/" }, t("nav.play")),
+        h("a", { class: "button", href: `#/history/${encodeURIComponent(me.name)}` }, t("nav.history")),
+        h("button", { type: "button", "data-act": "sign-out", onclick: () => this.app.signOut() }, t("signin.sign_out")))) : null;
     main.replaceChildren(
-      h("h1", {}, t("signin.title")), status,
+      h("h1", {}, user ? t("signin.account") : t("signin.title")), status,
       h("div", { class: "grid" },
-        h("section", { class: "card" }, h("h2", {}, t("signin.sign_in")), form("login")),
-        h("section", { class: "card" }, h("h2", {}, t("signin.register")), form("register")),
-        h("section", { class: "card stack" }, h("h2", {}, t("signin.guest")), h("p", { class: "muted" }, t("signin.guest_text")),
-          h("div", { class: "row" }, h("a", { class: "button primary", href: "#/" }, t("signin.play_as_guest")), guest),
-          me?.kind === "user" ? out : null)));
+        signedIn,
+        h("section", { class: "card" }, h("h2", {}, user ? t("signin.other_account") : t("signin.sign_in")), form("login")),
+        user ? null : h("section", { class: "card" }, h("h2", {}, t("signin.register")), form("register")),
+        user ? null : h("section", { class: "card stack" }, h("h2", {}, t("signin.guest")), h("p", { class: "muted" }, t("signin.guest_text")),
+          h("div", { class: "row" }, h("a", { class: "button primary", href: "#/" }, t("signin.play_as_guest")), guest))));
   }
 }
 
@@ -395,7 +452,8 @@ class HistoryPage extends Page {
             h("td", { class: "actions" }, h("div", { class: "row" },
               playing ? h("a", { class: "button primary", href: `#/match/${r.id}` }, t("history.resume")) : null,
               h("a", { class: "button", href: `#/replay/${r.id}` }, t("history.replay")),
-              r.status !== "open" ? h("a", { class: "button", href: `/api/games/${r.id}/export.mat`, download: `${r.id}.mat` }, t("history.download")) : null,
+              r.status !== "open" ? downloadLink(`/api/games/${r.id}/export.mat`, `${r.id}.mat`, t("history.download")) : null,
+              r.status !== "open" ? downloadLink(`/api/games/${r.id}/export.sgf`, `${r.id}.sgf`, t("history.download_sgf")) : null,
               r.status === "finished" ? h("a", { class: "button", href: `#/fairness/${r.id}` }, t("history.check_dice")) : null)));
         }))));
     } catch (err) { body.replaceChildren(h("p", { class: "error-text" }, err.status === 404 ? t("history.no_player") : err.message)); }
@@ -420,7 +478,18 @@ function icon(path) {
 }
 
 class ReplayPage extends Page {
-  constructor(app, id) { super(app); this.id = id; this.index = 0; }
+  /** `arg`: ID, ID/V (at the move of event version V), either with ?key=KEY (a private
+   *  match's invite key). */
+  constructor(app, arg) {
+    super(app);
+    const [path, key] = arg.split("?key=");
+    const [id, at] = path.split("/");
+    this.id = id;
+    this.key = key || null;
+    this.query = this.key ? `?key=${encodeURIComponent(this.key)}` : "";
+    this.at = at !== undefined && /^\d+$/.test(at) ? Number(at) : null;
+    this.index = 0;
+  }
 
   mount(main) {
     this.svg = document.createElementNS(NS, "svg");
@@ -432,23 +501,28 @@ class ReplayPage extends Page {
     const btn = (label, title, fn, act) => h("button", { type: "button", title, "aria-label": title, "data-act": act, onclick: fn }, typeof label === "string" && label.startsWith("M") ? icon(label) : label);
     this.counter = h("span", { class: "muted small" });
     this.title = h("h1", {}, t("replay.title"));
+    this.moveList = h("div", { class: "movelist", role: "list", "aria-label": t("match.log"), tabindex: 0 });
     this.bottom = 0;
     main.replaceChildren(this.title,
-      h("div", { class: "board-wrap" }, this.svg),
-      this.caption,
-      h("div", { class: "replay-controls" },
-        btn(ICONS.first, t("replay.first"), () => this.show(0), "first"),
-        btn(ICONS.prev, t("replay.prev"), () => this.show(this.index - 1), "prev"),
-        this.slider,
-        btn(ICONS.next, t("replay.next"), () => this.show(this.index + 1), "next"),
-        btn(ICONS.last, t("replay.last"), () => this.show(this.frames.length - 1), "last"),
-        this.counter),
-      h("div", { class: "row", style: "justify-content:center" },
-        btn(t("match.flip"), t("match.flip"), () => { this.app.saveOptions({ flip: !this.app.options.flip }); this.show(this.index); }, "flip"),
-        btn(t("match.switch_side"), t("match.switch_side"), () => { this.bottom = 1 - this.bottom; this.show(this.index); }, "side"),
-        h("a", { class: "button", href: `/api/games/${this.id}/export.mat`, download: `${this.id}.mat` }, t("history.download")),
-        h("a", { class: "button", href: `#/match/${this.id}` }, t("replay.live")),
-        h("a", { class: "button", href: `#/fairness/${this.id}` }, t("history.check_dice"))));
+      h("div", { class: "replay" },
+        h("div", { class: "replay-main" },
+          h("div", { class: "board-wrap" }, this.svg),
+          this.caption,
+          h("div", { class: "replay-controls" },
+            btn(ICONS.first, t("replay.first"), () => this.show(0), "first"),
+            btn(ICONS.prev, t("replay.prev"), () => this.show(this.index - 1), "prev"),
+            this.slider,
+            btn(ICONS.next, t("replay.next"), () => this.show(this.index + 1), "next"),
+            btn(ICONS.last, t("replay.last"), () => this.show(this.frames.length - 1), "last"),
+            this.counter),
+          h("div", { class: "row", style: "justify-content:center" },
+            btn(t("match.flip"), t("match.flip"), () => { this.app.saveOptions({ flip: !this.app.options.flip }); this.show(this.index); }, "flip"),
+            btn(t("match.switch_side"), t("match.switch_side"), () => { this.bottom = 1 - this.bottom; this.show(this.index); }, "side"),
+            downloadLink(`/api/games/${this.id}/export.mat${this.query}`, `${this.id}.mat`, t("history.download")),
+            downloadLink(`/api/games/${this.id}/export.sgf${this.query}`, `${this.id}.sgf`, t("history.download_sgf")),
+            h("a", { class: "button", href: `#/match/${this.id}${this.query}` }, t("replay.live")),
+            h("a", { class: "button", href: `#/fairness/${this.id}` }, t("history.check_dice")))),
+        h("section", { class: "card replay-side" }, h("h2", {}, t("match.log")), this.moveList)));
     this.keys = (e) => {
       if (["input", "select", "textarea"].includes((e.target.tagName || "").toLowerCase())) return;
       if (e.key === "ArrowRight") this.show(this.index + 1);
@@ -460,11 +534,11 @@ class ReplayPage extends Page {
     };
     document.addEventListener("keydown", this.keys);
     // the match's events: subscribing from version 0 sends them all
-    this.feed = this.app.socket.feed(this.id, 0);
+    this.feed = this.app.socket.feed(this.id, 0, this.key);
     this.onState = () => this.load();
     this.feed.addEventListener("state", this.onState);
     this.frames = [];
-    api("GET", `/api/games/${this.id}`).then((state) => { this.info = state.info; this.load(); }).catch((err) => {
+    api("GET", `/api/games/${this.id}${this.query}`).then((state) => { this.info = state.info; this.load(); }).catch((err) => {
       this.caption.textContent = err.status === 404 ? t("replay.not_found") : err.message;
     });
   }
@@ -480,31 +554,30 @@ class ReplayPage extends Page {
     const info = this.info;
     this.title.textContent = `${info.seats.map((s) => s?.name ?? "…").join(" – ")} · ${kindText(info)}`;
     const name = (seat) => info.seats[seat]?.name ?? "?";
-    const replayText = (e) => {
-      switch (e.type) {
-        case "game_started": return t("log.game_started", { number: e.number });
-        case "opening_rolled": return t("log.opening", { name: name(e.first), dice: e.roll.join("-") });
-        case "dice_rolled": return t("log.rolled", { name: name(e.player), dice: e.roll.join("-") });
-        case "turn_ended": return e.moves.length ? t("log.played", { name: name(e.player), moves: e.moves.map((m) => m.text).join(" ") }) : t("log.no_move", { name: name(e.player), dice: "" });
-        case "no_legal_move": return t("log.no_move", { name: name(e.player), dice: e.roll.join("-") });
-        case "cube_offered": return t("log.doubles", { name: name(e.player), value: e.value });
-        case "cube_taken": return t("log.takes", { name: name(e.player), value: e.value });
-        case "cube_dropped": return t("log.drops", { name: name(e.player) });
-        case "resign_offered": return t("log.resigns", { name: name(e.player), level: t(`resign.${["", "single", "gammon", "backgammon"][e.level]}`) });
-        case "resign_accepted": return t("log.accepts", { name: name(e.player) });
-        case "resign_rejected": return t("log.rejects", { name: name(e.player) });
-        case "game_ended": return t("log.game_won", { name: name(e.winner), count: e.points, kind: t(`end.${e.kind}`) });
-        case "match_ended": return t("log.match_won", { name: name(e.winner), score: e.score.join("–") });
-        default: return "";
-      }
-    };
+    const events = this.feed.events;
     const atEnd = !this.frames.length || this.index >= this.frames.length - 1;
-    this.frames = buildFrames(this.feed.events, { length: info.length, describe: replayText });
+    this.frames = buildFrames(events, {
+      length: info.length,
+      describe: (e) => describeEvent(e, events[events.indexOf(e) - 1], name) || "",
+    });
     if (!info.cube || info.kind === "single") for (const f of this.frames) f.cube.enabled = false;
     this.slider.max = String(Math.max(0, this.frames.length - 1));
+    renderMoveList(this.moveList, moveRows(events, name), {
+      href: (v) => `#/replay/${this.id}/${v}${this.query}`,
+      onPick: (v) => this.jump(v),
+    });
     if (!this.frames.length) { this.caption.textContent = t("replay.empty"); return; }
-    this.show(atEnd && this.loadedOnce ? this.frames.length - 1 : this.index);
+    if (this.at !== null && !this.loadedOnce) this.jump(this.at, false);
+    else this.show(atEnd && this.loadedOnce ? this.frames.length - 1 : this.index);
     this.loadedOnce = true;
+  }
+
+  /** Show the position after the event of version `v` (a move clicked in the list). */
+  jump(v, remember = true) {
+    let index = 0;
+    this.frames.forEach((f, i) => { if ((f.event.v ?? 0) <= v) index = i; });
+    this.show(index);
+    if (remember) history.replaceState(null, "", `#/replay/${this.id}/${v}${this.query}`);
   }
 
   show(i) {
@@ -514,7 +587,8 @@ class ReplayPage extends Page {
     const info = this.info;
     this.view.render({
       board: f.board, bottom: this.bottom, flipped: !!this.app.options.flip, numbers: this.app.options.numbering !== false,
-      quality: this.app.options.graphics, dice: f.dice, roll: false, cube: f.cube, turn: f.turn,
+      quality: this.app.options.graphics, dice: f.dice && { ...f.dice, values: diceValues(f.dice.values, true) }, roll: false, cube: f.cube, turn: f.turn,
+      last: f.event.type === "turn_ended" ? { seat: f.event.player, moves: f.event.moves } : null,
       players: [0, 1].map((s) => ({ name: info.seats[s]?.name, rating: null, score: f.score[s], clock: null })),
       match: { length: info.length, crawford: f.crawford, label: info.length ? t("board.length", { count: info.length }) : t("board.money") },
       highlight: {}, compact: this.svg.clientWidth > 0 && this.svg.clientWidth < 620,
@@ -522,6 +596,7 @@ class ReplayPage extends Page {
     this.caption.textContent = f.caption;
     this.slider.value = String(this.index);
     this.counter.textContent = `${this.index + 1} / ${this.frames.length}`;
+    markCurrent(this.moveList, f.event.v ?? 0);
   }
 }
 

@@ -12,7 +12,12 @@
 //   flipped   mirror the board: the bottom side's home board on the left.
 //   numbers   draw point numbers (from the bottom side's view).
 //   quality   "high" (gradients, shadows, animation) or "low".
-//   dice      null or {values: [a, b], left: [...], seat, rollable, confirmable}
+//   dice      null, {values: [high, low] (doubles four times), left: [...], seat, confirmable,
+//             previous}, or the opening's {split: [die of seat 0, die of seat 1], left, seat
+//             (who starts), tie, confirmable, previous}: one die drawn on each side;
+//             `previous`: a roll already played (shown dimmed until the next roll)
+//   last      null or the last move {seat, moves: [{from, to, hit}]} (the mover's numbering):
+//             outlined, with arrows, hit checkers ringed
 //   roll      true when the bottom side may roll now (the dice area becomes a Roll button)
 //   cube      null or {value, owner (seat|null), enabled, offered: null|{by, value}}
 //   players   [seat 0, seat 1], each {name, rating, score, clock}
@@ -183,7 +188,7 @@ export class BoardView {
     this.defs = el("defs", {}, svg);
     this.buildDefs();
     this.layers = {};
-    for (const name of ["static", "numbers", "marks", "cube", "dice", "checkers", "labels",
+    for (const name of ["static", "numbers", "marks", "cube", "dice", "checkers", "last", "labels",
       "strips", "hits"]) {
       this.layers[name] = el("g", { class: `layer-${name}` }, svg);
     }
@@ -197,6 +202,9 @@ export class BoardView {
     };
     grad("chk0", [["0%", "#ffffff"], ["55%", "#f1eadb"], ["100%", "#c9bfa8"]]);
     grad("chk1", [["0%", "#6a5a52"], ["50%", "#2f2622"], ["100%", "#160f0c"]]);
+    const arrow = el("marker", { id: "last-arrow-head", viewBox: "0 0 10 10", refX: "7", refY: "5",
+      markerWidth: "5", markerHeight: "5", orient: "auto-start-reverse" }, d);
+    el("path", { d: "M0,0 L10,5 L0,10 z", class: "last-arrow-head" }, arrow);
     const lin = el("linearGradient", { id: "wood", x1: "0", y1: "0", x2: "1", y2: "1" }, d);
     el("stop", { offset: "0%", "stop-color": "#7a4a24" }, lin);
     el("stop", { offset: "50%", "stop-color": "#5e3719" }, lin);
@@ -266,6 +274,7 @@ export class BoardView {
     this.svg.classList.toggle("instant", instant);
     this.drawCheckers(state);
     this.drawMarks(state);
+    this.drawLast(state);
     this.drawCube(state);
     this.drawDice(state);
     this.drawStrips(state);
@@ -455,6 +464,75 @@ export class BoardView {
     }
   }
 
+  /** The last move of either side (state.last = {seat, moves: [{from, to, hit}]} in the
+   *  mover's numbering): its from and to places outlined, an arrow for each checker's
+   *  move, and the hit checkers ringed where they stood and on their bar. */
+  drawLast(state) {
+    const g = GEO;
+    const layer = this.layers.last;
+    layer.replaceChildren();
+    const last = state.last;
+    if (!last || !last.moves?.length) return;
+    const bottom = state.bottom ?? 0;
+    const seat = last.seat;
+    const mine = seat === bottom;
+    // a place of the mover: {slot (bottom numbering, or "bar"/"off"), x, y (a checker's
+    // centre there), box (the outline)}
+    const place = (p) => {
+      if (p === 25) {
+        const c = checkerCentre("bar", 0, 1, mine);
+        return { slot: "bar", x: this.X(c.x), y: c.y,
+          box: { x: this.X(g.barX) - g.BAR / 2 + 6, y: mine ? g.midY + 6 : g.innerTop, w: g.BAR - 12, h: g.PL + g.MID / 2 - 6 } };
+      }
+      if (p === 0) {
+        const y0 = mine ? g.midY + g.MID / 2 : g.innerTop;
+        return { slot: "off", x: this.X(g.trayX), y: mine ? g.innerBottom - 40 : g.innerTop + 40,
+          box: { x: Math.min(this.X(g.innerRight + g.FRAME + 6), this.X(g.W - 6)), y: y0 - 4, w: g.TRAY - 12, h: g.PL + 8 } };
+      }
+      const a = seat === 0 ? p : 25 - p;
+      const q = bottom === 0 ? a : 25 - a;
+      const { top } = pointPlace(q);
+      const c = checkerCentre(q, 0, 1, true);
+      const x = this.X(pointX(q));
+      return { slot: q, x, y: c.y,
+        box: { x: x - g.PW / 2 + 3, y: top ? g.innerTop + 2 : g.midY + g.MID / 2 - 2, w: g.PW - 6, h: g.PL } };
+    };
+    const outline = (p, cls) => {
+      const at = place(p);
+      el("rect", { x: at.box.x, y: at.box.y, width: at.box.w, height: at.box.h, rx: 8, class: `last-mark ${cls}`,
+        "data-slot": at.slot, "data-point": p, "data-seat": seat }, layer);
+      return at;
+    };
+    const froms = new Set();
+    const tos = new Set();
+    for (const m of last.moves) {
+      const a = froms.has(m.from) ? place(m.from) : outline(m.from, "last-from");
+      froms.add(m.from);
+      const b = tos.has(m.to) ? place(m.to) : outline(m.to, "last-to");
+      tos.add(m.to);
+      // the arrow stops short of the checker it points at
+      const dx = b.x - a.x;
+      const dy = b.y - a.y;
+      const len = Math.hypot(dx, dy) || 1;
+      const cut = Math.min(g.R, len / 3);
+      el("line", { x1: a.x + (dx / len) * cut, y1: a.y + (dy / len) * cut, x2: b.x - (dx / len) * cut, y2: b.y - (dy / len) * cut,
+        class: "last-arrow", "marker-end": "url(#last-arrow-head)" }, layer);
+      if (m.hit) {
+        el("circle", { cx: b.x, cy: b.y, r: g.R + 3, class: "last-hit", "data-slot": b.slot, "data-point": m.to, "data-seat": seat }, layer);
+      }
+    }
+    // the checkers that were hit, on their bar
+    const hits = last.moves.filter((m) => m.hit).length;
+    if (hits) {
+      const victim = 1 - seat;
+      const onBar = seatCounts(state.board).bar[victim];
+      for (let i = Math.max(0, onBar - hits); i < onBar; i++) {
+        const c = checkerCentre("bar", i, onBar, victim === bottom);
+        el("circle", { cx: this.X(c.x), cy: c.y, r: g.R + 3, class: "last-hit on-bar", "data-slot": "bar", "data-seat": victim }, layer);
+      }
+    }
+  }
+
   drawCube(state) {
     const g = GEO;
     const layer = this.layers.cube;
@@ -513,33 +591,59 @@ export class BoardView {
       el("rect", { x: this.X(g.rightQuarterX) - 80, y: g.midY - 28, width: 160, height: 56, rx: 28, class: "roll-pill" }, grp);
       text(grp, this.X(g.rightQuarterX), g.midY + 9, this.t("board.roll"), { class: "roll-text", "text-anchor": "middle" });
     }
-    if (!dice || !dice.values) { this.lastRoll = null; return; }
-    const [a, b] = dice.values;
-    const mine = dice.seat === bottom;
-    const cx = this.X(mine ? g.rightQuarterX : g.leftQuarterX);
-    const values = a === b ? [a, a, a, a] : [a, b];
+    if (!dice || !(dice.values || dice.split)) { this.lastRoll = null; return; }
+    const sideX = (seat) => this.X(seat === bottom ? g.rightQuarterX : g.leftQuarterX);
     const left = [...(dice.left || [])];
-    const used = values.map((v) => {
+    const usedOf = (values) => values.map((v) => {
       const i = left.indexOf(v);
       if (i >= 0) { left.splice(i, 1); return false; }
       return true;
     });
-    // played dice are drawn last-first so the used ones are on the left
+    if (dice.split) {
+      // the opening: one die for each side (a tie is thrown again)
+      const [d0, d1] = dice.split;
+      const used = usedOf([d0, d1]);
+      const rollKey = `open:${d0}:${d1}:${dice.tie ? "tie" : ""}`;
+      const fresh = !dice.previous && rollKey !== this.lastRoll;
+      this.lastRoll = rollKey;
+      for (const seat of [0, 1]) {
+        // beside the Roll button when it is there
+        const x = state.roll && seat === bottom ? this.X(g.rightQuarterX + 125) : sideX(seat);
+        const confirmable = dice.confirmable && seat === dice.seat;
+        this.diceGroup(layer, x, [dice.split[seat]], [used[seat] || !!dice.previous], {
+          seat, confirmable, fresh, cls: `opening${dice.tie ? " tie" : ""}${dice.previous ? " previous" : ""}`,
+        });
+      }
+      if (dice.tie) {
+        text(layer, this.X(g.barX), g.midY + 8, this.t("board.tie"), { class: "tie-label", "text-anchor": "middle" });
+      }
+      return;
+    }
+    const values = dice.values;
+    const used = dice.previous ? values.map(() => true) : usedOf(values);
+    if (state.roll && dice.seat === bottom) { this.lastRoll = null; return; }
+    // a new roll tumbles in (once: later renders of the same roll stay still)
+    const rollKey = `${dice.seat}:${values.join("")}`;
+    const fresh = !dice.previous && !used.some(Boolean) && rollKey !== this.lastRoll;
+    this.lastRoll = dice.previous ? this.lastRoll : rollKey;
+    this.diceGroup(layer, sideX(dice.seat), values, used, {
+      seat: dice.seat, confirmable: dice.confirmable, fresh, cls: dice.previous ? "previous" : "" });
+  }
+
+  /** Dice drawn side by side around `cx` (values in the order given: higher first). */
+  diceGroup(layer, cx, values, used, { seat, confirmable = false, fresh = false, cls = "" }) {
+    const g = GEO;
     const size = values.length === 4 ? 44 : 52;
     const gap = 12;
     const total = values.length * size + (values.length - 1) * gap;
-    // a new roll tumbles in (once: later renders of the same roll stay still)
-    const rollKey = `${dice.seat}:${a}:${b}:${dice.left.length === values.length}`;
-    const fresh = dice.left.length === values.length && rollKey !== this.lastRoll;
-    this.lastRoll = rollKey;
-    const grp = el("g", { class: `dice seat${dice.seat}${dice.confirmable ? " confirmable" : ""}${fresh ? " fresh" : ""}`,
-      "data-action": dice.confirmable ? "confirm" : "dice" }, layer);
+    const grp = el("g", { class: `dice seat${seat}${confirmable ? " confirmable" : ""}${fresh ? " fresh" : ""}${cls ? ` ${cls}` : ""}`,
+      "data-action": confirmable ? "confirm" : "dice", "data-seat": seat }, layer);
     // the whole dice area takes the click, gaps included
     el("rect", { x: cx - total / 2 - 14, y: g.midY - size / 2 - 14, width: total + 28,
-      height: size + (dice.confirmable ? 48 : 28), rx: 12, class: "dice-area" }, grp);
+      height: size + (confirmable ? 48 : 28), rx: 12, class: "dice-area" }, grp);
     values.forEach((v, i) => {
       const x = cx - total / 2 + i * (size + gap);
-      const die = el("g", { class: `die${used[i] ? " used" : ""}` }, grp);
+      const die = el("g", { class: `die${used[i] ? " used" : ""}`, "data-value": v }, grp);
       die.style.transform = `translate(${x}px, ${g.midY - size / 2}px)`;
       const face = el("g", { class: "die-body" }, die);
       face.style.animationDelay = `${i * 60}ms`;
@@ -549,10 +653,11 @@ export class BoardView {
         el("circle", { cx: size / 2 + dx * s, cy: size / 2 + dy * s, r: size / 11, class: "pip" }, face);
       }
     });
-    if (dice.confirmable) {
+    if (confirmable) {
       text(grp, cx, g.midY + size / 2 + 22, this.t("board.click_to_confirm"), { class: "dice-hint", "text-anchor": "middle" });
     }
     el("title", {}, grp).textContent = this.t("board.dice", { dice: values.join(" ") });
+    return grp;
   }
 
   drawStrips(state) {

@@ -9,10 +9,18 @@
 import { BoardView, NS, slotNeighbour, formatSeconds } from "./board.js";
 import { t } from "./i18n.js";
 import { api } from "./net.js";
+import { describeEvent, diceValues, feedbackOf, moveRows, reduceFeedback, renderMoveList } from "./movelist.js";
 import { applyMove, INITIAL } from "./replay.js";
 import { announce, ask, copyText, h, kindText, sound, toast } from "./ui.js";
 
 const LEVEL_KEYS = { 1: "resign.single", 2: "resign.gammon", 3: "resign.backgammon" };
+
+/** How long each animation frame stays (ms), by the graphics option: an opponent's checker
+ *  slides one at a time (high: with a glide; low: a quick jump). */
+export const PACE = {
+  high: { move: 420, roll: 550, opening: 900, game: 1100, own: 0 },
+  low: { move: 160, roll: 250, opening: 450, game: 500, own: 0 },
+};
 
 export class MatchPage {
   constructor(app, matchId) {
@@ -27,15 +35,18 @@ export class MatchPage {
     this.cursor = null;
     this.busy = false; // an action is on its way: wait for the server's answer
     this.chain = null; // the rest of a multi-step move
-    this.frames = []; // boards still to show (the opponent's moves, one at a time)
-    this.shown = null; // the board on screen while frames play
+    this.frames = []; // frames still to show (the opponent's moves, one at a time)
+    this.frame = null; // the frame on screen while frames play: {board, fb, kind, throw}
+    this.paced = []; // the frames shown lately, {kind, pause} (the browser tests read it)
+    this.held = null; // the last step of a turn, held until the dice are clicked
+    this.confirmAfter = false; // the dice were clicked: end the turn once the server may
+    this.lastReading = [null, null]; // Polish clock: the game time a move time-out leaves
     this.spectatorBottom = 0;
     this.resignFloor = 0;
     this.dialogKey = null;
     this.dialog = null;
     this.message = "";
     this.messageError = false;
-    this.log = [];
     this.lastAlarm = 0;
     this.drag = null;
     this.handlers = [];
@@ -71,7 +82,7 @@ export class MatchPage {
     button("sound", t("match.sound"), () => this.toggleOption("sound"));
     this.waiting = h("div");
     const help = h("p", { class: "kbd-help", id: "kbd-help" }, t("match.keyboard_help"));
-    this.logList = h("ol", { class: "log", "aria-label": t("match.log") });
+    this.moveList = h("div", { class: "movelist", role: "log", "aria-label": t("match.log"), tabindex: 0 });
     this.chatLines = h("div", { class: "chat-lines", "aria-live": "polite" });
     const chatInput = h("input", { type: "text", maxlength: 300, "aria-label": t("match.chat_message"), placeholder: t("match.chat_placeholder") });
     const chatForm = h("form", { class: "chat-form", onsubmit: (e) => {
@@ -90,7 +101,7 @@ export class MatchPage {
         this.controls,
         help),
       h("div", { class: "match-side" },
-        h("section", { class: "card" }, h("h2", {}, t("match.log")), this.logList),
+        h("section", { class: "card" }, h("h2", {}, t("match.log")), this.moveList),
         this.chatBox,
         this.optionsBox),
     );
@@ -100,15 +111,12 @@ export class MatchPage {
     this.listen(this.feed, "state", (e) => this.onState(e.detail));
     this.listen(this.feed, "error", (e) => this.onError(e.detail));
     this.listen(this.feed, "chat", (e) => this.addChat(e.detail));
-    this.listen(this.feed, "history", () => {
-      this.log = this.feed.history.map((e, i, all) => this.describe(e, all[i - 1])).filter(Boolean);
-      this.render();
-    });
+    this.listen(this.feed, "history", () => this.render());
     this.listen(this.feed, "rematch", (e) => this.onRematch(e.detail));
     this.listen(this.feed, "cancelled", () => { toast(t("match.cancelled")); this.app.navigate("#/"); });
     this.listen(this.app.socket, "status", (e) => {
       // an answer lost with the connection never comes: the resync is the answer
-      if (e.detail !== "open") { this.busy = false; this.chain = null; this.view.pinned = null; }
+      if (e.detail !== "open") { this.busy = false; this.chain = null; this.held = null; this.view.pinned = null; }
       this.render(true);
     });
     this.listen(window, "resize", () => this.render());
@@ -124,6 +132,7 @@ export class MatchPage {
     clearInterval(this.ticker);
     clearTimeout(this.frameTimer);
     clearTimeout(this.autoTimer);
+    clearTimeout(this.rollTimer);
     document.removeEventListener("keydown", this.keyHandler);
     for (const [target, type, fn] of this.handlers) target.removeEventListener(type, fn);
     this.dialog?.close();
@@ -142,16 +151,16 @@ export class MatchPage {
     const check = (key, label, note) => {
       const input = h("input", { type: "checkbox", "data-option": key, checked: !!o[key], onchange: () => {
         this.app.saveOptions({ [key]: input.checked });
-        this.render(true);
+        this.optionChanged();
       } });
       return h("label", { class: "check" }, input, h("span", {}, label, note ? h("span", { class: "muted small" }, ` ${note}`) : null));
     };
-    const quality = h("select", { "data-option": "graphics", onchange: () => { this.app.saveOptions({ graphics: quality.value }); this.render(true); } },
+    const quality = h("select", { "data-option": "graphics", onchange: () => { this.app.saveOptions({ graphics: quality.value }); this.optionChanged(); } },
       h("option", { value: "high", selected: o.graphics !== "low" }, t("options.graphics_high")),
       h("option", { value: "low", selected: o.graphics === "low" }, t("options.graphics_low")));
     details.append(h("div", { class: "stack" },
-      check("confirm_turn", t("options.confirm_turn"), t("options.next_match")),
-      check("auto_roll", t("options.auto_roll"), t("options.next_match")),
+      check("confirm_turn", t("options.confirm_turn")),
+      check("auto_roll", t("options.auto_roll"), t("options.auto_roll_note")),
       check("auto_bearoff", t("options.auto_bearoff")),
       check("flip", t("options.flip")),
       check("numbering", t("options.numbering")),
@@ -172,7 +181,19 @@ export class MatchPage {
   toggleOption(key) {
     this.app.saveOptions({ [key]: !this.app.options[key] });
     this.syncOptionInputs();
+    this.optionChanged();
+  }
+
+  /** An option changed mid-match: it applies from the next action, without a reload
+   *  (a held last step is played at once when confirming by the dice is switched off). */
+  optionChanged() {
+    if (this.held && !this.app.options.confirm_turn) {
+      const held = this.held;
+      this.held = null;
+      this.send("step", { from: held.from, die: held.die });
+    }
     this.render(true);
+    this.maybeAuto();
   }
 
   // -- what the server said ------------------------------------------------------------
@@ -186,13 +207,15 @@ export class MatchPage {
     this.view.pinned = null;
     if (full) {
       this.frames = [];
-      this.shown = null;
+      this.frame = null;
       this.resignFloor = this.game?.resign_floor ?? 0;
-      this.log = [];
-      if (this.feed.v > 0) this.feed.backfill(); // the moves so far, for the log
+      if (this.feed.v > 0) this.feed.backfill(); // the moves so far, for the move list
       for (const m of this.feed.chat) this.addChat(m, false);
     }
-    const before = this.shown || this.prevBoard;
+    if (events.length || full) this.held = null; // the board changed: a held step is void
+    if (!(this.myTurn && this.phase === "moving")) this.confirmAfter = false;
+    this.noteClock();
+    const before = this.frame?.board || this.prevBoard;
     this.queueFrames(before, events);
     if (events.length) this.setMessage(""); // news from the server replaces old advice
     for (const event of events) this.onEvent(event);
@@ -200,61 +223,98 @@ export class MatchPage {
     if (this.chain) this.continueChain();
     this.render();
     this.maybeDialog();
-    this.maybeAutoBearoff();
+    this.maybeAuto();
+  }
+
+  /** The board's feedback (last move, last dice, opening) from every event held. */
+  feedback() {
+    const events = this.feed.events;
+    if (this.fbEvents !== events || this.fbLength !== events.length) {
+      this.fbEvents = events;
+      this.fbLength = events.length;
+      this.fb = feedbackOf(events);
+    }
+    return this.fb;
+  }
+
+  pace() {
+    return PACE[this.app.options.graphics === "low" ? "low" : "high"];
   }
 
   queueFrames(before, events) {
-    // Slide the opponent's checkers one move at a time (each an event the server sent).
-    if (!before || !this.game) return;
-    const moves = events.filter((e) => e.type === "checker_moved" || e.type === "step_undone");
-    const opponentMoves = moves.filter((e) => e.player !== this.you);
-    if (opponentMoves.length < 1 || this.app.options.graphics === "low") return;
+    // Show what the others did one step at a time: each throw of the opening (ties too),
+    // their roll, then each checker they move (each an event the server sent).
+    if (!before || !this.game || !events.length) return;
+    const all = this.feed.events;
+    let fb = all.length >= events.length && all[all.length - 1] === events[events.length - 1]
+      ? feedbackOf(all.slice(0, all.length - events.length)) : this.feedback();
     let board = before.slice();
-    const frames = [];
+    if (this.frame) {
+      // more news while frames play: they follow the frames still queued
+      const tail = this.frames.length ? this.frames[this.frames.length - 1] : this.frame;
+      fb = tail.fb;
+      board = tail.board.slice();
+    }
+    const frames = this.frames.slice();
+    let shows = false;
+    let prev = null;
     for (const e of events) {
+      fb = reduceFeedback(fb, e);
+      const theirs = e.player !== this.you;
       if (e.type === "checker_moved" || e.type === "step_undone") {
         const next = applyMove(board, e.player, e.move, { reverse: e.type === "step_undone" });
         if (!next) return; // not what we hold: just show the server's board
         board = next;
-        frames.push({ board, pause: 340 });
-      } else if (e.type === "game_started" && frames.length) {
-        frames.push({ board: INITIAL.slice(), pause: 1100 });
+        frames.push({ board, fb, kind: theirs ? "move" : "own" });
+        shows ||= theirs;
+      } else if (e.type === "dice_rolled" && theirs && !(prev?.type === "opening_rolled")) {
+        frames.push({ board, fb, kind: "roll" });
+        shows = true;
+      } else if (e.type === "opening_rolled") {
+        for (const pair of e.throws) frames.push({ board, fb, kind: "opening", throw: { dice: pair, tie: pair[0] === pair[1] } });
+        shows = true;
+      } else if (e.type === "game_started" && (frames.length || this.frame)) {
         board = INITIAL.slice();
+        frames.push({ board, fb, kind: "game" });
       }
+      prev = e;
     }
-    if (!frames.length) return;
+    if (!shows) return;
     this.frames = frames;
-    this.shown = before;
-    clearTimeout(this.frameTimer);
-    this.frameTimer = setTimeout(() => this.nextFrame(), 60);
+    if (!this.frame) {
+      this.frame = { board: before, fb: this.feedback(), kind: "start" };
+      clearTimeout(this.frameTimer);
+      this.frameTimer = setTimeout(() => this.nextFrame(), 60);
+    }
   }
 
   nextFrame() {
     const frame = this.frames.shift();
     if (!frame) {
-      this.shown = null;
+      this.frame = null;
       this.render();
       this.maybeDialog();
+      this.maybeAuto();
       return;
     }
-    this.shown = frame.board;
-    sound.checker();
+    this.frame = frame;
+    // the pace follows the graphics option of the moment
+    const pause = this.pace()[frame.kind] ?? 0;
+    this.paced.push({ kind: frame.kind, pause });
+    if (this.paced.length > 80) this.paced.shift();
+    if (frame.kind === "move") sound.checker();
     this.render();
-    this.frameTimer = setTimeout(() => this.nextFrame(), frame.pause);
+    this.frameTimer = setTimeout(() => this.nextFrame(), pause);
   }
 
   get animating() {
-    return this.shown !== null;
+    return this.frame !== null;
   }
 
   onEvent(e) {
     const text = this.describe(e, this.lastEvent);
     this.lastEvent = e;
-    if (text) {
-      this.log.push(text);
-      if (this.log.length > 60) this.log.shift();
-      announce(text);
-    }
+    if (text) announce(text);
     switch (e.type) {
       case "dice_rolled":
       case "opening_rolled":
@@ -296,27 +356,7 @@ export class MatchPage {
   }
 
   describe(e, prev = null) {
-    const n = (seat) => this.name(seat);
-    if (e.type === "dice_rolled" && prev?.type === "opening_rolled" && prev.roll.join() === e.roll.join()) {
-      return null; // the opening roll is the first roll: said once
-    }
-    switch (e.type) {
-      case "game_started": return e.crawford ? t("log.game_started_crawford", { number: e.number }) : t("log.game_started", { number: e.number });
-      case "opening_rolled": return t("log.opening", { name: n(e.first), dice: e.roll.join("-") });
-      case "dice_rolled": return t("log.rolled", { name: n(e.player), dice: e.roll.join("-") });
-      case "turn_ended": return e.moves.length ? t("log.played", { name: n(e.player), moves: e.moves.map((m) => m.text).join(" ") }) : null;
-      case "no_legal_move": return t("log.no_move", { name: n(e.player), dice: e.roll.join("-") });
-      case "cube_offered": return t("log.doubles", { name: n(e.player), value: e.value });
-      case "cube_taken": return t("log.takes", { name: n(e.player), value: e.value });
-      case "cube_beavered": return t("log.beavers", { name: n(e.player), value: e.value });
-      case "cube_dropped": return t("log.drops", { name: n(e.player) });
-      case "resign_offered": return t("log.resigns", { name: n(e.player), level: t(LEVEL_KEYS[e.level]) });
-      case "resign_accepted": return t("log.accepts", { name: n(e.player) });
-      case "resign_rejected": return t("log.rejects", { name: n(e.player) });
-      case "game_ended": return t("log.game_won", { name: n(e.winner), count: e.points, kind: t(`end.${e.kind}`) });
-      case "match_ended": return t("log.match_won", { name: n(e.winner), score: e.score.join("–") });
-      default: return null;
-    }
+    return describeEvent(e, prev, (seat) => this.name(seat));
   }
 
   onError(error) {
@@ -369,7 +409,7 @@ export class MatchPage {
   }
 
   get legal() {
-    return this.moving ? this.game.legal || {} : {};
+    return this.moving && !this.held ? this.game.legal || {} : {};
   }
 
   canRoll() {
@@ -378,7 +418,7 @@ export class MatchPage {
 
   canDouble() {
     const g = this.game;
-    if (!this.canRoll()) return false;
+    if (!this.canRoll() || this.app.options.auto_roll) return false; // auto-roll gives up the cube
     if (typeof g.can_double === "boolean") return g.can_double;
     const cube = g.cube;
     return !!cube?.enabled && (cube.owner === null || cube.owner === this.you) && cube.value < 64;
@@ -387,13 +427,14 @@ export class MatchPage {
   canUndo() {
     const g = this.game;
     if (!this.moving) return false;
+    if (this.held) return true;
     if (typeof g.can_undo === "boolean") return g.can_undo;
     const total = g.dice ? (g.dice[0] === g.dice[1] ? 4 : 2) : 0;
     return total > (g.dice_left || []).length;
   }
 
   canConfirm() {
-    return this.moving && !!this.game.can_confirm;
+    return this.moving && (!!this.held || !!this.game.can_confirm);
   }
 
   canResign() {
@@ -463,11 +504,81 @@ export class MatchPage {
 
   undo() {
     this.chain = null;
+    if (this.held) {
+      this.held = null; // never sent: taken back here
+      this.setMessage("");
+      this.render();
+      return;
+    }
     if (this.canUndo()) this.send("undo");
   }
 
   confirm() {
-    if (this.canConfirm()) this.send("confirm");
+    if (!this.canConfirm()) return;
+    if (this.held) {
+      // the dice were clicked: play the held step; should the server wait for a confirm
+      // too (the match started with the option on), it is sent on its answer
+      const held = this.held;
+      this.held = null;
+      if (this.send("step", { from: held.from, die: held.die })) this.confirmAfter = true;
+      return;
+    }
+    this.send("confirm");
+  }
+
+  /** Send one step; with "end the turn by clicking the dice" on, the step of the last die
+   *  is held here (drawn played) until the dice are clicked, so that the option works
+   *  whatever it was when the match started. */
+  sendStep(from, die) {
+    const g = this.game;
+    if (this.app.options.confirm_turn && (g.dice_left || []).length === 1 && !this.held) {
+      const to = (this.legal[String(from)] || {})[String(die)];
+      if (to === undefined) return false;
+      this.held = { from, die, to, hit: this.isBlot(to) };
+      this.chain = null;
+      this.selected = null;
+      this.hover = null;
+      this.view.pinned = null;
+      sound.checker();
+      this.setMessage("");
+      this.render();
+      return true;
+    }
+    return this.send("step", { from, die });
+  }
+
+  /** Whether the opponent has a single checker on `point` (the mover's numbering). */
+  isBlot(point) {
+    if (point <= 0 || point > 24) return false;
+    const b = this.game.board;
+    return this.you === 0 ? b[point] === -1 : b[25 - point] === 1;
+  }
+
+  /** The board with the held step played (what the player sees), or null. */
+  heldBoard() {
+    if (!this.held || !this.game) return null;
+    return applyMove(this.game.board, this.you, this.held);
+  }
+
+  /** What the options do by themselves, from the options of the moment: end a complete
+   *  turn (when the server waits for a confirm the player no longer wants, or already
+   *  gave by the dice), roll, bear off. */
+  maybeAuto() {
+    clearTimeout(this.rollTimer);
+    if (!this.isPlayer || this.busy || this.animating) return;
+    const o = this.app.options;
+    if (this.moving && this.game.can_confirm && !this.held && (this.confirmAfter || !o.confirm_turn)) {
+      this.confirmAfter = false;
+      this.send("confirm");
+      return;
+    }
+    if (o.auto_roll && this.canRoll()) {
+      this.rollTimer = setTimeout(() => {
+        if (this.app.options.auto_roll && this.canRoll() && !this.busy) this.send("roll");
+      }, 300);
+      return;
+    }
+    this.maybeAutoBearoff();
   }
 
   /** Move the checker on `src` along `dice` (each a step the server checks). */
@@ -479,7 +590,7 @@ export class MatchPage {
     this.selected = null;
     this.hover = null;
     this.setMessage("");
-    if (!this.send("step", { from: src, die: dice[0] })) this.chain = null;
+    if (!this.sendStep(src, dice[0])) this.chain = null;
   }
 
   /** The longest move of the checker on `src`. */
@@ -502,7 +613,7 @@ export class MatchPage {
     this.chain = first > 0 ? { from: first, greedy: true } : null;
     this.selected = null;
     this.setMessage("");
-    if (!this.send("step", { from: src, die: dice[0] })) this.chain = null;
+    if (!this.sendStep(src, dice[0])) this.chain = null;
   }
 
   continueChain() {
@@ -515,7 +626,7 @@ export class MatchPage {
       if (!dice.length) return;
       const dest = steps[String(dice[0])];
       this.chain = dest > 0 ? { from: dest, greedy: true } : null;
-      this.send("step", { from: chain.from, die: dice[0] });
+      this.sendStep(chain.from, dice[0]);
       return;
     }
     const die = chain.dice[0];
@@ -529,7 +640,7 @@ export class MatchPage {
       return;
     }
     this.chain = chain.dice.length > 1 ? { from: dest, dice: chain.dice.slice(1), sure: chain.sure } : null;
-    this.send("step", { from: chain.from, die });
+    this.sendStep(chain.from, die);
   }
 
   /** Why the checker on `src` cannot go to `dest` (the player's words, from what the
@@ -581,7 +692,7 @@ export class MatchPage {
       }
     }
     this.autoTimer = setTimeout(() => {
-      if (this.moving && !this.busy) this.send("step", { from: best.src, die: best.die });
+      if (this.moving && !this.busy && !this.held) this.sendStep(best.src, best.die);
     }, 350);
   }
 
@@ -911,6 +1022,15 @@ export class MatchPage {
 
   // -- clocks ------------------------------------------------------------------------
 
+  /** Polish clock: the move and game clocks run together, so while a side's move runs its
+   *  game clock minus its move clock stays the same: the game time a move time-out leaves. */
+  noteClock() {
+    const clock = this.feed.clock;
+    if (!clock || clock.kind !== "polish" || clock.running === null || clock.running === undefined) return;
+    const side = clock.sides[clock.running];
+    if (!side.expired) this.lastReading[clock.running] = Math.max(0, side.bank_left - side.action_left);
+  }
+
   clockOf(seat) {
     const clock = this.feed.clock;
     if (!clock) return null;
@@ -930,6 +1050,9 @@ export class MatchPage {
       a = Math.max(0, side.action_left - elapsed);
       b = Math.max(0, side.bank_left - elapsed);
       active = running ? "a" : null;
+      // lost on the move clock: the game clock still had this much (the server reads
+      // nothing but zeros for a side that lost on time)
+      if (side.expired && this.lastReading[seat] !== null) b = this.lastReading[seat];
     }
     const lowAt = clock.low_at ?? 10;
     const low = running && (side.low || (italian ? a === 0 && b <= lowAt : Math.min(a, b) <= lowAt));
@@ -971,7 +1094,9 @@ export class MatchPage {
     }
     this.renderWaiting();
     const bottom = this.isPlayer ? this.you : this.spectatorBottom;
-    const board = this.shown || g?.board || INITIAL;
+    const frame = this.frame;
+    const board = frame?.board || this.heldBoard() || g?.board || INITIAL;
+    const fb = frame ? frame.fb : this.feedback();
     const moving = this.moving;
     const hl = { sources: [], targets: [], selected: this.selected, cursor: this.cursor };
     if (moving) {
@@ -981,10 +1106,10 @@ export class MatchPage {
         hl.targets = [...this.reachOf(focus)].filter(([, r]) => r.sure).map(([d]) => d);
       }
     }
-    let dice = null;
-    if (g?.dice && !this.animating) {
-      dice = { values: g.dice, left: g.dice_left || [], seat: g.turn, confirmable: this.canConfirm() };
-    }
+    const dice = this.diceState(g, fb, frame);
+    // the last move of either side stays marked until the next roll (not while one's own
+    // move is in the making)
+    const last = moving ? null : fb.last;
     const cube = g ? {
       value: g.cube.value, owner: g.cube.owner, enabled: g.cube.enabled,
       offered: g.phase === "cube_offered" ? { by: g.turn, value: g.cube.value * 2 } : null,
@@ -1001,7 +1126,7 @@ export class MatchPage {
     const length = g?.length ?? info?.length;
     this.boardState = {
       board, bottom, flipped: !!o.flip, numbers: o.numbering !== false, quality: o.graphics,
-      dice, roll: this.canRoll(), cube, players, turn: g && g.phase !== "match_over" ? (g.phase === "cube_offered" || g.phase === "resign_offered" ? 1 - g.turn : g.turn) : null,
+      dice, last, roll: this.canRoll(), cube, players, turn: g && g.phase !== "match_over" ? (g.phase === "cube_offered" || g.phase === "resign_offered" ? 1 - g.turn : g.turn) : null,
       match: { length, crawford: !!g?.crawford, label: length ? t("board.length", { count: length }) : length === 0 ? t("board.money") : "" },
       highlight: hl, compact: this.svg.clientWidth > 0 && this.svg.clientWidth < 620,
     };
@@ -1031,9 +1156,44 @@ export class MatchPage {
     // status line
     this.status.textContent = this.message || this.statusText();
     this.status.classList.toggle("error", !!this.message && this.messageError);
-    // log
-    this.logList.replaceChildren(...this.log.slice(-30).map((line) => h("li", {}, line)));
-    this.logList.scrollTop = this.logList.scrollHeight;
+    this.renderMoveList();
+  }
+
+  /** The dice to draw: the roll in play (the server's dice left; the opening's one die a
+   *  side), else the last roll dimmed until the next one; while frames play, theirs. */
+  diceState(g, fb, frame) {
+    if (frame?.throw) {
+      const { dice, tie } = frame.throw;
+      return { split: dice, left: dice.slice(), seat: dice[0] > dice[1] ? 0 : 1, tie };
+    }
+    const d = fb.dice;
+    if (frame) {
+      if (!d) return null;
+      return d.opening ? { split: d.opening, left: d.left, seat: d.seat } : { values: d.values, left: d.left, seat: d.seat };
+    }
+    if (g?.dice && g.phase === "moving") {
+      let left = (g.dice_left || []).slice();
+      if (this.held) left.splice(left.indexOf(this.held.die), 1);
+      const confirmable = this.canConfirm();
+      const opening = d && d.opening && d.seat === g.turn && diceValues(g.dice).join() === d.values.join() ? d.opening : null;
+      if (opening) return { split: opening, left, seat: g.turn, confirmable };
+      return { values: diceValues(g.dice, true), left, seat: g.turn, confirmable };
+    }
+    if (!d) return null;
+    return d.opening ? { split: d.opening, left: [], seat: d.seat, previous: true } : { values: d.values, left: [], seat: d.seat, previous: true };
+  }
+
+  renderMoveList() {
+    const events = this.feed.events;
+    const key = `${events.length}:${events[events.length - 1]?.v}:${this.name(0)}:${this.name(1)}`;
+    if (key === this.moveListKey) return;
+    this.moveListKey = key;
+    const rows = moveRows(events, (seat) => this.name(seat));
+    // from a live board the replay opens in a new tab: the match goes on here
+    const live = this.isPlayer && this.isLive();
+    renderMoveList(this.moveList, rows, {
+      href: (v) => `#/replay/${this.id}/${v}${this.query}`, target: live ? "_blank" : null });
+    this.moveList.scrollTop = this.moveList.scrollHeight; // the latest in view
   }
 
   statusText() {
@@ -1052,7 +1212,7 @@ export class MatchPage {
       case "moving":
         if (this.myTurn) {
           if (this.canConfirm()) return t("status.confirm");
-          return t("status.move", { dice: (g.dice_left || []).join(" ") });
+          return t("status.move", { dice: (g.dice_left || []).slice().sort((a, b) => b - a).join(" ") });
         }
         return t("status.other_moves", { name: this.name(g.turn) });
       case "cube_offered":
