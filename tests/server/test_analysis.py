@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import random
+import signal
 import time
 from pathlib import Path
 from typing import Any
@@ -264,3 +266,31 @@ def test_no_engine_help_for_a_position_of_ones_live_rated_match(
         assert pa.game is not None and pa.game["phase"] == "match_over"
     after = a.post("/api/hint", json={"position_id": position, "dice": dice, "plies": 0})
     assert after.status_code == 200, after.text  # the match is over: help again
+
+
+def test_an_analysis_whose_process_is_killed_is_queued_again_and_done(
+        database_url: str, redis_url: str) -> None:
+    """The analysis's child process dies (SIGKILL) while it runs: a new process takes the
+    analysis from the start, and it is served done (its second attempt)."""
+    settings = make_settings(database_url, redis_url)
+    with TestClient(create_app(settings)) as client:
+        a = Browser(client)
+        game, _, ws = finish_bot_match(a, seed=5)
+        ws.__exit__(None, None, None)
+        url = f"/api/games/{game['id']}/analysis"
+        assert a.get(url).status_code == 202
+        worker = client.app.state.analysis  # type: ignore[attr-defined]
+        deadline = time.monotonic() + 120
+        killed: list[int] = []
+        while not killed and time.monotonic() < deadline:
+            pool = worker._pool
+            for process in list(getattr(pool, "_processes", {}).values()):
+                if process.pid is not None:
+                    os.kill(process.pid, signal.SIGKILL)
+                    killed.append(process.pid)
+            time.sleep(0.02)
+        assert killed, "no analysis process started"
+        served = wait_done(a, url)
+        assert served.json()["decisions"]
+    [row] = stored_analyses(database_url)
+    assert (row.status, row.attempts) == ("done", 2)
