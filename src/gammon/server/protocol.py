@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Sequence
-from typing import Annotated, Any, Literal, NotRequired, TypeAlias
+from typing import Annotated, Any, Literal, NotRequired, TypeAlias, get_args, get_type_hints
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from typing_extensions import TypedDict, is_typeddict
@@ -643,3 +643,13 @@ def response_adapter(kind: str) -> TypeAdapter[Any]:
 
 
 _adapters: dict[str, TypeAdapter[Any]] = {}
+
+
+def _type_names(union: Any) -> frozenset[str]:
+    """The ``type`` values of a union of TypedDicts."""
+    return frozenset(name for member in get_args(union)
+                     for name in get_args(get_type_hints(member)["type"]))
+
+
+SERVER_TYPES = _type_names(get_args(ServerMessage)[0])
+"""The ``type`` of every message the server sends (as :data:`TYPES` for the client's)."""
