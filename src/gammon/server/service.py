@@ -493,6 +493,8 @@ class Hub:
         restarts give the same credit again and processes catch up with it.
         """
         await self.bus.start(self._on_bus)
+        # this process may have died between a commit and its publish: the others catch up
+        await self._publish({"kind": "resync"})
         alive = await self.repo.last_heartbeat()
         for match_id in await self.repo.playing_ids():
             room = await self.room(match_id)  # pending steps made, timer set, bot scheduled
@@ -648,6 +650,24 @@ class Hub:
         room.outbox += await self._catch_up(room)
         self._flush(room)
 
+    async def _resync(self, room: Room) -> None:
+        """Catch up with the log, whatever was announced (caller holds the room lock): a
+        process that dies between its commit and its publish announces nothing, and this
+        room would serve a stale state until the next action here."""
+        if room.match is None:
+            row = await self.repo.match(room.id)
+            if row is not None and row.rules:  # seated elsewhere
+                await self._seats_taken(room)
+            return
+        room.outbox += await self._catch_up(room)
+        self._flush(room)
+
+    async def _resync_all(self) -> None:
+        for room in list(self.rooms.values()):
+            async with room.lock:
+                await self._resync(room)
+            self._after_change(room, local=False)
+
     # -- the bus -------------------------------------------------------------------------
 
     async def _publish(self, message: dict[str, Any]) -> None:
@@ -659,6 +679,9 @@ class Hub:
 
     async def _on_bus(self, message: dict[str, Any]) -> None:
         if message.get("origin") == self.origin:
+            return
+        if message.get("kind") == "resync":  # a process (re)started
+            self._spawn(self._resync_all())
             return
         room = self.rooms.get(message.get("match", ""))
         if room is None:
@@ -703,12 +726,18 @@ class Hub:
         room = await self.room(match_id)
         if room is None:
             raise ServiceError("not_found", f"no match {match_id}")
+        version = room.version
+        if not room.lock.locked():  # (a room at work: its worker catches up if need be)
+            async with room.lock:  # from the log: another process may have died unannounced
+                await self._resync(room)
         room.subscribers.add(conn)
         now = time.time()
         if since is not None and since <= room.version:
             conn.send_text(json.dumps(room.update_message(room.events[since:], now)))
         else:
             conn.send_text(json.dumps(room.state_message(conn.user.id, now)))
+        if room.version != version:
+            self._after_change(room, local=False)
 
     def unsubscribe(self, conn: Connection, match_id: str) -> None:
         room = self.rooms.get(match_id)
