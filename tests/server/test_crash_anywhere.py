@@ -29,6 +29,7 @@ import json
 import os
 import random
 import signal
+import sys
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -46,6 +47,7 @@ from tests.server.helpers import Player, random_play
 KILLS = int(os.environ.get("GAMMON_CRASH_KILLS", "3"))
 SECONDS = float(os.environ.get("GAMMON_CRASH_SECONDS", "0"))  # > 0: stop killing after this
 SEED = int(os.environ.get("GAMMON_CRASH_SEED", "1"))
+TRACE = bool(os.environ.get("GAMMON_CRASH_TRACE"))  # a line per kill, to diagnose a failure
 DOWN = (Exception,)  # what a client sees of a killed server: closed sockets, HTTP errors
 
 
@@ -89,6 +91,7 @@ class Cluster:
         self.figures = figures
         self.kills = kills  # no crash points once this many kills were tried
         self.deadline = time.monotonic() + SECONDS if SECONDS > 0 else float("inf")
+        self.up_at: dict[int, float] = {}  # when each process last came up (healthy)
 
     def killing(self) -> bool:
         """Whether more kills are due (the kill count, or the time budget, not reached)."""
@@ -104,6 +107,7 @@ class Cluster:
                 server.env.pop(CRASH_AFTER_COMMIT, None)
             try:
                 server.start(timeout=120)  # a loaded machine starts slowly
+                self.up_at[id(server)] = time.time()
                 return
             except RuntimeError:
                 killed = server.process is not None and server.process.returncode == \
@@ -114,20 +118,23 @@ class Cluster:
                 self.figures.kills_tried += 1
                 self.figures.kills_survived += 1  # unless the checks that follow fail
                 self.figures.at_commit += 1
+                trace("a process died at a crash point in its start-up")
         raise AssertionError("unreachable")
 
     def dead(self) -> list[ServerProcess]:
         return [s for s in self.servers
                 if s.process is None or s.process.poll() is not None]
 
-    def restart_dead(self) -> None:
-        """Restart every dead process (at once: a start-up takes seconds)."""
+    def restart_dead(self) -> float:
+        """Restart every dead process (at once: a start-up takes seconds); when the first
+        of them was up again (the service is up from then on: the clock runs again)."""
         dead = self.dead()
         for server in dead:
             server.kill()  # reap
         with concurrent.futures.ThreadPoolExecutor(len(dead) or 1) as pool:
             for started in [pool.submit(self.start, server) for server in dead]:
                 started.result()
+        return min((self.up_at[id(server)] for server in dead), default=time.time())
 
     def stop(self) -> None:
         for server in self.servers:
@@ -139,14 +146,14 @@ class Seat:
 
     def __init__(self, server: ServerProcess) -> None:
         self.server = server
-        with httpx.Client(base_url=server.url, timeout=20) as client:
+        with httpx.Client(base_url=server.url, timeout=60) as client:
             client.get("/api/me").raise_for_status()
             self.cookie = client.cookies[COOKIE]
         self.sockets = contextlib.ExitStack()
         self.player: Player | None = None
 
     def http(self) -> httpx.Client:
-        return httpx.Client(base_url=self.server.url, timeout=20,
+        return httpx.Client(base_url=self.server.url, timeout=60,
                             cookies={COOKIE: self.cookie})
 
     def connect(self) -> ClientConnection:
@@ -179,7 +186,21 @@ class Acknowledged:
         for event in message.get("events", []):
             if event["v"] == len(self.events) + 1:
                 self.events.append(event)
-        self.game, self.clock, self.clock_seen = message["game"], message["clock"], time.time()
+        if message["v"] == len(self.events):  # the latest state seen
+            self.game, self.clock = message["game"], message["clock"]
+            self.clock_seen = time.time()
+
+
+def compare(seen: Acknowledged, events: list[dict[str, Any]]) -> tuple[int, int]:
+    """How many events the server's log and the acknowledged ones agree on from the start,
+    and how many acknowledged actions that leaves out (their version beyond the
+    agreement: not stored, or stored otherwise)."""
+    common = 0
+    for mine, theirs in zip(seen.events, events, strict=False):
+        if mine != theirs:
+            break
+        common += 1
+    return common, sum(1 for v in seen.versions if v > common)
 
 
 def choose(game: dict[str, Any], rng: random.Random) -> dict[str, Any]:
@@ -282,6 +303,7 @@ class Run:
                 self.crashed_outside_play(error)
 
     def crashed_outside_play(self, error: Exception) -> None:
+        trace(f"a request failed: {error!r}")
         self.figures.kills_tried += 1
         self.figures.at_commit += 1
         deadline = time.monotonic() + 5
@@ -301,8 +323,8 @@ class Run:
             players = [seat.open(match_id) for seat in seats]
         except DOWN as error:
             raise Crashed from error
-        if players[0].v != len(seen.events):  # a restart added clock pauses: resync
-            self.verify(seats, match_id, seen, outage=False, killed_at=None)
+        if any(p.v != len(seen.events) for p in players):  # a restart added clock pauses
+            self.verify(seats, match_id, seen, outage=False, killed_at=None, ready=None)
         hooked = any(CRASH_AFTER_COMMIT in s.env for s in self.cluster.servers)
         kill_after = None if hooked and self.rng.random() < 0.8 else self.rng.randint(0, 6)
         done = 0
@@ -313,7 +335,7 @@ class Run:
                 return True
             if game["phase"] in ("opening", "game_over"):  # the server's roll is on its way
                 try:  # (a stranded match: none comes, and the test fails)
-                    players[0].wait(lambda m: m.get("type") == "update")
+                    seen.take(players[0].wait(lambda m: m.get("type") == "update"))
                 except (ConnectionClosed, TimeoutError, OSError) as error:
                     raise Crashed from error
                 continue
@@ -322,10 +344,9 @@ class Run:
             actor = players[on_turn(game)]
             message = {**choose(game, self.rng), "match": match_id}
             try:
-                reply = actor.act(message)
+                reply = self.answer(actor, message, seen)
                 if reply["type"] == "error":
                     raise AssertionError(f"refused: {message} -> {reply}")
-                seen.take(reply)
                 seen.versions.append(actor.v)
                 self.figures.actions_acknowledged += 1
                 for other in players:
@@ -334,6 +355,20 @@ class Run:
             except (ConnectionClosed, TimeoutError, OSError) as error:
                 raise Crashed from error
             done += 1
+
+    @staticmethod
+    def answer(actor: Player, message: dict[str, Any], seen: Acknowledged) -> dict[str, Any]:
+        """Send an action; its answer: the error, or the update with its events. Updates
+        of clock pauses alone (a restarted process's downtime credit, forwarded from the
+        bus) may come first: they are taken as seen, not as the answer."""
+        actor.send(message)
+        while True:
+            reply = actor.wait(lambda m: m.get("type") in ("update", "error"))
+            if reply["type"] == "error":
+                return reply
+            seen.take(reply)
+            if any(event["type"] != "clock_paused" for event in reply["events"]):
+                return reply
 
     def kill(self, players: list[Player], seats: list[Seat], match_id: str,
              game: dict[str, Any], seen: Acknowledged) -> None:
@@ -349,6 +384,11 @@ class Run:
         for server in victims:
             if server.process is not None:
                 server.process.send_signal(signal.SIGKILL)
+        for server in victims:  # all gone before the recovery looks (else it counts one
+            if server.process is not None:  # as an outage of the other and a second kill)
+                server.process.wait()
+        trace(f"test kills {[servers.index(s) for s in victims]} at v{players[0].v} "
+              f"{game['phase']}")
         self.pending_kill = "test"
         raise Crashed
 
@@ -368,44 +408,53 @@ class Run:
             if server.process is not None:
                 server.process.wait()
         outage = len(self.cluster.dead()) == len(self.cluster.servers)
+        dead = [self.cluster.servers.index(s) for s in self.cluster.dead()]
+        trace(f"recover {match_id}: dead {dead} by hook {by_hook}, acknowledged "
+              f"v{len(seen.events)} {seen.versions}")
         self.figures.kills_tried += 1
         self.figures.at_commit += by_hook
         self.figures.outages += outage
-        self.cluster.restart_dead()
-        if self.verify(seats, match_id, seen, outage=outage, killed_at=killed_at):
+        ready = self.cluster.restart_dead()
+        if self.verify(seats, match_id, seen, outage=outage, killed_at=killed_at, ready=ready):
             self.figures.kills_survived += 1
+        trace(self.figures.line())
 
     # -- the checks -----------------------------------------------------------------------
 
     def verify(self, seats: list[Seat], match_id: str, seen: Acknowledged, *, outage: bool,
-               killed_at: float | None) -> bool:
+               killed_at: float | None, ready: float | None) -> bool:
         """Compare the restarted server's log and state with what was acknowledged; then
-        take the server's log as seen (actions stored but never acknowledged included)."""
-        ready = time.time()
-        with seats[0].connect() as ws:
-            full = Player.over_websockets(ws, "verify").subscribe(match_id, since=0)
-            arrived = time.time()
+        take the server's log as seen (actions stored but never acknowledged included).
+        ``ready``: when the service was up again after an outage."""
+        while True:
+            try:
+                with seats[0].connect() as ws:
+                    full = Player.over_websockets(ws, "verify").subscribe(match_id, since=0)
+                    arrived = time.time()
+                break
+            except DOWN as error:  # a crash point met meanwhile (a recovery's commit): one
+                self.crashed_outside_play(error)  # more kill, and its restart
+                outage = False  # the clock check measured the outage before this one
         assert full["type"] == "update", full
         events = full["events"]
-        common = 0
-        for mine, theirs in zip(seen.events, events, strict=False):
-            if mine != theirs:
-                break
-            common += 1
+        common, lost = compare(seen, events)
         ok = True
-        lost = sum(1 for v in seen.versions if v > common)
         if lost:
             ok = False
             self.figures.actions_lost += lost
             self.figures.problems.append(f"{match_id}: {lost} acknowledged actions lost "
                                          f"(server log {len(events)}, agreed {common})")
+            print(f"\n{match_id}: the logs part at event {common + 1}; acknowledged "
+                  f"versions {seen.versions}\n  seen:   "
+                  f"{json.dumps(seen.events[common:common + 8])}\n  server: "
+                  f"{json.dumps(events[common:common + 8])}", file=sys.__stderr__, flush=True)
         later = events[len(seen.events):]
         unacknowledged = any(e["type"] != "clock_paused" for e in later)
         if not unacknowledged and seen.game is not None and full["game"] != seen.game:
             ok = False
             self.figures.states_differing += 1
             self.figures.problems.append(f"{match_id}: state after restart differs")
-        if outage and killed_at is not None and not unacknowledged:
+        if outage and killed_at is not None and ready is not None and not unacknowledged:
             self.check_clock(seen, full["clock"], killed_at, ready, arrived)
         seen.events = list(events)
         seen.versions = []
@@ -415,8 +464,10 @@ class Run:
     def check_clock(self, seen: Acknowledged, after: dict[str, Any] | None, killed_at: float,
                     ready: float, arrived: float) -> None:
         """The running player's time: what was left at the kill (the last acknowledged
-        reading less the time since) against what is left now, less the time the
-        restarted server has been up."""
+        reading less the time since) against what is left now, less the time the service
+        has been up again (since the first restarted process came up: with two, the
+        other may take long to start, or die at a crash point in its recovery, while the
+        first serves the match and the clock rightly runs)."""
         before = seen.clock
         if before is None or after is None or before["running"] is None \
                 or after["running"] != before["running"]:
@@ -432,6 +483,11 @@ class Run:
         self.figures.clock_checked += 1
         self.figures.clock_lost_seconds += lost
         self.figures.clock_lost_max = max(self.figures.clock_lost_max, lost)
+
+
+def trace(line: str) -> None:
+    if TRACE:  # past pytest's capture (the test holds capsys)
+        print(f"{time.strftime('%H:%M:%S')} {line}", file=sys.__stderr__, flush=True)
 
 
 def report(figures: Figures) -> None:
@@ -451,7 +507,8 @@ def test_killed_anywhere_no_acknowledged_action_is_lost(
     match finished."""
     env = {"GAMMON_DATABASE_URL": database_url, "GAMMON_REDIS_URL": redis_url,
            "GAMMON_RATE_LIMITS": "false", "GAMMON_HEARTBEAT_INTERVAL": "0.25",
-           "GAMMON_SECRET_KEY": "crash-test-key"}
+           "GAMMON_SECRET_KEY": "crash-test-key",
+           "GAMMON_ANALYSIS_ON_FINISH": "false"}  # (an engine child process per match end)
     processes = 1 if store == "sqlite" else 2
     run = Run(store, env, processes, KILLS, SEED + (store == "postgresql"))
     try:
@@ -469,3 +526,42 @@ def test_killed_anywhere_no_acknowledged_action_is_lost(
     # interval (0.25 s) and the end of a (slow, loaded) start-up, never the outage itself
     # (3-5 s lost per outage of ~13 s before the credit ran to each match's resumption)
     assert figures.clock_lost_max < 3.0, figures.line()
+
+
+def _update(first: int, *types: str) -> dict[str, Any]:
+    events = [{"type": kind, "v": first + i} for i, kind in enumerate(types)]
+    return {"type": "update", "v": first + len(types) - 1, "events": events,
+            "game": {"v": first + len(types) - 1}, "clock": None}
+
+
+def test_the_check_finds_an_acknowledged_action_the_log_lacks() -> None:
+    """The check can fail: an action acknowledged at version 5 and missing from (or
+    different in) the restarted server's log is lost; unacknowledged extras are not."""
+    seen = Acknowledged()
+    seen.take(_update(1, "game_started", "opening_rolled", "checker_moved"))
+    seen.versions.append(3)
+    seen.take(_update(4, "dice_rolled", "checker_moved"))
+    seen.versions.append(5)
+    assert compare(seen, seen.events) == (5, 0)
+    assert compare(seen, [*seen.events, {"type": "clock_paused", "v": 6}]) == (5, 0)
+    assert compare(seen, seen.events[:3]) == (3, 1)  # the last action was not stored
+    other = [dict(e) for e in seen.events]
+    other[0]["crawford"] = True
+    assert compare(seen, other) == (0, 2)  # a log that differs from the first event
+
+
+def test_an_action_is_answered_by_its_update_not_a_forwarded_clock_pause() -> None:
+    """On two processes a restarted one's downtime credit reaches the other's sockets at
+    any moment: an update of clock pauses alone before the action's own is taken as seen,
+    and the answer is the update after it (before, the pause was taken as the answer,
+    the answer's events were never taken, and the next check counted them lost)."""
+    seen = Acknowledged()
+    seen.take(_update(1, "game_started", "opening_rolled"))
+    queue = [_update(3, "clock_paused"), _update(4, "checker_moved", "turn_ended")]
+    sent: list[str] = []
+    actor = Player(sent.append, lambda: json.dumps(queue.pop(0)))
+    answer = Run.answer(actor, {"type": "play", "match": "m"}, seen)
+    assert answer["v"] == 5 and actor.v == 5 and len(sent) == 1
+    assert [e["type"] for e in seen.events][2:] == ["clock_paused", "checker_moved",
+                                                     "turn_ended"]
+    assert seen.game == {"v": 5}
