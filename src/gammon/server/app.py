@@ -499,7 +499,7 @@ async def _handle(app: Any, hub: Hub, conn: WSConnection, raw: str | bytes,
     """One client message: parsed in the one place, then dispatched; any refusal becomes an
     error message and changes nothing."""
     settings: Settings = app.state.settings
-    message: Any = None
+    message: protocol.ClientMessage | None = None
     try:
         within_rate = conn.messages is None or conn.messages.take()  # every message counts
         message = protocol.parse_client_message(raw, max_bytes=settings.max_message_bytes)
@@ -539,7 +539,7 @@ async def _handle(app: Any, hub: Hub, conn: WSConnection, raw: str | bytes,
                     ServiceError("internal", "the server could not handle this message"))
 
 
-def _send_error(hub: Hub, conn: WSConnection, message: Any,
+def _send_error(hub: Hub, conn: WSConnection, message: protocol.ClientMessage | None,
                 error: ProtocolError | ServiceError) -> None:
     out = protocol.error_message(cast(protocol.ErrorCode, error.code), error.message)
     if message is None:  # refused by the parser: the id, if it read a valid one

@@ -863,7 +863,8 @@ class Hub:
 
     # -- playing -------------------------------------------------------------------------
 
-    async def act(self, conn: Connection, message: Any, received: float) -> None:
+    async def act(self, conn: Connection, message: protocol.ActionMessage,
+                  received: float) -> None:
         """A player's proposed action: accepted, stored, broadcast — or refused, unchanged."""
         room = await self.room(message.match)
         if room is None:
@@ -878,7 +879,8 @@ class Hub:
                 self._flush(room)
         self._after_change(room, local=True)
 
-    async def _act(self, room: Room, conn: Connection, seat: int, message: Any,
+    async def _act(self, room: Room, conn: Connection, seat: int,
+                   message: protocol.ActionMessage,
                    received: float) -> None:
         if room.match is None:
             raise ServiceError("not_started", "the match has not started")
