@@ -6,10 +6,14 @@ from its own view (the opponent's point p is the side on roll's point 25 - p).
 
 from __future__ import annotations
 
+import pickle
+import random
+from dataclasses import FrozenInstanceError
+
 import pytest
 
 from gammon.core.dice import InvalidDiceError, Roll
-from gammon.core.moves import Move, legal_plays, plays_with
+from gammon.core.moves import Move, Play, legal_plays, plays_with
 from gammon.core.position import Position
 
 
@@ -176,3 +180,52 @@ def test_a_non_position_is_rejected() -> None:
         plays_with("4HPwATDgc/ABMA", (3, 1))  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         legal_plays(Position.initial(), (3, 1))  # type: ignore[arg-type]
+
+
+# -- plays as values (a play reads its moves and position from the generator when asked) ----
+
+
+def _random_pairs(count: int, seed: int) -> list[tuple[Position, Roll]]:
+    """(position, roll) pairs met in random games from the opening."""
+    rng = random.Random(seed)
+    pairs, position = [], Position.initial()
+    while len(pairs) < count:
+        roll = Roll.roll(rng)
+        pairs.append((position, roll))
+        play = rng.choice(legal_plays(position, roll))
+        position = Position.initial() if play.position.winner() is not None \
+            else play.position.swap()
+    return pairs
+
+
+def test_a_play_reads_the_same_values_in_any_order_it_is_read() -> None:
+    # The first play read converts its own row, later ones convert all rows at once: the
+    # values must not depend on which play is read first, nor on reading moves or position.
+    for position, roll in _random_pairs(300, seed=11):
+        forward = [(p.moves, p.position) for p in legal_plays(position, roll)]
+        backward = [(p.position, p.moves) for p in reversed(legal_plays(position, roll))]
+        assert forward == [(moves, board) for board, moves in reversed(backward)]
+        for moves, after in forward:
+            assert all(isinstance(m, Move) and type(m.hit) is bool for m in moves)
+            assert after == Position.from_board(after.board)  # a valid position
+
+
+def test_a_play_equals_hashes_and_pickles_as_one_built_from_its_values() -> None:
+    for position, roll in _random_pairs(100, seed=12):
+        for play in legal_plays(position, roll):
+            built = Play(play.moves, play.position)
+            assert play == built and hash(play) == hash(built)
+            assert pickle.loads(pickle.dumps(play)) == play
+            assert repr(play) == repr(built)
+        fresh = legal_plays(position, roll)
+        assert hash(fresh[0]) == hash(legal_plays(position, roll)[0])  # hashed before read
+
+
+def test_a_play_is_immutable() -> None:
+    play = legal_plays(Position.initial(), Roll(3, 1))[0]
+    with pytest.raises(FrozenInstanceError):
+        play.moves = ()  # type: ignore[misc]
+    with pytest.raises(FrozenInstanceError):
+        play.position = Position.initial()  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        play.other = 1  # type: ignore[attr-defined]

@@ -4,7 +4,9 @@ noise and rollouts, over positions met in random games (hypothesis) and hand-bui
 from __future__ import annotations
 
 import itertools
+import pickle
 import random
+from dataclasses import FrozenInstanceError
 
 import pytest
 from hypothesis import given, settings
@@ -13,7 +15,7 @@ from hypothesis import strategies as st
 from gammon.core.dice import Roll
 from gammon.core.moves import legal_plays
 from gammon.core.position import Position
-from gammon.engine.player import LEVELS, Engine, Probabilities
+from gammon.engine.player import LEVELS, Engine, Probabilities, RankedPlay
 
 # The bear-off tables are float32 (exact to about 1e-7), and deeper plies average 21
 # rolls, so a certain 1 can come out as 1 + 2e-16.
@@ -163,6 +165,31 @@ def test_rank_plays_lists_exactly_the_legal_plays_best_first(
     assert all(0 <= r.ply <= plies for r in ranked)
     if len(ranked) > 1 and plies:
         assert ranked[0].ply >= 1
+
+
+@settings(max_examples=25, deadline=None)
+@given(positions, rolls, st.sampled_from([0, 1]))
+def test_equal_keys_keep_the_generators_order(engine: Engine, position: Position, roll: Roll,
+                                              plies: int) -> None:
+    # rank_plays is a stable sort of legal_plays' order on (-ply, -equity).
+    ranked = engine.rank_plays(position, roll, plies=plies)
+    generated = [p.position for p in legal_plays(position, roll)]
+    expected = sorted(ranked, key=lambda r: generated.index(r.play.position))
+    expected.sort(key=lambda r: (-r.ply, -r.equity))
+    assert [r.play.position for r in ranked] == [r.play.position for r in expected]
+
+
+def test_a_ranked_play_equals_hashes_and_pickles_as_one_built_from_its_values(
+        engine: Engine) -> None:
+    ranked = engine.rank_plays(random_game_position(5, 30), Roll(5, 2), plies=0)
+    assert hash(ranked[-1]) == hash(RankedPlay(ranked[-1].play, ranked[-1].probabilities, 0))
+    for entry in ranked:
+        built = RankedPlay(entry.play, entry.probabilities, entry.ply)
+        assert entry == built and repr(entry) == repr(built)
+        assert pickle.loads(pickle.dumps(entry)) == entry
+        assert entry.equity == built.equity == entry.probabilities.equity
+    with pytest.raises(FrozenInstanceError):
+        ranked[0].ply = 3  # type: ignore[misc]
 
 
 def test_rank_plays_of_a_roll_that_cannot_be_played_is_the_one_pass(engine: Engine) -> None:

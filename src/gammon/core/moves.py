@@ -7,15 +7,21 @@
 (16, '24/23 24/21')
 >>> [str(p) for p in plays if str(p) == '8/5 6/5']
 ['8/5 6/5']
+
+The generator's results stay in its arrays: a :class:`Play` reads its moves and position
+from them the first time they are asked for, so a caller that looks at a few plays (an
+engine choosing one) pays for those alone.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import FrozenInstanceError, dataclass
+from typing import ClassVar
 
 import numpy as np
+import numpy.typing as npt
 
 from gammon.core import _movegen
 from gammon.core.dice import InvalidDiceError, Roll
@@ -40,17 +46,116 @@ class Move:
         return f"{source}/{target}{'*' if self.hit else ''}"
 
 
-@dataclass(frozen=True, slots=True)
+# Moves are values: the generator's (source, destination, hit) triples map to shared ones,
+# indexed _MOVES[source][destination][hit].
+_MOVES: list[list[list[Move]]] = [
+    [[Move(source, destination, bool(hit)) for hit in (0, 1)] for destination in range(source)]
+    for source in range(BAR + 1)
+]
+
+
+class _Generated:
+    """One call's plays as the generator gave them (copied out of its reusable buffers),
+    converted to Python values only as plays are read: a row at a time for the first, then
+    all rows at once (which is cheaper per row) once a second play is read."""
+
+    __slots__ = ("_board_rows", "_boards_read", "_move_rows", "_moves_read", "boards", "moves")
+
+    def __init__(self, boards: npt.NDArray[np.int8], moves: npt.NDArray[np.int8]) -> None:
+        self.boards = boards
+        self.moves = moves
+        self._board_rows: list[list[int]] | None = None
+        self._move_rows: list[list[list[int]]] | None = None
+        self._boards_read = False
+        self._moves_read = False
+
+    def position(self, index: int) -> Position:
+        rows = self._board_rows
+        if rows is None:
+            if not self._boards_read:
+                self._boards_read = True
+                return Position._trusted(self.boards[index].tolist())
+            rows = self._board_rows = self.boards.tolist()
+        return Position._trusted(rows[index])
+
+    def play_moves(self, index: int) -> tuple[Move, ...]:
+        rows = self._move_rows
+        if rows is None:
+            if not self._moves_read:
+                self._moves_read = True
+                return _to_moves(self.moves[index].tolist())
+            rows = self._move_rows = self.moves.tolist()
+        return _to_moves(rows[index])
+
+
+def _to_moves(row: list[list[int]]) -> tuple[Move, ...]:
+    table = _MOVES
+    return tuple([table[source][destination][hit] for source, destination, hit in row
+                  if source != _movegen.NO_MOVE])
+
+
 class Play:
     """A whole legal play: its moves in the order played and the position it leads to.
 
     ``position`` is seen from the side that moved; ``position.swap()`` is the position the
     opponent then has on roll. A play with no moves is the forced pass of a roll that
-    cannot be played.
+    cannot be played. Immutable, compared and hashed by ``(moves, position)``.
     """
 
-    moves: tuple[Move, ...]
-    position: Position
+    # For plays the generator made, _moves and _position are None until first read.
+    __slots__ = ("_generated", "_index", "_moves", "_position")
+    __match_args__: ClassVar[tuple[str, str]] = ("moves", "position")
+
+    _generated: _Generated | None
+    _index: int
+    _moves: tuple[Move, ...] | None
+    _position: Position | None
+
+    def __init__(self, moves: tuple[Move, ...], position: Position) -> None:
+        self._generated = None
+        self._index = 0
+        self._moves = moves
+        self._position = position
+
+    @classmethod
+    def _from_generator(cls, generated: _Generated, count: int) -> tuple[Play, ...]:
+        """The plays of rows ``0..count - 1`` of ``generated``, read when first asked."""
+        plays = []
+        new = object.__new__
+        for index in range(count):
+            play = new(cls)
+            play._generated = generated
+            play._index = index
+            play._moves = None
+            play._position = None
+            plays.append(play)
+        return tuple(plays)
+
+    @property
+    def moves(self) -> tuple[Move, ...]:
+        """The moves in the order played."""
+        moves = self._moves
+        if moves is None:
+            assert self._generated is not None
+            moves = self._moves = self._generated.play_moves(self._index)
+        return moves
+
+    @moves.setter
+    def moves(self, value: object) -> None:
+        raise FrozenInstanceError("cannot assign to field 'moves'")
+
+    @property
+    def position(self) -> Position:
+        """The position the play leads to, seen from the side that moved."""
+        position = self._position
+        if position is None:
+            assert self._generated is not None
+            position = self._position = self._generated.position(self._index)
+        return position
+
+    @position.setter
+    def position(self, value: object) -> None:
+        raise FrozenInstanceError("cannot assign to field 'position'")
 
     def notation(self) -> str:
         """Canonical GNU Backgammon-style notation, e.g. ``'24/18 13/11*'``."""
@@ -60,6 +165,20 @@ class Play:
 
     def __str__(self) -> str:
         return self.notation()
+
+    def __repr__(self) -> str:
+        return f"Play(moves={self.moves!r}, position={self.position!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Play) or other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.moves, self.position) == (other.moves, other.position)
+
+    def __hash__(self) -> int:
+        return hash((self.moves, self.position))
+
+    def __reduce__(self) -> tuple[type[Play], tuple[tuple[Move, ...], Position]]:
+        return (Play, (self.moves, self.position))
 
 
 _scratch = threading.local()
@@ -71,6 +190,13 @@ def _buffers() -> tuple[np.ndarray, ...]:
         buffers = _movegen.new_scratch()
         _scratch.buffers = buffers
     return buffers
+
+
+# The dice arrays of the 36 rolls, built once: the generator only reads them.
+_ROLL_DICE: dict[tuple[int, int], npt.NDArray[np.int64]] = {
+    (die1, die2): np.array(Roll(die1, die2).moves(), dtype=np.int64)
+    for die1 in range(1, 7) for die2 in range(1, 7)
+}
 
 
 def _check_dice(dice: Sequence[int]) -> tuple[int, ...]:
@@ -87,6 +213,19 @@ def _check_dice(dice: Sequence[int]) -> tuple[int, ...]:
     return values
 
 
+def _generate(position: Position,
+              dice: npt.NDArray[np.int64]) -> tuple[tuple[Play, ...], npt.NDArray[np.int8]]:
+    """The plays of ``position`` with checked ``dice``, and their boards (``int8[n, 26]``,
+    row ``i`` the board of play ``i``: the engine evaluates these without building any
+    Position)."""
+    if not isinstance(position, Position):
+        raise TypeError(f"expected a Position, got {type(position).__name__}")
+    boards, moves, keys, table, state, line = _buffers()
+    count = _movegen.generate(position.array(), dice, boards, moves, keys, table, state, line)
+    generated = _Generated(boards[:count].copy(), moves[:count].copy())
+    return Play._from_generator(generated, count), generated.boards
+
+
 def plays_with(position: Position, dice: Sequence[int]) -> tuple[Play, ...]:
     """Every distinct legal play of ``position`` with the dice still to play.
 
@@ -96,20 +235,17 @@ def plays_with(position: Position, dice: Sequence[int]) -> tuple[Play, ...]:
     """
     if not isinstance(position, Position):
         raise TypeError(f"expected a Position, got {type(position).__name__}")
-    values = np.array(_check_dice(dice), dtype=np.int64)
-    boards, moves, keys, table, state, line = _buffers()
-    count = _movegen.generate(position.array(), values, boards, moves, keys, table, state, line)
-    # tolist() converts in C: far cheaper than indexing numpy scalars one by one
-    return tuple(
-        Play(tuple(Move(m[0], m[1], bool(m[2])) for m in play_moves if m[0] != _movegen.NO_MOVE),
-             Position._trusted(board))
-        for board, play_moves in zip(boards[:count].tolist(), moves[:count].tolist(),
-                                     strict=True)
-    )
+    return _generate(position, np.array(_check_dice(dice), dtype=np.int64))[0]
 
 
 def legal_plays(position: Position, roll: Roll) -> tuple[Play, ...]:
     """Every distinct legal play of ``position`` for ``roll`` (RULES.md §3)."""
+    return _legal_plays_and_boards(position, roll)[0]
+
+
+def _legal_plays_and_boards(
+        position: Position, roll: Roll) -> tuple[tuple[Play, ...], npt.NDArray[np.int8]]:
+    """:func:`legal_plays` with the plays' boards as one array (see :func:`_generate`)."""
     if not isinstance(roll, Roll):
         raise TypeError(f"expected a Roll, got {type(roll).__name__}")
-    return plays_with(position, roll.moves())
+    return _generate(position, _ROLL_DICE[roll.die1, roll.die2])

@@ -15,15 +15,17 @@ from __future__ import annotations
 
 import random
 import threading
-from dataclasses import dataclass
-from functools import cache
+from dataclasses import FrozenInstanceError, dataclass
+from functools import cache, lru_cache
 from importlib import resources
 from pathlib import Path
+from typing import ClassVar
 
+import numba as nb
 import numpy as np
 
 from gammon.core.dice import Roll
-from gammon.core.moves import Play, legal_plays
+from gammon.core.moves import Play, _legal_plays_and_boards
 from gammon.core.position import Position
 from gammon.engine import evaluate, search
 from gammon.engine.network import OUTPUTS, NetworkPair
@@ -44,7 +46,7 @@ class Probabilities:
 
     @classmethod
     def from_array(cls, p: np.ndarray) -> Probabilities:
-        return cls(*(float(x) for x in p[:OUTPUTS]))
+        return cls(*p[:OUTPUTS].tolist())
 
     @property
     def equity(self) -> float:
@@ -56,17 +58,79 @@ class Probabilities:
                 self.lose_backgammon)
 
 
-@dataclass(frozen=True, slots=True)
 class RankedPlay:
-    """A legal play with its evaluation for the side that makes it, at ``ply``."""
+    """A legal play with its evaluation for the side that makes it, at ``ply``.
 
-    play: Play
-    probabilities: Probabilities
-    ply: int
+    Immutable, compared and hashed by ``(play, probabilities, ply)``. Those that
+    :meth:`Engine.rank_plays` makes read their probabilities from the search's array when
+    first asked.
+    """
+
+    # For ranked plays the engine made, _probabilities is None until first read.
+    __slots__ = ("_play", "_ply", "_probabilities", "_row", "_rows")
+    __match_args__: ClassVar[tuple[str, str, str]] = ("play", "probabilities", "ply")
+
+    _play: Play
+    _ply: int
+    _probabilities: Probabilities | None
+    _rows: np.ndarray | None
+    _row: int
+
+    def __init__(self, play: Play, probabilities: Probabilities, ply: int) -> None:
+        self._play = play
+        self._probabilities = probabilities
+        self._ply = ply
+        self._rows = None
+        self._row = 0
+
+    @property
+    def play(self) -> Play:
+        return self._play
+
+    @play.setter
+    def play(self, value: object) -> None:
+        raise FrozenInstanceError("cannot assign to field 'play'")
+
+    @property
+    def probabilities(self) -> Probabilities:
+        probabilities = self._probabilities
+        if probabilities is None:
+            assert self._rows is not None
+            probabilities = Probabilities.from_array(self._rows[self._row])
+            self._probabilities = probabilities
+        return probabilities
+
+    @probabilities.setter
+    def probabilities(self, value: object) -> None:
+        raise FrozenInstanceError("cannot assign to field 'probabilities'")
+
+    @property
+    def ply(self) -> int:
+        return self._ply
+
+    @ply.setter
+    def ply(self, value: object) -> None:
+        raise FrozenInstanceError("cannot assign to field 'ply'")
 
     @property
     def equity(self) -> float:
         return self.probabilities.equity
+
+    def __repr__(self) -> str:
+        return (f"RankedPlay(play={self.play!r}, probabilities={self.probabilities!r}, "
+                f"ply={self.ply!r})")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, RankedPlay) or other.__class__ is not self.__class__:
+            return NotImplemented
+        return ((self.play, self.probabilities, self.ply)
+                == (other.play, other.probabilities, other.ply))
+
+    def __hash__(self) -> int:
+        return hash((self.play, self.probabilities, self.ply))
+
+    def __reduce__(self) -> tuple[type[RankedPlay], tuple[Play, Probabilities, int]]:
+        return (RankedPlay, (self.play, self.probabilities, self.ply))
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,18 +203,27 @@ class Engine:
         listed after those evaluated deeper.
         """
         _check_plies(plies)
-        move_filter = move_filter or MoveFilter()
-        plays = legal_plays(position, roll)
-        boards = np.stack([p.position.array() for p in plays])
-        probs = np.empty((len(plays), OUTPUTS), dtype=np.float64)
-        depth = np.empty(len(plays), dtype=np.int64)
+        keep, margin = _filter_arrays(move_filter or _DEFAULT_FILTER)
+        # The plays' boards straight from the generator: no Position is built to evaluate.
+        plays, boards = _legal_plays_and_boards(position, roll)
+        count = len(plays)
+        probs = np.empty((count, OUTPUTS), dtype=np.float64)
+        depth = np.empty(count, dtype=np.int64)
         levels = self._levels()
-        search.rank_plays(boards, len(plays), plies, np.array(move_filter.keep, dtype=np.int64),
-                          np.array(move_filter.margin, dtype=np.float64), self._arrays,
-                          levels[1], levels[2], probs, depth)
-        ranked = [RankedPlay(play, Probabilities.from_array(probs[i]), int(depth[i]))
-                  for i, play in enumerate(plays)]
-        ranked.sort(key=lambda r: (-r.ply, -r.equity))
+        search.rank_plays(boards, count, plies, keep, margin, self._arrays, levels[1],
+                          levels[2], probs, depth)
+        # Built without __init__: each reads its probabilities from ``probs`` when asked.
+        new = object.__new__
+        plies_reached = depth.tolist()
+        ranked = []
+        for i in _best_first(probs, depth).tolist():
+            entry = new(RankedPlay)
+            entry._play = plays[i]
+            entry._ply = plies_reached[i]
+            entry._probabilities = None
+            entry._rows = probs
+            entry._row = i
+            ranked.append(entry)
         return ranked
 
     def choose(self, position: Position, roll: Roll, level: Level | str = "expert",
@@ -184,6 +257,37 @@ class Engine:
         mean = results.mean(axis=0)
         error = results.std(axis=0, ddof=1) / np.sqrt(games)
         return Probabilities.from_array(mean), Probabilities.from_array(error)
+
+
+_DEFAULT_FILTER = MoveFilter()
+
+
+@lru_cache(maxsize=64)
+def _filter_arrays(move_filter: MoveFilter) -> tuple[np.ndarray, np.ndarray]:
+    """A move filter as the search kernel takes it (the kernel only reads these)."""
+    return (np.array(move_filter.keep, dtype=np.int64),
+            np.array(move_filter.margin, dtype=np.float64))
+
+
+@nb.njit(cache=True, nogil=True)
+def _best_first(probs: np.ndarray, depth: np.ndarray) -> np.ndarray:
+    """Indices of the ranked plays, deepest ply first, then highest equity; ties keep the
+    generator's order (a stable sort on ``(-ply, -equity)``, the equity as
+    :attr:`Probabilities.equity` computes it)."""
+    count = probs.shape[0]
+    negated = np.empty(count, dtype=np.float64)
+    for i in range(count):
+        p = probs[i]
+        negated[i] = -(2 * p[0] - 1 + p[1] - p[3] + p[2] - p[4])
+    by_equity = np.argsort(negated, kind="mergesort")
+    order = np.empty(count, dtype=np.int64)
+    placed = 0
+    for ply in range(depth.max(), -1, -1):
+        for i in by_equity:
+            if depth[i] == ply:
+                order[placed] = i
+                placed += 1
+    return order
 
 
 def _check_plies(plies: int) -> None:
