@@ -11,10 +11,21 @@ import pytest
 
 import gammon.cli.main as cli
 from gammon.core import _movegen
-from gammon.engine import search
-from gammon.engine.evaluate import kernel_arrays, new_scratch
+from gammon.core.position import Position
+from gammon.engine import evaluate, search
+from gammon.engine.evaluate import choose_play, choose_play_pruned, kernel_arrays, new_scratch
+from gammon.engine.expert import PRUNE_INPUTS
 from gammon.engine.network import Network, NetworkPair, forward
-from gammon.engine.supervised import FitRun, LabelRun, fit, label, load_shards, shard_path
+from gammon.engine.supervised import (
+    FitRun,
+    LabelRun,
+    PruneRun,
+    fit,
+    label,
+    load_shards,
+    shard_path,
+    train_prune,
+)
 from gammon.engine.training import backpropagate
 
 SHIPPED = Path(__file__).parents[2] / "src/gammon/engine/weights/gammon.npz"
@@ -143,3 +154,62 @@ def test_cli_stages(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
                      "--out", str(tmp_path / "fit.npz"), "--epochs", "1",
                      "--alpha-start", "0.003"]) == 0
     assert NetworkPair.load(tmp_path / "fit.npz").feature_set == 1
+
+
+@pytest.fixture(scope="module")
+def pruned(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("prune") / "pruned.npz"
+    lines: list[str] = []
+    train_prune(SHIPPED, path, PruneRun(games=20, hidden=8, epochs=2, keep=5), log=lines.append)
+    assert lines[0].endswith("held out") and len(lines) == 3
+    return path
+
+
+def test_a_pruning_network_is_saved_with_the_networks(pruned: Path) -> None:
+    """The pruning network travels in the weights file, the other networks unchanged;
+    files without one load without one."""
+    nets = NetworkPair.load(pruned)
+    assert nets.prune is not None and nets.prune.inputs == PRUNE_INPUTS
+    assert nets.prune.hidden == 8
+    shipped = NetworkPair.load(SHIPPED)
+    assert shipped.prune is None
+    for a, b in zip(nets.arrays(), shipped.arrays(), strict=True):
+        np.testing.assert_array_equal(a, b)
+    with pytest.raises(ValueError, match="pruning network has"):
+        NetworkPair(shipped.contact, shipped.race, prune=Network.random(4, 1, 10))
+
+
+def test_pruned_choice_evaluates_only_the_plays_the_pruning_network_rates_best(
+        pruned: Path) -> None:
+    """Inside the search, the full evaluation sees only the ``keep`` plays the pruning
+    network rates best: keeping every play gives the full choice; keeping one gives the
+    pruning network's own best; without a pruning network nothing changes."""
+    nets = NetworkPair.load(pruned)
+    level = _movegen.new_scratch()
+    board = Position.initial().array()
+    count = search._generate(board, 6, 4, level)
+    assert count > 5
+    best = np.empty(5)
+    full = choose_play(level[0], count, kernel_arrays(nets, prune_keep=0), new_scratch(), best)
+    for keep in (0, count):
+        arrays = kernel_arrays(nets, prune_keep=keep)
+        assert choose_play_pruned(level[0], count, arrays, new_scratch(), best) == full
+    arrays = kernel_arrays(nets, prune_keep=1)
+    scratch = new_scratch()
+    scores = [evaluate.prune_equity(level[0][i], arrays, scratch) for i in range(count)]
+    assert choose_play_pruned(level[0], count, arrays, scratch, best) == int(np.argmax(scores))
+    plain = kernel_arrays(NetworkPair.load(SHIPPED), prune_keep=1)
+    assert plain[19][0] == 0  # no pruning network: no pruning
+    assert choose_play_pruned(level[0], count, plain, new_scratch(), best) == full
+
+
+def test_cli_prune_stage(pruned: Path, tmp_path: Path,
+                         capsys: pytest.CaptureFixture[str]) -> None:
+    """gammon train --stage prune needs the networks to mimic and positive settings."""
+    out = tmp_path / "p.npz"
+    assert cli.main(["train", "--stage", "prune", "--out", str(out)]) == 2
+    assert "--stage prune needs --from" in capsys.readouterr().err
+    assert cli.main(["train", "--stage", "prune", "--from", str(SHIPPED), "--out", str(out),
+                     "--games", "0"]) == 2
+    assert "must be positive" in capsys.readouterr().err
+    assert not out.exists()

@@ -153,7 +153,21 @@ def cmd_train(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
             raise UsageError("--stage fit needs --from WEIGHTS and --data SHARDS_DIRECTORY")
         try:
             fit(Path(args.start), Path(args.data), Path(args.out),
-                FitRun(epochs=args.epochs, alpha=args.alpha_start, seed=args.seed), log=log)
+                FitRun(epochs=args.epochs, alpha=args.alpha_start, seed=args.seed,
+                       shards=args.shards), log=log)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+        return 0
+    if args.stage == "prune":
+        from gammon.engine.supervised import PruneRun, train_prune
+
+        if args.start is None:
+            raise UsageError("--stage prune needs --from WEIGHTS (the networks to mimic)")
+        try:
+            train_prune(Path(args.start), Path(args.out),
+                        PruneRun(games=args.games, hidden=args.prune_hidden,
+                                 epochs=args.epochs, alpha=args.alpha_start, seed=args.seed,
+                                 noise=args.noise), log=log)
         except ValueError as error:
             raise UsageError(str(error)) from None
         return 0
@@ -164,7 +178,8 @@ def cmd_train(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
             raise UsageError("--stage label needs --from WEIGHTS (the labelling networks)")
         try:
             label(Path(args.start), Path(args.out),
-                  LabelRun(shards=args.shards, games=args.games, seed=args.seed,
+                  LabelRun(shards=100 if args.shards is None else args.shards,
+                           games=args.games, seed=args.seed,
                            noise=args.noise, plies=args.plies), log=log)
         except ValueError as error:
             raise UsageError(str(error)) from None
@@ -215,28 +230,35 @@ def build_parser() -> argparse.ArgumentParser:
     train = commands.add_parser(
         "train", help="self-play TD training of the networks (resumes from --out)")
     train.add_argument("--out", required=True, help="checkpoint file (.npz), resumed if present")
-    train.add_argument("--stage", choices=("td", "bootstrap", "label", "fit"), default="td",
+    train.add_argument("--stage", choices=("td", "bootstrap", "label", "fit", "prune"),
+                       default="td",
                        help="td: self-play TD(0); bootstrap: fit 0-ply to 1-ply evaluations; "
                             "label: shards of positions where search disagrees with 0-ply "
-                            "(--out is a directory); fit: fit --from to the --data shards")
+                            "(--out is a directory); fit: fit --from to the --data shards; "
+                            "prune: add to --from a pruning network for the search")
     train.add_argument("--data", help="fit: the directory of labelled shards")
     train.add_argument("--from", dest="start",
                        help="bootstrap, fit: the networks to start from; label: the labeller")
     train.add_argument("--rounds", type=int, default=5, help="bootstrap: rounds")
     train.add_argument("--epochs", type=int, default=4,
-                       help="bootstrap: epochs per round; fit: epochs")
+                       help="bootstrap: epochs per round; fit, prune: epochs")
     train.add_argument("--games", type=int, default=300_000,
-                       help="td: games in all; bootstrap: per round; label: per shard")
+                       help="td: games in all; bootstrap: per round; label: per shard; "
+                            "prune: self-play games of training data")
     train.add_argument("--seed", type=int, default=1)
     train.add_argument("--alpha-start", type=float, default=0.1,
                        help="td: first learning rate; bootstrap, fit: the learning rate")
     train.add_argument("--alpha-end", type=float, default=0.02)
     train.add_argument("--contact-hidden", type=int, default=128)
     train.add_argument("--race-hidden", type=int, default=64)
-    train.add_argument("--shards", type=int, default=100, help="label: shards in all")
+    train.add_argument("--shards", type=int, default=None,
+                       help="label: shards in all (default 100); fit: use the first this "
+                            "many shards (default: all)")
     train.add_argument("--noise", type=float, default=0.05,
-                       help="label: equity noise of the self-play choices")
+                       help="label, prune: equity noise of the self-play choices")
     train.add_argument("--plies", type=int, default=2, help="label: depth of the labels")
+    train.add_argument("--prune-hidden", type=int, default=16,
+                       help="prune: hidden units of the pruning network")
     train.add_argument("--crashed-hidden", type=int, default=64,
                        help="expert features: hidden units of the crashed network")
     train.add_argument("--features", choices=("basic", "expert"), default="basic",

@@ -4,7 +4,9 @@
 contact and race networks, the one-sided bear-off tables (rolls to finish, rolls to the
 first checker off) of :class:`gammon.engine.bearoff.BearoffDatabase`, the four arrays of
 the crashed network (the contact network's again for the basic feature set, which has
-none) and the feature set (``int64[1]``); build it with :func:`kernel_arrays`. Pure
+none), the feature set (``int64[1]``), the four arrays of the pruning network (the
+contact network's again when there is none) and how many plays it keeps (``int64[1]``, 0:
+no pruning); build it with :func:`kernel_arrays`. Pure
 bear-offs are evaluated exactly from the tables, every other position by its class's
 network (:func:`network_for`). Every function here is numba-compiled so that self-play
 training, benchmarks and search can call them in tight loops without returning to Python.
@@ -16,7 +18,7 @@ import numba as nb
 import numpy as np
 
 from gammon.engine.bearoff import BearoffDatabase, is_bearoff_board, race_probabilities
-from gammon.engine.expert import encode_contact, encode_race, is_crashed
+from gammon.engine.expert import encode_contact, encode_prune, encode_race, is_crashed
 from gammon.engine.features import encode, is_race
 from gammon.engine.network import (
     BASIC,
@@ -32,14 +34,21 @@ from gammon.engine.network import (
 
 _jit = nb.njit(cache=True, nogil=True)
 MAX_HIDDEN = 512
+PRUNE_KEEP = 8
+"""Plays that the pruning network passes on to the full evaluation inside the search."""
 
 
-def kernel_arrays(nets: NetworkPair, bearoff: BearoffDatabase | None = None) -> Arrays:
-    """The ``nets`` tuple the kernels take: the weights, then the bear-off tables."""
+def kernel_arrays(nets: NetworkPair, bearoff: BearoffDatabase | None = None,
+                  prune_keep: int = PRUNE_KEEP) -> Arrays:
+    """The ``nets`` tuple the kernels take: the weights, then the bear-off tables.
+    ``prune_keep`` 0 turns the pruning network off (it is off when ``nets`` has none)."""
     database = bearoff or BearoffDatabase.load()
     crashed = nets.crashed.arrays() if nets.crashed is not None else nets.contact.arrays()
+    prune = nets.prune.arrays() if nets.prune is not None else nets.contact.arrays()
+    keep = prune_keep if nets.prune is not None else 0
     return (*nets.arrays(), database.rolls, database.first_off, *crashed,
-            np.array([nets.feature_set], dtype=np.int64))
+            np.array([nets.feature_set], dtype=np.int64), *prune,
+            np.array([keep], dtype=np.int64))
 
 
 @_jit
@@ -166,5 +175,50 @@ def choose_play(boards: np.ndarray, count: int, nets: Arrays, scratch: Arrays,
         if e > best_equity:
             best_equity = e
             best = i
+            best_probs[:] = probs
+    return best
+
+
+@_jit
+def prune_equity(after: np.ndarray, nets: Arrays, scratch: Arrays) -> float:
+    """The pruning network's cubeless equity of a play for the side that made it, from
+    the board after it (exact when the play wins)."""
+    probs = scratch[2]
+    if terminal_result(after, probs):
+        return equity(probs)
+    swapped, inputs, hidden = scratch[3], scratch[0], scratch[1]
+    swap_board(after, swapped)
+    encode_prune(swapped, inputs)
+    forward(inputs, nets[15], nets[16], nets[17], nets[18], hidden, probs)
+    return -equity(probs)  # the opponent's equity, seen from the mover
+
+
+@_jit
+def choose_play_pruned(boards: np.ndarray, count: int, nets: Arrays, scratch: Arrays,
+                       best_probs: np.ndarray) -> int:
+    """:func:`choose_play` for the search's inner plies: when the networks have a pruning
+    network and the position is not a race, only the ``nets[19][0]`` plays it rates best
+    get the full evaluation (as GNU Backgammon's pruning networks do). Ties go to the
+    first play, as in :func:`choose_play`."""
+    keep = nets[19][0]
+    if keep <= 0 or count <= keep or is_race(boards[0]):
+        return choose_play(boards, count, nets, scratch, best_probs)
+    scores = np.empty(count, dtype=np.float64)
+    for i in range(count):
+        scores[i] = prune_equity(boards[i], nets, scratch)
+    probs = np.empty(OUTPUTS, dtype=np.float64)
+    best = -1
+    best_equity = -1e9
+    for _ in range(keep):
+        top = 0
+        for i in range(1, count):
+            if scores[i] > scores[top]:
+                top = i
+        scores[top] = -1e18
+        evaluate_after(boards[top], nets, scratch, probs)
+        e = equity(probs)
+        if e > best_equity or (e == best_equity and top < best):
+            best_equity = e
+            best = top
             best_probs[:] = probs
     return best

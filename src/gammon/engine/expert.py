@@ -63,6 +63,7 @@ CONTACT_SIDE = RAW_SIDE + EXPERT_FEATURES
 CONTACT_INPUTS = 2 * CONTACT_SIDE
 RACE_SIDE = 24 * POINT_UNITS + 15 + 2  # the points, exactly k off (k < 15), pips, crossovers
 RACE_INPUTS = 2 * RACE_SIDE
+PRUNE_INPUTS = 2 * RAW_SIDE  # the pruning network's (see gammon.engine.evaluate)
 
 CONTACT, CRASHED, RACE = 0, 1, 2
 CLASS_NAMES = ("contact", "crashed", "race")
@@ -494,7 +495,8 @@ def _expert_side(mine: np.ndarray, theirs: np.ndarray, out: np.ndarray, offset: 
 
 
 @_jit
-def _contact_side(mine: np.ndarray, theirs: np.ndarray, out: np.ndarray, offset: int) -> None:
+def _raw_side(mine: np.ndarray, out: np.ndarray, offset: int) -> None:
+    """The ``RAW_SIDE`` inputs: the points, the bar, the checkers off."""
     _encode_raw(mine, out, offset)
     in_play = 0
     for p in range(1, 26):
@@ -502,6 +504,11 @@ def _contact_side(mine: np.ndarray, theirs: np.ndarray, out: np.ndarray, offset:
     base = offset + 24 * POINT_UNITS
     out[base] = mine[25] / 2.0
     out[base + 1] = (15 - in_play) / 15.0
+
+
+@_jit
+def _contact_side(mine: np.ndarray, theirs: np.ndarray, out: np.ndarray, offset: int) -> None:
+    _raw_side(mine, out, offset)
     _expert_side(mine, theirs, out, offset + RAW_SIDE)
 
 
@@ -514,6 +521,18 @@ def encode_contact(board: np.ndarray, out: np.ndarray) -> None:
     _side_counts(board, 1, theirs)
     _contact_side(mine, theirs, out, 0)
     _contact_side(theirs, mine, out, CONTACT_SIDE)
+
+
+@_jit
+def encode_prune(board: np.ndarray, out: np.ndarray) -> None:
+    """Write the ``PRUNE_INPUTS`` inputs of the pruning network (the raw encoding of each
+    side, no hand-made features: cheap to compute) into ``out``."""
+    mine = np.empty(26, dtype=np.int64)
+    theirs = np.empty(26, dtype=np.int64)
+    _side_counts(board, 0, mine)
+    _side_counts(board, 1, theirs)
+    _raw_side(mine, out, 0)
+    _raw_side(theirs, out, RAW_SIDE)
 
 
 @_jit

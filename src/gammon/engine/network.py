@@ -10,6 +10,10 @@ class, for one *feature set* (recorded in the weights file, so older files keep 
 * ``EXPERT`` (feature set 2): contact, crashed and race networks on the inputs of
   :mod:`gammon.engine.expert` (contact inputs for the first two, race inputs for races).
 
+Either may also hold a small *pruning* network (``expert.PRUNE_INPUTS`` raw inputs) that
+the search uses to pick the few plays worth a full evaluation (see
+:func:`gammon.engine.evaluate.choose_play_pruned`).
+
 The first layer is stored input-major (``hidden_weights[input, unit]``) so the forward pass
 can skip the many zero inputs: a shape chosen for speed.
 """
@@ -89,8 +93,12 @@ class NetworkPair:
     race: Network
     crashed: Network | None = None
     feature_set: int = BASIC
+    prune: Network | None = None
 
     def __post_init__(self) -> None:
+        if self.prune is not None and self.prune.inputs != expert.PRUNE_INPUTS:
+            raise ValueError(f"the pruning network has {self.prune.inputs} inputs, not "
+                             f"{expert.PRUNE_INPUTS}")
         if self.feature_set not in CLASS_INPUTS:
             raise ValueError(f"unknown feature set {self.feature_set!r}")
         if (self.crashed is None) != (self.feature_set == BASIC):
@@ -136,8 +144,12 @@ class NetworkPair:
             nets = {kind: Network(*(data[f"{kind}_{name}"].astype(np.float32)
                                     for name in _ARRAY_NAMES))
                     for kind in CLASS_INPUTS[feature_set]}
+            prune = None
+            if "prune_hidden_weights" in data:
+                prune = Network(*(data[f"prune_{name}"].astype(np.float32)
+                                  for name in _ARRAY_NAMES))
         try:
-            return cls(nets["contact"], nets["race"], nets.get("crashed"), feature_set)
+            return cls(nets["contact"], nets["race"], nets.get("crashed"), feature_set, prune)
         except ValueError as error:
             raise ValueError(f"{path}: {error}") from None
 
@@ -147,7 +159,10 @@ class NetworkPair:
         arrays: dict[str, object] = {"inputs": np.int64(self.contact.inputs),
                                      "feature_set": np.int64(self.feature_set),
                                      "classes": np.array(list(self.networks()))}
-        for kind, net in self.networks().items():
+        stored = self.networks()
+        if self.prune is not None:
+            stored["prune"] = self.prune
+        for kind, net in stored.items():
             for name, array in zip(_ARRAY_NAMES, net.arrays(), strict=True):
                 arrays[f"{kind}_{name}"] = array
         for key, value in metadata.items():
@@ -159,7 +174,7 @@ class NetworkPair:
     def copy(self) -> NetworkPair:
         return NetworkPair(self.contact.copy(), self.race.copy(),
                            None if self.crashed is None else self.crashed.copy(),
-                           self.feature_set)
+                           self.feature_set, None if self.prune is None else self.prune.copy())
 
     def arrays(self) -> tuple[np.ndarray, ...]:
         """Contact then race weights, as the kernels take them (see

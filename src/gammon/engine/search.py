@@ -9,6 +9,10 @@ position it leaves, with the opponent on roll:
 * 2-ply: the same, one roll deeper: after each reply, the average over our 21 rolls of our
   best play (chosen at 0-ply).
 
+The best replies inside the search are chosen at 0-ply among the few plays that the
+networks' pruning network rates best, when they have one
+(:func:`gammon.engine.evaluate.choose_play_pruned`).
+
 At the root a *move filter* keeps the few best candidates of each shallower ply before the
 next, more expensive, ply looks at them: ``keep[n]`` candidates at most, and only those
 within ``margin[n]`` of the best equity at ply ``n``.
@@ -25,6 +29,7 @@ import numpy as np
 from gammon.core import _movegen
 from gammon.engine.evaluate import (
     choose_play,
+    choose_play_pruned,
     evaluate_after,
     evaluate_position,
     lost_result,
@@ -64,7 +69,7 @@ def _one_ply(board: np.ndarray, nets: Arrays, scratch: Arrays, level: Arrays,
         out[k] = 0.0
     for r in range(ROLLS.shape[0]):
         count = _generate(board, ROLLS[r, 0], ROLLS[r, 1], level)
-        choose_play(level[0], count, nets, scratch, best_probs)
+        choose_play_pruned(level[0], count, nets, scratch, best_probs)
         for k in range(OUTPUTS):
             out[k] += ROLL_WEIGHTS[r] * best_probs[k]
 
@@ -80,7 +85,7 @@ def _two_ply(board: np.ndarray, nets: Arrays, scratch: Arrays, level1: Arrays,
         out[k] = 0.0
     for r in range(ROLLS.shape[0]):
         count = _generate(board, ROLLS[r, 0], ROLLS[r, 1], level1)
-        best = choose_play(level1[0], count, nets, scratch, best_probs)
+        best = choose_play_pruned(level1[0], count, nets, scratch, best_probs)
         after = level1[0][best]
         if not terminal_result(after, best_probs):
             swap_board(after, swapped)

@@ -34,6 +34,7 @@ from gammon.core import _movegen
 from gammon.engine import search
 from gammon.engine.bearoff import is_bearoff_board
 from gammon.engine.evaluate import (
+    PRUNE_KEEP,
     evaluate_after,
     kernel_arrays,
     network_for,
@@ -41,7 +42,18 @@ from gammon.engine.evaluate import (
     swap_board,
     terminal_result,
 )
-from gammon.engine.network import MAX_INPUTS, OUTPUTS, Arrays, NetworkPair, equity, forward, invert
+from gammon.engine.expert import PRUNE_INPUTS, encode_prune
+from gammon.engine.features import is_race
+from gammon.engine.network import (
+    MAX_INPUTS,
+    OUTPUTS,
+    Arrays,
+    Network,
+    NetworkPair,
+    equity,
+    forward,
+    invert,
+)
 from gammon.engine.playout import INITIAL, MAX_PLIES, opening_roll, roll
 from gammon.engine.training import backpropagate, pubeval_score, sole_writer
 
@@ -192,10 +204,16 @@ def _label(weights: Path, directory: Path, run: LabelRun, log: Callable[[str], N
     return written
 
 
-def load_shards(directory: Path) -> tuple[np.ndarray, np.ndarray]:
-    """Every shard's boards and labels, concatenated in shard order."""
+def load_shards(directory: Path, limit: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Every shard's boards and labels (the first ``limit`` shards only, if given),
+    concatenated in shard order."""
     boards, labels = [], []
-    for path in sorted(directory.glob("shard-*.npz")):
+    paths = sorted(directory.glob("shard-*.npz"))
+    if limit is not None:
+        if len(paths) < limit:
+            raise ValueError(f"{directory} has {len(paths)} shards, not {limit}")
+        paths = paths[:limit]
+    for path in paths:
         with np.load(path) as data:
             boards.append(data["boards"])
             labels.append(data["labels"])
@@ -258,6 +276,7 @@ class FitRun:
     holdout: float = 0.1  # share of the positions kept out of training
     seed: int = 1
     benchmark_pairs: int = 500
+    shards: int | None = None  # the first this many shards (None: all there are)
 
 
 def fit(start: Path, directory: Path, path: Path, run: FitRun,
@@ -268,7 +287,7 @@ def fit(start: Path, directory: Path, path: Path, run: FitRun,
     end."""
     if not 0.0 < run.holdout < 1.0:
         raise ValueError(f"the held-out share must be between 0 and 1, not {run.holdout}")
-    boards, labels = load_shards(directory)
+    boards, labels = load_shards(directory, run.shards)
     labels64 = labels.astype(np.float64)
     rows = np.random.default_rng(run.seed).permutation(len(boards))
     held = rows[:max(1, int(len(rows) * run.holdout))]
@@ -301,3 +320,182 @@ def fit(start: Path, directory: Path, path: Path, run: FitRun,
         mean, half = pubeval_score(nets, run.benchmark_pairs, seed=999)
         log(f"  vs pubeval ({2 * run.benchmark_pairs} games): {mean:+.3f} ± {half:.3f} ppg")
     return nets
+
+
+# -- the pruning network ------------------------------------------------------------------------
+
+
+@_jit
+def prune_positions(nets: Arrays, games: int, seed: int, noise: float
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Training data for the pruning network: noisy 0-ply self-play games; at every
+    decision of a position that is not a race, each candidate play's position (opponent
+    on roll) with the full networks' probabilities. Returns boards, labels and each
+    position's decision number (so that whole decisions can be held out)."""
+    np.random.seed(seed)
+    gen = _movegen.new_scratch()
+    scratch = new_scratch()
+    shallow_equity = np.empty(_movegen.CAPACITY, dtype=np.float64)
+    probs = np.empty(OUTPUTS, dtype=np.float64)
+    result = np.empty(OUTPUTS, dtype=np.float64)
+    capacity = 65536
+    boards = np.empty((capacity, 26), dtype=np.int8)
+    labels = np.empty((capacity, OUTPUTS), dtype=np.float64)
+    decision = np.empty(capacity, dtype=np.int64)
+    n = 0
+    decisions = 0
+    board = np.empty(26, dtype=np.int8)
+    for _ in range(games):
+        board[:] = INITIAL
+        for ply in range(MAX_PLIES):
+            d1, d2 = opening_roll() if ply == 0 else roll()
+            dice = _movegen.roll_dice(d1, d2)
+            count = _movegen.generate(board, dice, gen[0], gen[1], gen[2], gen[3], gen[4],
+                                      gen[5])
+            keep = count > 1 and not is_race(board)
+            for i in range(count):
+                evaluate_after(gen[0][i], nets, scratch, probs)
+                shallow_equity[i] = equity(probs)
+                if not keep or terminal_result(gen[0][i], result):
+                    continue
+                if n == capacity:
+                    capacity *= 2
+                    more_boards = np.empty((capacity, 26), dtype=np.int8)
+                    more_boards[:n] = boards
+                    boards = more_boards
+                    more_labels = np.empty((capacity, OUTPUTS), dtype=np.float64)
+                    more_labels[:n] = labels
+                    labels = more_labels
+                    more_decision = np.empty(capacity, dtype=np.int64)
+                    more_decision[:n] = decision
+                    decision = more_decision
+                swap_board(gen[0][i], boards[n])
+                invert(probs, labels[n])
+                decision[n] = decisions
+                n += 1
+            if keep:
+                decisions += 1
+            chosen = 0
+            best_value = -1e9
+            for i in range(count):
+                value = shallow_equity[i] + noise * np.random.standard_normal()
+                if value > best_value:
+                    best_value = value
+                    chosen = i
+            after = gen[0][chosen]
+            if terminal_result(after, result):
+                break
+            swap_board(after, board)
+    return boards[:n].copy(), labels[:n].copy(), decision[:n].copy()
+
+
+@_jit
+def prune_epoch(w1: np.ndarray, b1: np.ndarray, w2: np.ndarray, b2: np.ndarray,
+                boards: np.ndarray, labels: np.ndarray, order: np.ndarray,
+                alpha: float) -> float:
+    """One pass of SGD of the pruning network over ``boards[order]`` on the cross-entropy
+    of the five outputs; returns the mean cross-entropy met on the way."""
+    inputs = np.empty(PRUNE_INPUTS, dtype=np.float32)
+    hidden = np.empty(512, dtype=np.float64)
+    delta_hidden = np.empty(512, dtype=np.float64)
+    delta_out = np.empty(OUTPUTS, dtype=np.float64)
+    out = np.empty(OUTPUTS, dtype=np.float64)
+    total = 0.0
+    for i in order:
+        encode_prune(boards[i], inputs)
+        forward(inputs, w1, b1, w2, b2, hidden, out)
+        total += _cross_entropy(out, labels[i])
+        for k in range(OUTPUTS):
+            delta_out[k] = out[k] - labels[i, k]
+        backpropagate(inputs, w1, b1, w2, b2, hidden, delta_out, delta_hidden, alpha)
+    return total / max(len(order), 1)
+
+
+@_jit
+def prune_recall(w1: np.ndarray, b1: np.ndarray, w2: np.ndarray, b2: np.ndarray,
+                 boards: np.ndarray, labels: np.ndarray, decision: np.ndarray,
+                 rows: np.ndarray, keep: int) -> tuple[float, float]:
+    """Over the decisions of ``rows`` (sorted, each decision's rows together): the share
+    whose best play by the full networks is among the ``keep`` the pruning network rates
+    best, and the mean equity lost where it is not (the best of those kept against the
+    best)."""
+    inputs = np.empty(PRUNE_INPUTS, dtype=np.float32)
+    hidden = np.empty(512, dtype=np.float64)
+    out = np.empty(OUTPUTS, dtype=np.float64)
+    found = 0
+    lost = 0.0
+    total = 0
+    start = 0
+    while start < len(rows):
+        end = start
+        while end < len(rows) and decision[rows[end]] == decision[rows[start]]:
+            end += 1
+        count = end - start
+        score = np.empty(count, dtype=np.float64)
+        true = np.empty(count, dtype=np.float64)
+        for k in range(count):
+            i = rows[start + k]
+            encode_prune(boards[i], inputs)
+            forward(inputs, w1, b1, w2, b2, hidden, out)
+            score[k] = -equity(out)
+            true[k] = -equity(labels[i])
+        order = np.argsort(-score)
+        best = true.max()
+        kept_best = -1e9
+        for r in range(min(keep, count)):
+            kept_best = max(kept_best, true[order[r]])
+        total += 1
+        if kept_best >= best:
+            found += 1
+        else:
+            lost += best - kept_best
+        start = end
+    return found / max(total, 1), lost / max(total, 1)
+
+
+@dataclass
+class PruneRun:
+    """Settings of a pruning network's training; with the networks they determine it."""
+
+    games: int = 1000
+    hidden: int = 16
+    epochs: int = 8
+    alpha: float = 0.05
+    seed: int = 1
+    noise: float = 0.05
+    keep: int = PRUNE_KEEP
+
+
+def train_prune(weights: Path, path: Path, run: PruneRun,
+                log: Callable[[str], None] = print) -> NetworkPair:
+    """Train a pruning network that mimics the networks of ``weights`` on the candidate
+    plays of self-play decisions, and write the networks with it to ``path``. Logs the
+    held-out cross-entropy and how often the full networks' best play is among the
+    ``run.keep`` the pruning network passes on (10% of the decisions held out)."""
+    if min(run.games, run.hidden, run.epochs, run.keep) < 1 or run.alpha <= 0:
+        raise ValueError("games, hidden units, epochs, plays kept and the learning rate "
+                         "must be positive")
+    nets = NetworkPair.load(weights)
+    began = time.perf_counter()
+    boards, labels, decision = prune_positions(kernel_arrays(nets, prune_keep=0), run.games,
+                                               run.seed * 1_000_003, run.noise)
+    held_decisions = np.random.default_rng(run.seed).random(int(decision[-1]) + 1) < 0.1
+    held = np.flatnonzero(held_decisions[decision])
+    train_rows = np.flatnonzero(~held_decisions[decision])
+    log(f"{len(boards):,} positions from {int(decision[-1]) + 1:,} decisions "
+        f"({time.perf_counter() - began:.0f} s); {len(held):,} held out")
+    prune = Network.random(run.hidden, run.seed, PRUNE_INPUTS)
+    arrays = prune.arrays()
+    for epoch in range(1, run.epochs + 1):
+        alpha = run.alpha / epoch
+        order = train_rows[np.random.default_rng(run.seed * 1_000_003 + epoch)
+                           .permutation(len(train_rows))]
+        loss = prune_epoch(*arrays, boards, labels, order, alpha)
+        found, lost = prune_recall(*arrays, boards, labels, decision, held, run.keep)
+        log(f"epoch {epoch}/{run.epochs}: training {loss:.5f}; held out: best play among "
+            f"the {run.keep} kept {found:.2%}, {lost * 1000:.2f} mpt lost a decision")
+    result = nets.copy()
+    result.prune = prune
+    result.save(path, prune_games=run.games, prune_seed=run.seed, prune_hidden=run.hidden,
+                prune_epochs=run.epochs, prune_alpha=run.alpha, prune_from=str(weights))
+    return result
