@@ -74,6 +74,9 @@ class Stats:
     pending: dict[str, tuple[float, Any]] = field(default_factory=dict)
     errors: collections.Counter[str] = field(default_factory=collections.Counter)
     lag: list[float] = field(default_factory=list)
+    deadline: float = float("inf")
+    """When the players stop: set once the ramp and the settling time are over (a ramp that
+    takes longer than planned does not shorten the measurement)."""
 
 
 def source_address(index: int) -> str:
@@ -139,10 +142,10 @@ def error_kind(error: BaseException) -> str:
 
 
 async def pair_loop(first: Seat, second: Seat, args: argparse.Namespace, stats: Stats,
-                    deadline: float, rng: random.Random) -> None:
+                    rng: random.Random) -> None:
     """Two players play matches back to back until the deadline. A failure is counted by
     kind; the pair reconnects a closed socket and starts a new match."""
-    while time.monotonic() < deadline:
+    while time.monotonic() < stats.deadline:
         try:
             for seat in (first, second):
                 if seat.ws is None or seat.ws.state is not websockets.State.OPEN:
@@ -160,8 +163,8 @@ async def pair_loop(first: Seat, second: Seat, args: argparse.Namespace, stats: 
         stats.in_play += 1
         try:
             done = await asyncio.gather(
-                play(first, match_id, args, stats, deadline, random.Random(rng.random())),
-                play(second, match_id, args, stats, deadline, random.Random(rng.random())))
+                play(first, match_id, args, stats, random.Random(rng.random())),
+                play(second, match_id, args, stats, random.Random(rng.random())))
             if all(done):
                 stats.finished += 1
         except Exception as error:
@@ -178,7 +181,7 @@ def _runner(game: dict[str, Any]) -> int:
 
 
 async def play(seat: Seat, match_id: str, args: argparse.Namespace, stats: Stats,
-               deadline: float, rng: random.Random) -> bool:
+               rng: random.Random) -> bool:
     """One player's side of a match: read the socket, act (after thinking) on its turns.
     The opponent's update is timed here, when it is read (a player never thinks while it
     waits for the opponent)."""
@@ -187,11 +190,12 @@ async def play(seat: Seat, match_id: str, args: argparse.Namespace, stats: Stats
     game: dict[str, Any] | None = None
     acted = -1
     version = 0
-    while time.monotonic() < deadline:
+    while time.monotonic() < stats.deadline:
         try:
-            raw = await asyncio.wait_for(seat.ws.recv(), max(0.1, deadline - time.monotonic()))
+            raw = await asyncio.wait_for(seat.ws.recv(),
+                                         min(5.0, max(0.1, stats.deadline - time.monotonic())))
         except TimeoutError:
-            return False
+            continue
         received = time.perf_counter()
         message = json.loads(raw)
         if message.get("match") != match_id:
@@ -423,15 +427,12 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         await asyncio.sleep(1)
         idle_rss = rss(servers)
         lag_task = asyncio.create_task(watch_lag(stats))
-        start = time.monotonic()
-        ramp = args.matches / args.ramp
-        deadline = start + ramp + args.settle + args.duration
         rng = random.Random(args.seed)
         tasks = []
         for k in range(args.matches):
             pair = (seats[2 * k], seats[2 * k + 1])
             tasks.append(asyncio.create_task(pair_loop(
-                *pair, args, stats, deadline, random.Random(rng.random()))))
+                *pair, args, stats, random.Random(rng.random()))))
             await asyncio.sleep(1 / args.ramp)
             if (k + 1) % max(1, int(args.ramp * 2)) == 0:
                 progress(args, f"  ramp: {k + 1}/{args.matches} matches started, "
@@ -439,7 +440,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         progress(args, f"  settling {args.settle:.0f} s")
         await asyncio.sleep(args.settle)
         # measure after the ramp and a settling time (samples end before the deadline)
-        deadline_samples = deadline - 1
+        stats.deadline = time.monotonic() + args.duration + 1
+        deadline_samples = stats.deadline - 1
         stats.latencies.clear()
         stats.lag.clear()
         errors_before = collections.Counter(stats.errors)
