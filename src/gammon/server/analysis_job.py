@@ -14,6 +14,8 @@ builds it), whose actions are replayed from its start by
 from __future__ import annotations
 
 import os
+import threading
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,13 +27,23 @@ _THREAD_LIMITS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
 
 
 def init(progress: Any, nice: int) -> None:
-    """Set up a worker process: one numeric thread, ``nice`` lower priority, the queue."""
+    """Set up a worker process: one numeric thread, ``nice`` lower priority, the queue, and
+    a watch that ends it when the server process is gone (killed: nothing else would)."""
     global _progress
     for name in _THREAD_LIMITS:
         os.environ[name] = "1"
     if nice > 0:
         os.nice(nice)
     _progress = progress
+    threading.Thread(target=_orphaned, args=(os.getppid(),), daemon=True,
+                     name="parent-watch").start()
+
+
+def _orphaned(parent: int) -> None:
+    """Exit once the parent (the server) has died: the process is re-parented."""
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os._exit(1)
 
 
 def _report(match_id: str, plies: int, done: int, total: int) -> None:
@@ -60,7 +72,8 @@ def analyse(match_id: str, plies: int, rules: str, names: Sequence[str],
     _report(match_id, plies, 0, total)
 
     def progress(game: int) -> None:
-        _report(match_id, plies, game - 1, total)
+        if game > 1:  # the first game's start is the report above
+            _report(match_id, plies, game - 1, total)
 
     analysis = analyze_actions(record.actions(), record.rules, names=record.players,
                                plies=plies, start=record.new_match(), progress=progress)

@@ -193,6 +193,12 @@ class AnalysisStore:
         heartbeat is older than ``quiet`` seconds (or gone): they died running them. Those
         that already died ``MAX_ATTEMPTS`` times fail instead."""
         now = time.time()
+        async with self.engine.connect() as conn:  # a read first: writes only when needed
+            others = await conn.scalar(
+                sa.select(sa.func.count()).select_from(match_analyses)
+                .where(match_analyses.c.status == "running", match_analyses.c.owner != origin))
+        if not others:
+            return 0
         async with self.engine.begin() as conn:
             beats = (await conn.execute(sa.select(server_kv.c.key, server_kv.c.value)
                                         .where(server_kv.c.key.like("heartbeat:%")))).all()
