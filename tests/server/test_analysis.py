@@ -12,6 +12,8 @@ import json
 import os
 import random
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -294,3 +296,16 @@ def test_an_analysis_whose_process_is_killed_is_queued_again_and_done(
         assert served.json()["decisions"]
     [row] = stored_analyses(database_url)
     assert (row.status, row.attempts) == ("done", 2)
+
+
+def test_the_analysis_modules_do_not_import_the_command_line() -> None:
+    """The server's analysis (the route, the worker, and the work its child process does)
+    uses the engine's analysis and the formats' records, never ``gammon.cli``."""
+    modules = ["gammon.server.analysis_api", "gammon.server.analysis_worker",
+               "gammon.server.analysis_job", "gammon.engine.analysis",
+               "gammon.formats.matchfile", "gammon.server.exports", "gammon.server.service"]
+    code = (f"import sys\nfor m in {modules!r}: __import__(m)\n"
+            "print([m for m in sys.modules if m.split('.')[:2] == ['gammon', 'cli']])")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300, check=True)
+    assert done.stdout.strip() == "[]", done.stdout + done.stderr
