@@ -215,7 +215,7 @@ def test_the_move_list_is_numbered_pairs_in_standard_notation_and_links_into_the
             assert cell.evaluate("c => [...c.parentNode.children].indexOf(c)") == 1 + e["player"]
     numbers = page.eval_on_selector_all(".movelist .ml-num", "els => els.map(e => e.textContent)")
     assert numbers == [f"{n})" for n in range(1, len(numbers) + 1)]
-    assert page.inner_text(".movelist .ml-opening").startswith("Opening:")
+    assert page.inner_text(".movelist .ml-opening").startswith("Opening (")
     # nothing clipped: no cell wider than its box, the list never scrolls sideways
     assert page.evaluate("""(() => { const box = document.querySelector('.movelist');
         return box.scrollWidth <= box.clientWidth && [...box.querySelectorAll('.ml-cell, .ml-line')]

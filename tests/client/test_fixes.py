@@ -69,7 +69,7 @@ def test_winner_rolls_anew_lists_both_opening_dice_then_the_new_roll(pages: Page
         high, low = sorted(opening["roll"], reverse=True)
         names = [s["name"] for s in feed(page)["info"]["seats"]]
         row = page.inner_text(".movelist .ml-opening")
-        assert f"{names[0]} – {names[1]} " in row and f"{d0}–{d1}" in row, row
+        assert f"({names[0]} – {names[1]}): " in row and f"{d0}–{d1}" in row, row
         assert f"{names[opening['first']]} rolls anew: {high}{low}" in row, row
         # the sentences the screen reader hears: the opening dice, then the new roll
         said = page.evaluate(f"""(() => {{ const p = {PAGE}; const ev = p.feed.events;
