@@ -161,3 +161,23 @@ def test_auto_roll_sound_and_flip_switched_mid_match_act_at_once(pages: Pages) -
     assert page.evaluate("(window.gammon.sound.played.dice || 0)") > heard
     # auto-roll gives up the cube: no Double button
     assert page.locator("[data-act=double]:not([hidden]):not([disabled])").count() == 0
+
+
+def test_auto_bear_off_switched_on_mid_turn_plays_at_once(pages: Pages) -> None:
+    page = pages.new()
+    start_bot_match(page, kind="single")
+    roll_to_move(page)
+    # a turn where every legal step bears a checker off (the page's copy of the server's
+    # game is made so; what it sends is caught, not sent)
+    page.evaluate(f"""(() => {{ const p = {PAGE};
+        p.feed.game = {{ ...p.feed.game, dice_left: [5, 4], reach: null,
+                        legal: {{ "4": {{ "4": 0, "5": 0 }}, "2": {{ "4": 0, "5": 0 }} }} }};
+        window.sent = [];
+        p.send = (type, fields) => {{ window.sent.push([type, fields]); return true; }};
+        p.render(); }})()""")
+    page.wait_for_timeout(600)
+    assert page.evaluate("window.sent") == [], "auto bear-off is off: nothing is played"
+    set_option(page, "auto_bearoff", True)
+    page.wait_for_function("window.sent.length > 0", timeout=3000)
+    kind, step = page.evaluate("window.sent[0]")
+    assert kind == "step" and step["die"] == 5 and step["from"] in (2, 4)  # the higher die
