@@ -4,6 +4,7 @@ cross-entropy's gradient and resumes."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +16,7 @@ from gammon.core.position import Position
 from gammon.engine import evaluate, search
 from gammon.engine.evaluate import choose_play, choose_play_pruned, kernel_arrays, new_scratch
 from gammon.engine.expert import PRUNE_INPUTS
-from gammon.engine.network import Network, NetworkPair, forward
+from gammon.engine.network import Network, NetworkPair, equity, forward
 from gammon.engine.supervised import (
     FitRun,
     LabelRun,
@@ -119,9 +120,10 @@ def test_fit_learns_the_labels_and_resumes(shards: Path, tmp_path: Path) -> None
     run = FitRun(epochs=2, alpha=0.01, holdout=0.2, seed=1, benchmark_pairs=0)
     lines: list[str] = []
     straight = fit(SHIPPED, shards, tmp_path / "straight.npz", run, log=lines.append)
-    first = float(lines[0].rsplit(" ", 1)[1])
-    last = float(lines[-1].rsplit(" ", 1)[1])
+    first = float(re.findall(r"held-out cross-entropy ([0-9.]+)", lines[0])[0])
+    last = float(re.findall(r"held out ([0-9.]+)", lines[-1])[0])
     assert last < first  # held-out cross-entropy, before and after
+    assert re.search(r"\(contact [0-9.]+, .*race [0-9.]+\)$", lines[-1])  # and by class
     fit(SHIPPED, shards, tmp_path / "resumed.npz", FitRun(**{**run.__dict__, "epochs": 1}),
         log=lambda line: None)
     lines = []
@@ -198,6 +200,16 @@ def test_pruned_choice_evaluates_only_the_plays_the_pruning_network_rates_best(
     scratch = new_scratch()
     scores = [evaluate.prune_equity(level[0][i], arrays, scratch) for i in range(count)]
     assert choose_play_pruned(level[0], count, arrays, scratch, best) == int(np.argmax(scores))
+    arrays = kernel_arrays(nets, prune_keep=3)
+    kept = np.argsort(-np.array(scores), kind="stable")[:3]
+    full_equities = []
+    for i in kept:
+        probs = np.empty(5)
+        evaluate.evaluate_after(level[0][i], arrays, scratch, probs)
+        full_equities.append(equity(probs))
+    chosen = choose_play_pruned(level[0], count, arrays, scratch, best)
+    assert chosen == kept[int(np.argmax(full_equities))]
+    assert equity(best) == pytest.approx(max(full_equities))
     plain = kernel_arrays(NetworkPair.load(SHIPPED), prune_keep=1)
     assert plain[19][0] == 0  # no pruning network: no pruning
     assert choose_play_pruned(level[0], count, plain, new_scratch(), best) == full

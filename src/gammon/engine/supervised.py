@@ -42,7 +42,15 @@ from gammon.engine.evaluate import (
     swap_board,
     terminal_result,
 )
-from gammon.engine.expert import PRUNE_INPUTS, encode_prune
+from gammon.engine.expert import (
+    CLASS_NAMES,
+    CONTACT,
+    CRASHED,
+    PRUNE_INPUTS,
+    RACE,
+    encode_prune,
+    is_crashed,
+)
 from gammon.engine.features import is_race
 from gammon.engine.network import (
     MAX_INPUTS,
@@ -253,6 +261,19 @@ def fit_epoch(nets: Arrays, boards: np.ndarray, labels: np.ndarray, order: np.nd
 
 
 @_jit
+def position_classes(boards: np.ndarray) -> np.ndarray:
+    """Each board's class (``expert.CONTACT``, ``CRASHED`` or ``RACE``), by the engine's
+    rules."""
+    kinds = np.empty(len(boards), dtype=np.int64)
+    for i in range(len(boards)):
+        if is_race(boards[i]):
+            kinds[i] = RACE
+        else:
+            kinds[i] = CRASHED if is_crashed(boards[i]) else CONTACT
+    return kinds
+
+
+@_jit
 def mean_cross_entropy(nets: Arrays, boards: np.ndarray, labels: np.ndarray,
                        rows: np.ndarray) -> float:
     inputs = np.empty(MAX_INPUTS, dtype=np.float32)
@@ -307,14 +328,26 @@ def fit(start: Path, directory: Path, path: Path, run: FitRun,
     else:
         nets = NetworkPair.load(start)
     arrays = kernel_arrays(nets)  # the kernels update these arrays in place
-    log(f"{len(train_rows):,} positions to fit, {len(held):,} held out; held-out "
-        f"cross-entropy {mean_cross_entropy(arrays, boards, labels64, held):.5f}")
+    kinds = position_classes(boards)
+    held_by_class = [held[kinds[held] == k] for k in range(len(CLASS_NAMES))]
+
+    def by_class() -> str:
+        return ", ".join(f"{name} {mean_cross_entropy(arrays, boards, labels64, rows):.5f}"
+                         for name, rows in zip(CLASS_NAMES, held_by_class, strict=True)
+                         if len(rows))
+
+    counts = ", ".join(f"{name} {len(rows):,}"
+                       for name, rows in zip(CLASS_NAMES, held_by_class, strict=True))
+    log(f"{len(train_rows):,} positions to fit, {len(held):,} held out ({counts}); held-out "
+        f"cross-entropy {mean_cross_entropy(arrays, boards, labels64, held):.5f} "
+        f"({by_class()})")
     for epoch in range(done + 1, run.epochs + 1):
         shuffle = np.random.default_rng(run.seed * 1_000_003 + epoch)
         order = train_rows[shuffle.permutation(len(train_rows))]
         train_loss = fit_epoch(arrays, boards, labels64, order, run.alpha)
         held_loss = mean_cross_entropy(arrays, boards, labels64, held)
-        log(f"epoch {epoch}/{run.epochs}: training {train_loss:.5f}, held out {held_loss:.5f}")
+        log(f"epoch {epoch}/{run.epochs}: training {train_loss:.5f}, held out {held_loss:.5f} "
+            f"({by_class()})")
         nets.save(path, epochs_done=epoch, heldout_cross_entropy=held_loss, **settings)
     if run.benchmark_pairs:
         mean, half = pubeval_score(nets, run.benchmark_pairs, seed=999)
