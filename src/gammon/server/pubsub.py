@@ -62,18 +62,26 @@ class RedisBus:
         self._redis = redis.from_url(url)
         self._channel = channel
         self._task: asyncio.Task[None] | None = None
+        self._handling: set[asyncio.Task[None]] = set()
         self._pubsub: Any = None
 
     async def start(self, handler: Handler) -> None:
         self._pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
         await self._pubsub.subscribe(self._channel)
 
+        async def handle(data: Any) -> None:
+            try:
+                await handler(json.loads(data))
+            except Exception:  # one bad message must not stop the bus
+                log.exception("bus message failed")
+
         async def listen() -> None:
+            # each message in a task of its own, as LocalBus does: a handler that reads the
+            # database (a catch-up) must not hold up every other match's messages behind it
             async for message in self._pubsub.listen():
-                try:
-                    await handler(json.loads(message["data"]))
-                except Exception:  # one bad message must not stop the bus
-                    log.exception("bus message failed")
+                task = asyncio.create_task(handle(message["data"]))
+                self._handling.add(task)
+                task.add_done_callback(self._handling.discard)
 
         self._task = asyncio.create_task(listen())
 
@@ -85,6 +93,8 @@ class RedisBus:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._task
+        for task in list(self._handling):
+            task.cancel()
         if self._pubsub is not None:
             await self._pubsub.aclose()
         await self._redis.aclose()
