@@ -49,7 +49,8 @@ from gammon.core.dice import Roll
 from gammon.core.position import Position
 from gammon.engine.player import Probabilities
 from gammon.formats.match_id import MatchKey
-from gammon.server import bots, exports, ops, protocol
+from gammon.server import analysis_api, bots, exports, ops, protocol
+from gammon.server.analysis_worker import AnalysisWorker
 from gammon.server.db import Repository, User, make_engine, migrate, secret_key
 from gammon.server.fairness import verify
 from gammon.server.protocol import (
@@ -589,6 +590,8 @@ def create_app(settings: Settings | None = None, *, bus: Any = None) -> FastAPI:
                                                  settings.rate_limit_prefix)
         _warm_kernels()  # before hub.start replays matches, before the port is served
         await hub.start()
+        app.state.analysis = analysis = AnalysisWorker(settings, engine, hub)
+        await analysis.start()
         # Long-lived objects (modules, compiled kernels, resumed matches) leave the
         # collector's view, so full collections stay short.
         gc.collect()
@@ -601,6 +604,7 @@ def create_app(settings: Settings | None = None, *, bus: Any = None) -> FastAPI:
             session_checks.cancel()
             if collector is not None:
                 collector.cancel()
+            await analysis.stop()
             await hub.stop()
             await app.state.limiter.close()
             await repo.close()
@@ -617,6 +621,7 @@ def create_app(settings: Settings | None = None, *, bus: Any = None) -> FastAPI:
     app.add_exception_handler(RequestValidationError, _bad_input)
     app.add_api_websocket_route("/ws", _socket)
     _routes(app)
+    analysis_api.install(app, _visible_room)  # GET /api/games/{id}/analysis
     ops.install(app)  # /metrics, /readyz, socket tracking, graceful shutdown
     static = client_dir(settings)
     if static is not None and static.is_dir():
@@ -891,6 +896,8 @@ def _routes(app: FastAPI) -> None:
         five probabilities."""
         await _limit(request, "engine", 120, 30)
         position = _playable(body.position_id)
+        await analysis_api.refuse_in_live_rated(request.app, await current_user(request),
+                                                position)
         try:
             roll = Roll.parse(body.dice)
         except ValueError as error:
@@ -908,6 +915,8 @@ def _routes(app: FastAPI) -> None:
         double or resignation), as ``gammon cube --json`` gives it."""
         await _limit(request, "engine", 120, 30)
         position = _playable(body.position_id)
+        await analysis_api.refuse_in_live_rated(request.app, await current_user(request),
+                                                position)
         try:
             key = None if body.match_id is None else MatchKey.from_id(body.match_id)
         except ValueError as error:
