@@ -7,6 +7,7 @@ done again by the next one, and never served half made."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -15,6 +16,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,20 +32,27 @@ from tests.server.helpers import Player, act, play_turn, random_play, to_move
 from tests.server.test_match import register
 
 
-def finish_bot_match(browser: Browser, seed: int, **options: Any) -> tuple[dict[str, Any],
-                                                                          Player, Any]:
+@contextlib.contextmanager
+def bot_match(browser: Browser, seed: int, **options: Any
+              ) -> Iterator[tuple[dict[str, Any], Player]]:
     """Create a one-point match against the level-1 bot and play it out with random plays;
-    the created game, and the player (still subscribed) with its open socket."""
+    the created game, and the player, still subscribed while the context lasts (its socket
+    is closed at the end, whatever happens: an open one would hold the test client)."""
     game = browser.post("/api/games", json={"kind": "single", "bot": 1, **options}).json()
-    rng = random.Random(seed)
-    ws = browser.websocket_connect("/ws").__enter__()
-    me = Player.over_testclient(ws)
-    me.subscribe(game["id"])
+    with browser.websocket_connect("/ws") as ws:
+        me = Player.over_testclient(ws)
+        me.subscribe(game["id"])
+        play_out(me, game["id"], random.Random(seed))
+        yield game, me
+
+
+def play_out(me: Player, match_id: str, rng: random.Random) -> None:
+    game = {"id": match_id}  # the match the actions name
     for _ in range(3000):
         state = me.game
         assert state is not None
         if state["phase"] == "match_over":
-            return game, me, ws
+            return
         mine = state["turn"] == 0
         if mine and state["phase"] == "before_roll":
             me.act({"type": "roll", "match": game["id"]})
@@ -74,6 +83,19 @@ def wait_done(browser: Browser, url: str, limit: float = 300.0) -> Any:
     raise AssertionError(f"no analysis after {limit} s")
 
 
+def wait_pushed_done(me: Player, rounds: int = 100) -> dict[str, Any]:
+    """The ``analysis`` message saying done, once the analysis is served: each round a
+    ping's pong shows what the server had sent by then (a bounded wait, never a hang)."""
+    for n in range(rounds):
+        done = [m for m in me.log if m["type"] == "analysis" and m["status"] == "done"]
+        if done:
+            return done[-1]
+        me.send({"type": "ping", "id": n})
+        me.wait(lambda m: m["type"] == "pong")
+        time.sleep(0.05)
+    raise AssertionError("no analysis message said done")
+
+
 def stored_analyses(database_url: str) -> list[Any]:
     """The rows of ``match_analyses``."""
     async def rows() -> list[Any]:
@@ -102,18 +124,17 @@ def test_a_finished_bot_matchs_analysis_is_gammon_analyze_of_its_exported_mat(
     settings = make_settings(database_url, redis_url, analysis_on_finish=False)
     with TestClient(create_app(settings)) as client:
         a = Browser(client)
-        game, me, ws = finish_bot_match(a, seed=7)
-        url = f"/api/games/{game['id']}/analysis"
-        first = a.get(url)
-        assert first.status_code == 202, first.text
-        assert first.json() == {"match": game["id"], "plies": 1, "status": "queued",
-                                "done": 0, "total": 0}  # the default depth: 1 ply
-        pushed = me.wait(lambda m: m["type"] == "analysis" and m["status"] == "done")
-        ws.__exit__(None, None, None)
+        with bot_match(a, seed=7) as (game, me):
+            url = f"/api/games/{game['id']}/analysis"
+            first = a.get(url)
+            assert first.status_code == 202, first.text
+            assert first.json() == {"match": game["id"], "plies": 1, "status": "queued",
+                                    "done": 0, "total": 0}  # the default depth: 1 ply
+            served = wait_done(a, url)
+            pushed = wait_pushed_done(me)
         statuses = [m["status"] for m in me.log if m["type"] == "analysis"]
         assert statuses[0] == "queued" and "running" in statuses and statuses[-1] == "done"
         assert pushed["done"] == pushed["total"] >= 1
-        served = wait_done(a, url)
         assert served.headers["content-type"] == "application/json"
         again = a.get(f"{url}?ply=1")  # stored once: the same text
         assert again.status_code == 200 and again.text == served.text
@@ -134,8 +155,8 @@ def test_whoever_may_see_the_match_may_see_its_analysis(
         owner, stranger, anonymous = Browser(client), Browser(client), Browser(client)
         register(owner, "olivia")
         stranger.get("/api/me")  # a guest
-        private, _, ws = finish_bot_match(owner, seed=3, private=True)
-        ws.__exit__(None, None, None)
+        with bot_match(owner, seed=3, private=True) as (private, _):
+            pass
         url = f"/api/games/{private['id']}/analysis"
         key = private["invite"].split("key=", 1)[1]
         for browser in (stranger, anonymous):
@@ -150,8 +171,8 @@ def test_whoever_may_see_the_match_may_see_its_analysis(
         assert wait_done(anonymous, f"{url}?key={key}").json() == served.json()
         assert anonymous.cookie is None  # seeing a review makes no guest
 
-        public, _, ws = finish_bot_match(owner, seed=4)
-        ws.__exit__(None, None, None)
+        with bot_match(owner, seed=4) as (public, _):
+            pass
         url = f"/api/games/{public['id']}/analysis"
         assert wait_done(anonymous, url).json()["names"][0] == "olivia"
         assert wait_done(stranger, url).status_code == 200
@@ -191,8 +212,8 @@ def test_an_analysis_whose_server_died_is_done_by_the_next_and_never_served_half
                          analysis_on_finish=False)
     with TestClient(create_app(idle)) as client:
         a = Browser(client)
-        game, _, ws = finish_bot_match(a, seed=11)
-        ws.__exit__(None, None, None)
+        with bot_match(a, seed=11) as (game, _):
+            pass
         url = f"/api/games/{game['id']}/analysis"
         assert a.get(url).json()["status"] == "queued"
 
@@ -277,8 +298,8 @@ def test_an_analysis_whose_process_is_killed_is_queued_again_and_done(
     settings = make_settings(database_url, redis_url)
     with TestClient(create_app(settings)) as client:
         a = Browser(client)
-        game, _, ws = finish_bot_match(a, seed=5)
-        ws.__exit__(None, None, None)
+        with bot_match(a, seed=5) as (game, _):
+            pass
         url = f"/api/games/{game['id']}/analysis"
         assert a.get(url).status_code == 202
         worker = client.app.state.analysis  # type: ignore[attr-defined]
