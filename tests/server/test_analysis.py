@@ -178,11 +178,18 @@ def test_whoever_may_see_the_match_may_see_its_analysis(
         assert wait_done(stranger, url).status_code == 200
 
 
-def test_bad_ids_depths_and_unfinished_matches_are_clear_errors(
+def test_bad_ids_depths_unfinished_matches_and_a_full_queue_are_clear_errors(
         database_url: str, redis_url: str) -> None:
-    settings = make_settings(database_url, redis_url, analysis_max_plies=1)
+    settings = make_settings(database_url, redis_url, analysis_max_plies=1,
+                             analysis_queue_limit=0)
     with TestClient(create_app(settings)) as client:
-        check_refusals(Browser(client))
+        a = Browser(client)
+        check_refusals(a)
+        with bot_match(a, seed=2) as (game, _):  # finished, but the queue is full
+            busy = a.get(f"/api/games/{game['id']}/analysis")
+    assert busy.status_code == 503 and busy.headers["retry-after"]
+    assert busy.json()["detail"]["code"] == "analysis_busy"
+    assert stored_analyses(database_url) == []
 
 
 def check_refusals(a: Browser) -> None:
