@@ -15,7 +15,7 @@ from gammon.core import _movegen
 from gammon.core.position import Position
 from gammon.engine import evaluate, search
 from gammon.engine.evaluate import choose_play, choose_play_pruned, kernel_arrays, new_scratch
-from gammon.engine.expert import PRUNE_INPUTS
+from gammon.engine.expert import PRUNE_INPUTS, RACE
 from gammon.engine.network import Network, NetworkPair, equity, forward
 from gammon.engine.supervised import (
     FitRun,
@@ -24,6 +24,7 @@ from gammon.engine.supervised import (
     fit,
     label,
     load_shards,
+    position_classes,
     shard_path,
     train_prune,
 )
@@ -117,10 +118,10 @@ def test_backpropagation_is_the_cross_entropy_gradient() -> None:
 def test_fit_learns_the_labels_and_resumes(shards: Path, tmp_path: Path) -> None:
     """Fitting lowers the cross-entropy on the labels; a fit stopped after its first
     epoch and resumed ends with the weights of one never stopped."""
-    run = FitRun(epochs=2, alpha=0.01, holdout=0.2, seed=1, benchmark_pairs=0)
+    run = FitRun(epochs=2, alpha=0.01, holdout=0.2, seed=1, benchmark_pairs=0, min_class=1)
     lines: list[str] = []
     straight = fit(SHIPPED, shards, tmp_path / "straight.npz", run, log=lines.append)
-    first = float(re.findall(r"held-out cross-entropy ([0-9.]+)", lines[0])[0])
+    first = float(re.findall(r"held-out cross-entropy ([0-9.]+)", lines[1])[0])
     last = float(re.findall(r"held out ([0-9.]+)", lines[-1])[0])
     assert last < first  # held-out cross-entropy, before and after
     assert re.search(r"\(contact [0-9.]+, .*race [0-9.]+\)$", lines[-1])  # and by class
@@ -134,6 +135,27 @@ def test_fit_learns_the_labels_and_resumes(shards: Path, tmp_path: Path) -> None
     with pytest.raises(ValueError, match="was fitted with"):
         fit(SHIPPED, shards, tmp_path / "resumed.npz", FitRun(**{**run.__dict__, "seed": 2}),
             log=lambda line: None)
+
+
+def test_a_class_with_too_few_positions_is_left_as_it_is(shards: Path, tmp_path: Path) -> None:
+    """Only classes with at least ``min_class`` training positions are fitted; the others'
+    networks come out unchanged."""
+    boards, _ = load_shards(shards)
+    kinds = position_classes(boards)
+    contact = int((kinds != RACE).sum())  # the shipped networks evaluate crashed as contact
+    assert contact > 4
+    lines: list[str] = []
+    result = fit(SHIPPED, shards, tmp_path / "fit.npz",
+                 FitRun(epochs=1, alpha=0.01, seed=1, benchmark_pairs=0, min_class=10_000),
+                 log=lines.append)
+    assert lines[0].startswith("fitting contact (") and "left as it is" in lines[0]
+    start = NetworkPair.load(SHIPPED)
+    for a, b in zip(result.arrays(), start.arrays(), strict=True):
+        np.testing.assert_array_equal(a, b)
+    result = fit(SHIPPED, shards, tmp_path / "fit2.npz",
+                 FitRun(epochs=1, alpha=0.01, seed=1, benchmark_pairs=0, min_class=2),
+                 log=lambda line: None)
+    assert not np.array_equal(result.contact.hidden_weights, start.contact.hidden_weights)
 
 
 def test_cli_stages(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

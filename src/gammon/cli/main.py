@@ -154,7 +154,7 @@ def cmd_train(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
         try:
             fit(Path(args.start), Path(args.data), Path(args.out),
                 FitRun(epochs=args.epochs, alpha=args.alpha_start, seed=args.seed,
-                       shards=args.shards), log=log)
+                       shards=args.shards, min_class=args.min_class), log=log)
         except ValueError as error:
             raise UsageError(str(error)) from None
         return 0
@@ -257,6 +257,9 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--noise", type=float, default=0.05,
                        help="label, prune: equity noise of the self-play choices")
     train.add_argument("--plies", type=int, default=2, help="label: depth of the labels")
+    train.add_argument("--min-class", type=int, default=300,
+                       help="fit: a class's network is fitted only on at least this many "
+                            "positions of it")
     train.add_argument("--prune-hidden", type=int, default=16,
                        help="prune: hidden units of the pruning network")
     train.add_argument("--crashed-hidden", type=int, default=64,
