@@ -14,12 +14,14 @@ public match, its players and the holders of its invite link for a private one).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import sqlalchemy as sa
 from fastapi import FastAPI, HTTPException, Query, Request, Response
 from fastapi import Path as PathParam
 from fastapi.responses import JSONResponse
+from pydantic import ConfigDict
+from typing_extensions import TypedDict
 
 from gammon.core.position import Position
 from gammon.server import protocol
@@ -36,12 +38,86 @@ Ply = Annotated[int | None, Query(ge=0, le=2, description=
 VisibleRoom = Callable[[Request, str, str | None], Awaitable[Any]]
 
 
+# -- the answers' types (as ``gammon.engine.analysis.Analysis.to_json`` writes them) --------
+
+
+class PlayerSummary(TypedDict):
+    player: int
+    name: str
+    decisions: int
+    unforced: int
+    cube_decisions: int
+    errors: int
+    blunders: int
+    equity_lost: float
+    luck: float
+    error_rate_mp: float
+    performance_rating: float
+
+
+class CheckerDecision(TypedDict):
+    game: int
+    move_number: int
+    player: int
+    position_id: str
+    roll: str
+    played: str
+    best: str
+    played_equity: float
+    best_equity: float
+    forced: bool
+    luck: float
+    win_chance: float
+    loss: float
+    mark: Literal["", "?", "??"]
+
+
+class CubeDecision(TypedDict):
+    game: int
+    move_number: int
+    player: int
+    position_id: str
+    chosen: str
+    proper: str
+    loss: float
+    mark: Literal["", "?", "??"]
+
+
+class AnalysisReport(TypedDict):
+    """200: the analysis, as ``gammon analyze --format json`` prints it."""
+
+    names: list[str]
+    plies: int
+    players: list[PlayerSummary]
+    decisions: list[CheckerDecision]
+    cube_decisions: list[CubeDecision]
+
+
+class AnalysisProgress(TypedDict):
+    """202: the analysis is queued or running; ``done`` of ``total`` games (0: not known
+    yet)."""
+
+    match: str
+    plies: int
+    status: Literal["queued", "running"]
+    done: int
+    total: int
+
+
+for _type in (PlayerSummary, CheckerDecision, CubeDecision, AnalysisReport, AnalysisProgress):
+    _type.__pydantic_config__ = ConfigDict(extra="forbid", strict=True)  # type: ignore[attr-defined]
+
+
 def install(app: FastAPI, visible_room: VisibleRoom) -> None:
     """Add the analysis route; ``visible_room(request, match_id, key)`` is the app's
     visibility check (the room, or 404 ``not_found``)."""
 
     @app.get("/api/games/{match_id}/analysis", tags=["history"], response_model=None,
-             responses={202: {"description": "queued or running: its progress"}})
+             responses={200: {"model": AnalysisReport, "description": "the analysis"},
+                        202: {"model": AnalysisProgress,
+                              "description": "queued or running: its progress"},
+                        "4XX": {"model": protocol.HTTPError, "description":
+                                "refused: detail.code says why (PROTOCOL.md)"}})
     async def analysis(match_id: MatchId, request: Request, ply: Ply = None,
                        key: InviteKey = None) -> Response:
         """The engine's analysis of a finished match (200, the JSON of
