@@ -40,6 +40,8 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
 from sqlalchemy import event, text
 
+from gammon.server import protocol
+
 log = logging.getLogger("gammon.server.ops")
 
 RESTART_CODE = 1012
@@ -355,7 +357,9 @@ async def metrics(request: Request) -> PlainTextResponse:
                              media_type="text/plain; version=0.0.4; charset=utf-8")
 
 
-@router.get("/readyz")
+@router.get("/readyz", response_model=None, responses={
+    200: {"model": protocol.ReadyResponse, "description": "ready"},
+    503: {"model": protocol.ReadyResponse, "description": "not ready: see checks"}})
 async def readyz(request: Request) -> JSONResponse:
     """Ready for players: 200 when the database (and Redis, in scale-out mode) answer."""
     checks = await request.app.state.ops.ready()

@@ -604,12 +604,20 @@ class DiceStats(TypedDict):
     rolls: dict[str, int]
 
 
+class ReadyResponse(TypedDict):
+    """``GET /readyz`` (200 ready, 503 not): what each dependency answered (``ok`` or the
+    error) and whether all did."""
+
+    ok: bool
+    checks: dict[str, str]
+
+
 RESPONSES: dict[str, Any] = {
     "me": MeResponse, "user": UserResponse, "ok": OkResponse, "logout_all": LogoutAllResponse,
     "open_games": list[OpenGame], "created": CreatedGame, "state": GameState,
     "info": InfoView, "fairness": FairnessRecord, "history": list[HistoryEntry],
     "ratings": RatingsResponse, "leaderboard": list[LeaderboardEntry], "dice_stats": DiceStats,
-    "hint": HintView, "eval": EvalView,
+    "hint": HintView, "eval": EvalView, "ready": ReadyResponse,
 }
 """The response type of each kind of HTTP answer (``app.py`` names them per route)."""
 
