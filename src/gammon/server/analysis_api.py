@@ -104,8 +104,10 @@ class AnalysisProgress(TypedDict):
     total: int
 
 
-for _type in (PlayerSummary, CheckerDecision, CubeDecision, AnalysisReport, AnalysisProgress):
-    _type.__pydantic_config__ = ConfigDict(extra="forbid", strict=True)  # type: ignore[attr-defined]
+_TYPES: list[Any] = [PlayerSummary, CheckerDecision, CubeDecision, AnalysisReport,
+                     AnalysisProgress]
+for _type in _TYPES:  # validated strictly, as protocol.py's answers are
+    _type.__pydantic_config__ = ConfigDict(extra="forbid", strict=True)
 
 
 def install(app: FastAPI, visible_room: VisibleRoom) -> None:
