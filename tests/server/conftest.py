@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import hashlib
 import os
 import secrets
 import socket
@@ -141,14 +142,24 @@ def redis_url(store: str) -> str:
     return redis_reachable() if store == "postgresql" else ""
 
 
+def bus_channel_of_test(database_url: str) -> str:
+    """The Redis bus channel of the running test's servers: shared by the servers of one
+    test (they are one deployment), heard by no other test or run on the same Redis."""
+    test = os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" ", 1)[0]
+    key = hashlib.sha256(f"{os.getpid()} {database_url} {test}".encode()).hexdigest()
+    return f"gammon-test:bus:{key[:16]}"
+
+
 def make_settings(database_url: str, redis_url: str = "", **overrides: Any) -> Settings:
     """The settings of an in-process test server (no rate limits, no pings, no .env); a
-    rate-limit prefix of its own, so that limits shared in Redis are this test's alone; no
+    rate-limit prefix and a bus channel of its own test, so that limits shared in Redis
+    and bus messages are this test's alone; no
     analysis queued at a match's end (its child process would cost every test that ends a
     match seconds of CPU; tests/server/test_analysis.py turns it on)."""
     values: dict[str, Any] = {"rate_limits": False, "ping_interval": 3600,
                               "analysis_on_finish": False,
                               "rate_limit_prefix": f"gammon-test:{secrets.token_hex(6)}:",
+                              "bus_channel": bus_channel_of_test(database_url),
                               **overrides}
     return Settings(database_url=database_url, redis_url=redis_url, _env_file=None,  # type: ignore[call-arg]
                     **values)

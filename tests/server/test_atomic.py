@@ -88,7 +88,8 @@ class Server:
         self.engine = make_engine(url)
         self.repo = Repository(self.engine)
         settings = make_settings(url, redis_url, heartbeat_interval=3600)
-        self.hub = Hub(settings, self.repo, RedisBus(redis_url) if redis_url else LocalBus())
+        self.hub = Hub(settings, self.repo,
+                       RedisBus(redis_url, settings.bus_channel) if redis_url else LocalBus())
 
     async def start(self) -> Server:
         await migrate(self.engine)

@@ -42,6 +42,7 @@ from fastapi.responses import JSONResponse, PlainTextResponse
 from fastapi.staticfiles import StaticFiles
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.websockets import WebSocketDisconnect
 
 from gammon import views
@@ -65,7 +66,7 @@ from gammon.server.protocol import (
     Text,
     first_error,
 )
-from gammon.server.pubsub import LocalBus, RedisBus
+from gammon.server.pubsub import LocalBus, RedisBus, channel_for
 from gammon.server.service import PAUSE, Hub, MatchConfig, Room, ServiceError
 from gammon.server.settings import Settings
 
@@ -534,6 +535,10 @@ async def _handle(app: Any, hub: Hub, conn: WSConnection, raw: str | bytes,
                 await hub.act(conn, message, received)
     except (ProtocolError, ServiceError) as error:
         _send_error(hub, conn, message, error)
+    except PoolTimeout:
+        log.warning("no free database connection: a socket message refused as busy")
+        _send_error(hub, conn, message, ServiceError(
+            "busy", "the server is busy: send it again in a moment"))
     except Exception:
         log.exception("message failed")
         _send_error(hub, conn, message,
@@ -577,13 +582,17 @@ def create_app(settings: Settings | None = None, *, bus: Any = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        engine = make_engine(settings.database_url)
+        engine = make_engine(settings.database_url, pool_size=settings.db_pool_size,
+                             max_overflow=settings.db_max_overflow,
+                             pool_timeout=settings.db_pool_timeout)
         await migrate(engine)
         key = settings.secret_key or await secret_key(engine)
         app.state.signer = URLSafeTimedSerializer(key, salt="gammon-session")
         app.state.invite_secret = hashlib.sha256(f"gammon-invite:{key}".encode()).digest()
         app.state.repo = repo = Repository(engine)
-        the_bus = bus or (RedisBus(settings.redis_url) if settings.redis_url else LocalBus())
+        channel = settings.bus_channel or channel_for(settings.database_url)
+        the_bus = bus or (RedisBus(settings.redis_url, channel) if settings.redis_url
+                          else LocalBus())
         app.state.hub = hub = Hub(settings, repo, the_bus)
         if settings.redis_url and settings.rate_limits:  # several processes: one budget
             app.state.limiter = RedisRateLimiter(settings.redis_url,
@@ -619,6 +628,7 @@ def create_app(settings: Settings | None = None, *, bus: Any = None) -> FastAPI:
     app.state.limiter = RateLimiter(settings.rate_limits)
     app.state.sockets = {}  # session id -> the sockets of this process opened with it
     app.add_exception_handler(RequestValidationError, _bad_input)
+    app.add_exception_handler(PoolTimeout, _busy)
     app.add_api_websocket_route("/ws", _socket)
     _routes(app)
     analysis_api.install(app, _visible_room)  # GET /api/games/{id}/analysis
@@ -954,6 +964,15 @@ async def _bad_input(_request: Request, error: Exception) -> JSONResponse:
     assert isinstance(error, RequestValidationError)
     message = first_error(error.errors(), skip=1)
     return JSONResponse({"detail": {"code": "bad_input", "message": message}}, 422)
+
+
+async def _busy(_request: Request, _error: Exception) -> JSONResponse:
+    """No free database connection within ``db_pool_timeout``: 503 ``busy`` with
+    ``Retry-After``: a refusal to retry, not a 500 with a traceback."""
+    log.warning("no free database connection: a request refused as busy")
+    return JSONResponse({"detail": {"code": "busy", "message":
+                                    "the server is busy: try again in a moment"}},
+                        503, headers={"Retry-After": "1"})
 
 
 def _invite(app: Any, room: Room) -> str:

@@ -147,8 +147,12 @@ after its Nth commit that changed a match (create, seat, cancel, actions appende
 # -- engine and migrations ------------------------------------------------------------------
 
 
-def make_engine(url: str) -> AsyncEngine:
-    """An async engine; SQLite gets WAL, ``synchronous=NORMAL`` and a busy timeout."""
+def make_engine(url: str, *, pool_size: int = 10, max_overflow: int = 20,
+                pool_timeout: float = 10.0) -> AsyncEngine:
+    """An async engine; SQLite gets WAL, ``synchronous=NORMAL`` and a busy timeout; a
+    server database gets a pool of ``pool_size`` + ``max_overflow`` connections, and a
+    caller waits at most ``pool_timeout`` seconds for one (then
+    :class:`sqlalchemy.exc.TimeoutError`: the server answers 503 ``busy``, not 500)."""
     if url.startswith("sqlite"):
         engine = create_async_engine(url, connect_args={"timeout": 30})
 
@@ -162,7 +166,8 @@ def make_engine(url: str) -> AsyncEngine:
             cursor.close()
 
         return engine
-    return create_async_engine(url, pool_size=10, max_overflow=20)
+    return create_async_engine(url, pool_size=pool_size, max_overflow=max_overflow,
+                               pool_timeout=pool_timeout)
 
 
 MIGRATIONS = Path(__file__).with_name("migrations")
@@ -249,6 +254,13 @@ class Repository:
 
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
+        # Reads, and writes of one statement, run without a transaction block on
+        # PostgreSQL: no BEGIN before the statement and no ROLLBACK or COMMIT after it, two
+        # round trips fewer, each of which held the connection ("idle in transaction")
+        # until a busy event loop came back to it. A statement is atomic on its own, and
+        # reads see committed data either way (READ COMMITTED: a snapshot per statement).
+        self._single = (engine.execution_options(isolation_level="AUTOCOMMIT")
+                       if engine.dialect.name == "postgresql" else engine)
         self._group = engine.dialect.name == "sqlite"
         self._queue: asyncio.Queue[tuple[tuple[Any, ...], asyncio.Future[None]]] | None = None
         self._writer: asyncio.Task[None] | None = None
@@ -289,7 +301,7 @@ class Repository:
 
     async def last_heartbeat(self) -> float | None:
         """The latest heartbeat of any process, or None if none was ever written."""
-        async with self.engine.connect() as conn:
+        async with self._single.connect() as conn:
             values = (await conn.scalars(sa.select(server_kv.c.value)
                                          .where(server_kv.c.key.like("heartbeat:%")))).all()
         return max((float(v) for v in values), default=None)
@@ -308,18 +320,18 @@ class Repository:
             return _user(result.one())
 
     async def user(self, user_id: int) -> User | None:
-        async with self.engine.connect() as conn:
+        async with self._single.connect() as conn:
             row = (await conn.execute(sa.select(users).where(users.c.id == user_id))).first()
         return None if row is None else _user(row)
 
     async def user_by_name(self, name: str) -> tuple[User, str | None] | None:
-        async with self.engine.connect() as conn:
+        async with self._single.connect() as conn:
             row = (await conn.execute(
                 sa.select(users).where(users.c.name_key == name.lower()))).first()
         return None if row is None else (_user(row), row.password_hash)
 
     async def users(self, ids: Sequence[int]) -> dict[int, User]:
-        async with self.engine.connect() as conn:
+        async with self._single.connect() as conn:
             rows = (await conn.execute(sa.select(users).where(users.c.id.in_(list(ids))))).all()
         return {row.id: _user(row) for row in rows}
 
@@ -334,14 +346,14 @@ class Repository:
                 users.update().where(users.c.id == user_id).values(options=json.dumps(options)))
 
     async def leaderboard(self, limit: int = 100) -> list[User]:
-        async with self.engine.connect() as conn:
+        async with self._single.connect() as conn:
             rows = (await conn.execute(
                 sa.select(users).where(users.c.kind != "guest", users.c.experience > 0)
                 .order_by(users.c.rating.desc(), users.c.id).limit(limit))).all()
         return [_user(row) for row in rows]
 
     async def rating_history(self, user_id: int) -> list[dict[str, Any]]:
-        async with self.engine.connect() as conn:
+        async with self._single.connect() as conn:
             rows = (await conn.execute(
                 sa.select(rating_changes).where(rating_changes.c.user_id == user_id)
                 .order_by(rating_changes.c.id))).all()
@@ -359,11 +371,11 @@ class Repository:
         self._committed()
 
     async def match(self, match_id: str) -> Any:
-        async with self.engine.connect() as conn:
+        async with self._single.connect() as conn:
             return (await conn.execute(sa.select(matches).where(matches.c.id == match_id))).first()
 
     async def match_with_actions(self, match_id: str, after: int = 0) -> tuple[Any, list[Any]]:
-        async with self.engine.connect() as conn:
+        async with self._single.connect() as conn:
             row = (await conn.execute(sa.select(matches).where(matches.c.id == match_id))).first()
             actions = (await conn.execute(
                 sa.select(match_actions.c.seq, match_actions.c.kind, match_actions.c.action,
@@ -373,20 +385,20 @@ class Repository:
         return row, list(actions)
 
     async def open_matches(self) -> list[Any]:
-        async with self.engine.connect() as conn:
+        async with self._single.connect() as conn:
             return list((await conn.execute(
                 sa.select(matches).where(matches.c.status == "open",
                                          matches.c.private.is_(False))
                 .order_by(matches.c.created_at))).all())
 
     async def count_open(self, user_id: int) -> int:
-        async with self.engine.connect() as conn:
+        async with self._single.connect() as conn:
             return int(await conn.scalar(
                 sa.select(sa.func.count()).select_from(matches)
                 .where(matches.c.status == "open", matches.c.player0 == user_id)) or 0)
 
     async def playing_ids(self) -> list[str]:
-        async with self.engine.connect() as conn:
+        async with self._single.connect() as conn:
             return list((await conn.scalars(
                 sa.select(matches.c.id).where(matches.c.status == "playing"))).all())
 
@@ -434,9 +446,14 @@ class Repository:
         :class:`SeqConflict` (nothing stored) when one of those numbers is taken."""
         args = (match_id, seq, tuple(rows), finish, tuple(ratings))
         if not self._group:
+            # one INSERT of every row: atomic as it is (see __init__); an end of the match
+            # is several statements, in one transaction
+            single = finish is None and not ratings
             try:
-                async with self.engine.begin() as conn:
+                async with (self._single.connect() if single else self.engine.begin()) as conn:
                     await _append(conn, *args)
+                    if single and conn.in_transaction():  # SQLite: a transaction was begun
+                        await conn.commit()
             except IntegrityError as error:
                 raise SeqConflict(f"action {seq} of match {match_id} exists") from error
             self._committed()
@@ -490,7 +507,7 @@ class Repository:
                     future.set_exception(result)
 
     async def history(self, user_id: int, limit: int = 100) -> list[Any]:
-        async with self.engine.connect() as conn:
+        async with self._single.connect() as conn:
             return list((await conn.execute(
                 sa.select(matches)
                 .where(sa.or_(matches.c.player0 == user_id, matches.c.player1 == user_id),
@@ -498,7 +515,7 @@ class Repository:
                 .order_by(matches.c.created_at.desc()).limit(limit))).all())
 
     async def dice_actions(self) -> list[str]:
-        async with self.engine.connect() as conn:
+        async with self._single.connect() as conn:
             return list((await conn.scalars(
                 sa.select(match_actions.c.action)
                 .where(match_actions.c.kind.in_(["opening", "roll"])))).all())
@@ -516,7 +533,7 @@ class Repository:
 
     async def session_user(self, session_id: str) -> User | None:
         """The user of a live session (not revoked, not expired), or None."""
-        async with self.engine.connect() as conn:
+        async with self._single.connect() as conn:
             row = (await conn.execute(
                 sa.select(users).join(sessions, sessions.c.user_id == users.c.id)
                 .where(sessions.c.id == session_id, sessions.c.expires_at > time.time()))
@@ -527,7 +544,7 @@ class Repository:
         """Those of ``session_ids`` that are live sessions (not revoked, not expired)."""
         now = time.time()
         live: set[str] = set()
-        async with self.engine.connect() as conn:
+        async with self._single.connect() as conn:
             for i in range(0, len(session_ids), 500):
                 live.update(await conn.scalars(
                     sa.select(sessions.c.id).where(sessions.c.id.in_(session_ids[i:i + 500]),

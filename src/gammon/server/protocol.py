@@ -433,7 +433,7 @@ class ServerPong(TypedDict):
 
 ErrorCode: TypeAlias = Literal[
     "malformed", "too_large", "unknown_type", "not_found", "not_a_player", "not_your_turn",
-    "illegal", "not_started", "stale", "time_out", "rate_limited", "internal",
+    "illegal", "not_started", "stale", "time_out", "rate_limited", "busy", "internal",
     "unauthenticated"]
 """Every ``code`` of an ``error`` message (PROTOCOL.md, *Error codes*)."""
 

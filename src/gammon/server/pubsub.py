@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import json
 import logging
 from collections.abc import Awaitable, Callable
@@ -23,6 +24,19 @@ from typing import Any, Protocol
 Handler = Callable[[dict[str, Any]], Awaitable[None]]
 log = logging.getLogger(__name__)
 CHANNEL = "gammon:bus"
+
+
+def channel_for(database_url: str) -> str:
+    """The bus channel of the deployment on ``database_url``: the processes that share a
+    database (one deployment) share it; another database on the same Redis gets another
+    channel. The URL is hashed, so no password travels to Redis.
+
+    >>> channel_for("postgresql+asyncpg://db/a") == channel_for("postgresql+asyncpg://db/a")
+    True
+    >>> channel_for("postgresql+asyncpg://db/a") == channel_for("postgresql+asyncpg://db/b")
+    False
+    """
+    return f"{CHANNEL}:{hashlib.sha256(database_url.encode()).hexdigest()[:16]}"
 
 
 class Bus(Protocol):
@@ -60,14 +74,14 @@ class RedisBus:
         import redis.asyncio as redis
 
         self._redis = redis.from_url(url)
-        self._channel = channel
+        self.channel = channel
         self._task: asyncio.Task[None] | None = None
         self._handling: set[asyncio.Task[None]] = set()
         self._pubsub: Any = None
 
     async def start(self, handler: Handler) -> None:
         self._pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
-        await self._pubsub.subscribe(self._channel)
+        await self._pubsub.subscribe(self.channel)
 
         async def handle(data: Any) -> None:
             try:
@@ -86,7 +100,7 @@ class RedisBus:
         self._task = asyncio.create_task(listen())
 
     async def publish(self, message: dict[str, Any]) -> None:
-        await self._redis.publish(self._channel, json.dumps(message))
+        await self._redis.publish(self.channel, json.dumps(message))
 
     async def close(self) -> None:
         if self._task is not None:

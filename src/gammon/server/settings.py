@@ -21,6 +21,16 @@ class Settings(BaseSettings):
 
     database_url: str = "sqlite+aiosqlite:///gammon.db"
     redis_url: str = ""
+    bus_channel: str = ""
+    """The Redis channel of this deployment's bus; empty: one derived from
+    ``database_url`` (processes sharing a database share a bus, and other deployments on
+    the same Redis, test servers or a load run, hear none of it)."""
+    db_pool_size: int = 10
+    db_max_overflow: int = 20
+    """PostgreSQL connections a process keeps open, and how many more it may open at a peak."""
+    db_pool_timeout: float = 10.0
+    """Most seconds a request waits for a free database connection; then 503 ``busy`` with
+    ``Retry-After`` (``error`` code ``busy`` on the socket)."""
     secret_key: str = ""
     host: str = "127.0.0.1"
     port: int = 8000
