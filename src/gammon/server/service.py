@@ -689,7 +689,9 @@ class Hub:
         kind = message.get("kind")
         if kind == "action":
             async with room.lock:
-                events = await self._catch_up(room)
+                events = self._apply_rows(room, message)
+                if events is None:
+                    events = await self._catch_up(room)
             if events:
                 self._broadcast_update(room, events)
             self._after_change(room, local=False)
@@ -699,6 +701,23 @@ class Hub:
             self._after_change(room, local=False)
         elif kind in ("chat", "rematch", "analysis"):
             self._send_all(room, message["payload"], chat=kind == "chat")
+
+    @staticmethod
+    def _apply_rows(room: Room, message: dict[str, Any]) -> list[EventView] | None:
+        """The events of the committed actions a bus message carries (caller holds the
+        lock), or None when they cannot stand in for the log: none carried, the match
+        ended (its result and ratings are in the database), or a gap before them (a
+        message not yet handled, or lost); the caller then catches up from the log."""
+        rows, first = message.get("rows"), message.get("first")
+        if (not isinstance(rows, list) or not isinstance(first, int) or message.get("ended")
+                or room.match is None or room.status != "playing"
+                or not first <= room.seq + 1 <= first + len(rows)):
+            return None
+        events: list[EventView] = []
+        for n, (_kind, action, at) in enumerate(rows):
+            if first + n == room.seq + 1:
+                events += room.replay(json.loads(action), float(at))
+        return events
 
     # -- sending -------------------------------------------------------------------------
 
@@ -932,9 +951,10 @@ class Hub:
             finish = ratings = None
             if end.is_over and end.result is not None:
                 finish, ratings = await self._finish(room, end)
+            rows = [_row(s) for s in steps]
+            first = room.seq + 1
             try:
-                await self.repo.append_many(room.id, room.seq + 1, [_row(s) for s in steps],
-                                            finish, ratings or ())
+                await self.repo.append_many(room.id, first, rows, finish, ratings or ())
             except SeqConflict:
                 if attempt == 2:
                     raise
@@ -950,7 +970,10 @@ class Hub:
                     await self._load_users(room)
                 if self.on_finish is not None:
                     self.on_finish(room.id)
-            await self._publish({"kind": "action", "match": room.id, "seq": room.seq})
+            # the committed rows travel with the message: a process holding the match at
+            # action first - 1 applies them without reading the log (_on_bus)
+            await self._publish({"kind": "action", "match": room.id, "seq": room.seq,
+                                 "first": first, "rows": rows, "ended": finish is not None})
             return
 
     def _flush(self, room: Room) -> None:

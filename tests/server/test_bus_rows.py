@@ -1,0 +1,80 @@
+"""The bus message of an action carries the committed rows (issue 9, load on PostgreSQL):
+the other processes holding the match apply them without reading the log — before, every
+action cost each of them a read of the match and its new actions, a pooled connection and
+two round trips. When the rows cannot stand in for the log (a gap before them, the match's
+end with its result and ratings), the log is read as before."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+from gammon.server.pubsub import LocalBus
+from tests.server.conftest import run_async as run
+from tests.server.helpers import random_play
+from tests.server.test_atomic import Server, Socket
+from tests.server.test_stale_room import a_started_match, servers, until
+
+
+def count_log_reads(server: Server) -> list[str]:
+    reads: list[str] = []
+    read = server.repo.match_with_actions
+
+    async def counted(match_id: str, after: int = 0) -> Any:
+        reads.append(match_id)
+        return await read(match_id, after)
+
+    server.repo.match_with_actions = counted  # type: ignore[method-assign]
+    return reads
+
+
+async def play(server: Server, match_id: str, users: Any, seed: int) -> None:
+    """The player on turn rolls when the dice are not yet rolled, then plays."""
+    room = await server.room(match_id)
+    game: dict[str, Any] = json.loads(json.dumps(room.game_json()))
+    if game["phase"] == "before_roll":
+        await server.act(users[game["turn"]], match_id, "roll")
+        game = json.loads(json.dumps(room.game_json()))
+    assert game["phase"] == "moving"
+    await server.act(users[game["turn"]], match_id, "play",
+                     play=random_play(game, random.Random(seed)))
+
+
+def test_the_other_process_applies_the_published_rows_without_reading_the_log(
+        database_url: str, redis_url: str) -> None:
+    async def main() -> None:
+        bus = LocalBus()
+        acting = await servers(database_url, redis_url, bus).start()
+        watching = await servers(database_url, redis_url, bus).start()
+        match_id, users = await a_started_match(acting, watching)
+        socket = Socket(users[1])
+        await watching.hub.subscribe(socket, match_id, since=None)
+        reads = count_log_reads(watching)
+
+        await play(acting, match_id, users, 1)  # the play and the next roll: one transition
+        stored = await acting.room(match_id)
+        await until(lambda: socket.sent[-1].get("v") == stored.version)
+        held = await watching.room(match_id)
+        assert json.loads(json.dumps(held.game_json())) == \
+            json.loads(json.dumps(stored.game_json()))
+        assert held.seq == stored.seq and reads == []
+
+        # a message lost: the next one leaves a gap, and the log fills it
+        lost = acting.hub._publish
+
+        async def drop(_message: dict[str, Any]) -> None:
+            return None
+
+        acting.hub._publish = drop  # type: ignore[method-assign,assignment]
+        await play(acting, match_id, users, 2)
+        acting.hub._publish = lost  # type: ignore[method-assign]
+        await play(acting, match_id, users, 3)
+        await until(lambda: socket.sent[-1].get("v") == stored.version)
+        assert held.seq == stored.seq and reads == [match_id]
+        assert json.loads(json.dumps(held.game_json())) == \
+            json.loads(json.dumps(stored.game_json()))
+        await watching.stop()
+        await acting.stop()
+
+    run(main)
