@@ -1,0 +1,58 @@
+"""The compiled kernels' cache folder follows every change of the kernels' sources, so a
+kernel never loads machine code compiled against an older version of a function it calls."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from gammon import _kernel_cache
+
+
+def make_package(root: Path) -> Path:
+    for name, text in {"core/a.py": "x = 1\n", "engine/b.py": "y = 2\n",
+                       "server/c.py": "z = 3\n"}.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+def test_a_change_in_any_kernel_module_gives_a_new_folder(tmp_path: Path) -> None:
+    package = make_package(tmp_path / "pkg")
+    before = _kernel_cache.sources_digest(package)
+    (package / "engine" / "b.py").write_text("y = 3\n")
+    after_engine = _kernel_cache.sources_digest(package)
+    (package / "core" / "a.py").write_text("x = 2\n")
+    after_core = _kernel_cache.sources_digest(package)
+    assert len({before, after_engine, after_core}) == 3
+
+
+def test_modules_without_kernels_do_not_change_the_folder(tmp_path: Path) -> None:
+    package = make_package(tmp_path / "pkg")
+    before = _kernel_cache.sources_digest(package)
+    (package / "server" / "c.py").write_text("z = 4\n")
+    assert _kernel_cache.sources_digest(package) == before
+
+
+def test_configure_sets_the_folder_keeps_the_newest_and_respects_the_user(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    package = make_package(tmp_path / "pkg")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    folders = []
+    for version in range(5):
+        (package / "core" / "a.py").write_text(f"x = {version}\n")
+        monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+        _kernel_cache.configure(package)
+        folders.append(Path(os.environ["NUMBA_CACHE_DIR"]))
+        os.utime(folders[-1], (version, version))  # distinct ages, oldest first
+    assert folders[-1].parent == tmp_path / "cache" / "gammon" / "numba"
+    kept = sorted(p.name for p in folders[-1].parent.iterdir())
+    assert kept == sorted(f.name for f in folders[-_kernel_cache.KEEP:])
+
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "mine"))
+    _kernel_cache.configure(package)
+    assert os.environ["NUMBA_CACHE_DIR"] == str(tmp_path / "mine")
