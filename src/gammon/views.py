@@ -716,6 +716,7 @@ class InfoView(TypedDict):
     cube: bool
     clock: ClockKind
     bot: int | None
+    winner_rolls_anew: bool
     private: bool
     rated: bool
     seats: list[SeatView | None]
@@ -735,6 +736,7 @@ def info_view(*, id: str, status: str, config: _Config, private: bool, rated: bo
         "id": id, "status": cast(MatchStatus, status), "kind": cast(MatchKind, config.kind),
         "length": config.points,
         "cube": config.cube, "clock": cast(ClockKind, config.clock), "bot": config.bot,
+        "winner_rolls_anew": config.winner_rolls_anew,
         "private": private, "rated": rated, "seats": seats, "seed_hash": seed_hash,
         "client_seeds": list(client_seeds),
         "server_seed": server_seed if status == "finished" else None,

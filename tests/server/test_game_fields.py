@@ -1,6 +1,6 @@
 """What the game object tells the client beyond the board: ``reach`` (every point a checker
 can get to with the dice left), ``can_double``, ``can_beaver``, ``can_undo``,
-``resign_floor`` and the clock's ``low_at``."""
+``resign_floor``, the clock's ``low_at``, and the info's opening rule (``winner_rolls_anew``)."""
 
 from __future__ import annotations
 
@@ -139,3 +139,16 @@ def test_the_clock_says_when_it_runs_low(database_url: str, redis_url: str) -> N
                                                    "clock": kind})
             state = a.get(f"/api/games/{match_id}").json()
             assert state["clock"]["kind"] == kind and state["clock"]["low_at"] == 5.0
+
+
+def test_the_match_info_says_whether_the_winner_rolls_anew(client: TestClient) -> None:
+    # the client reads the opening rule from the info: with "winner rolls anew" a new roll
+    # equal to the opening dice (1 time in 18) cannot be told from the dice
+    a = Browser(client)
+    for anew in (True, False):
+        created = a.post("/api/games", json={"kind": "single",
+                                             "winner_rolls_anew": anew}).json()
+        assert created["winner_rolls_anew"] is anew
+        state = a.get(f"/api/games/{created['id']}").json()
+        assert state["info"]["winner_rolls_anew"] is anew
+    assert a.post("/api/games", json={"kind": "single"}).json()["winner_rolls_anew"] is False
