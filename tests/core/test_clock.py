@@ -244,6 +244,24 @@ def test_polish_move_clock_expiry_loses_the_match() -> None:
     assert play(Clock.start(POLISH), 1, 10.0, 40.0).loser == 1
 
 
+def test_polish_move_clock_expiry_keeps_the_game_time_left() -> None:
+    # The move clock ran out after 30 s: the game clock, which ran with it, has 270 s left,
+    # and that is what the lost side's clock shows afterwards (not 0:00), however late the
+    # time-out is processed.
+    ended = play(Clock.start(POLISH), 1, 10.0, 55.0)
+    assert ended.loser == 1
+    assert ended.banks == (300.0, 270.0)
+    assert ended.remaining(1, 100.0) == ClockReading(0.0, 270.0, False, False, True)
+    # a game clock that ran out first leaves nothing
+    c = Clock.start(POLISH)
+    for n in range(10):
+        c = play(c, 0, 28.0 * n, 28.0 * (n + 1))
+    ended = play(c, 0, 280.0, 301.0)
+    assert ended.loser == 0
+    assert ended.banks[0] == 0.0
+    assert ended.remaining(0, 400.0).game_left == 0.0
+
+
 def test_polish_game_clock_expiry_loses_the_match() -> None:
     c = Clock.start(POLISH)
     t = 0.0
@@ -435,7 +453,12 @@ def test_reserve_never_exceeds_cap_and_never_negative(
         else:
             assert c.banks[side] <= before + settings.max_bonus
         if c.loser is not None:
-            assert c.banks[c.loser] == 0.0
+            if isinstance(settings, GameAndMoveClock):
+                # the game clock keeps what a move that ran out of move time left of it
+                assert c.banks[c.loser] == pytest.approx(max(0.0, before - settings.move_time))
+                assert c.remaining(c.loser, t).game_left == c.banks[c.loser]
+            else:
+                assert c.banks[c.loser] == 0.0
             assert c.expired(t) == c.loser
             break
         assert all(b > 0.0 for b in c.banks)  # a side still playing has time left

@@ -8,6 +8,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from gammon import views
+from gammon.core.clock import Clock, GameAndMoveClock
 from gammon.core.game import Game
 from gammon.core.match import Match
 from gammon.core.position import Position
@@ -126,3 +128,29 @@ def test_running_out_of_time_loses_the_match(database_url: str, redis_url: str) 
             ended = over["events"][-1]
             assert ended["reason"] == "timeout" and ended["winner"] == 1 - late
             assert over["clock"]["sides"][late]["expired"] is True
+            # the move clock ran out (0.3 s), not the game clock (3 s), which ran with it:
+            # the lost side's game clock shows what is left of it, also after a reload
+            assert over["clock"]["sides"][late]["bank_left"] == pytest.approx(2.7, abs=0.001)
+        reloaded = a.get(f"/api/games/{game['id']}").json()["clock"]
+        assert reloaded["sides"][late] == over["clock"]["sides"][late]
+        assert reloaded["running"] is None
+
+
+def test_the_clock_view_after_a_polish_move_time_out_shows_the_game_time_left() -> None:
+    # 100 s of the game clock used in four moves, then a move that ran out of its 30 s move
+    # clock (the time-out processed 5 s late): the game clock shows the 170 s left, not 0:00
+    clock = Clock.start(GameAndMoveClock())
+    for n in range(4):  # four moves of 25 s each, and the other side's of 2.5 s
+        clock = clock.start_action(0, 27.5 * n).end_action(0, 27.5 * n + 25.0)
+        clock = clock.start_action(1, 27.5 * n + 25.0).end_action(1, 27.5 * (n + 1))
+    ended = clock.start_action(0, 110.0).end_action(0, 145.0)
+    view = views.clock_view(ended, "polish", 200.0)
+    assert view["running"] is None and view["flag_at"] is None
+    assert view["sides"][0] == {"action_left": 0.0, "bank_left": 170.0, "low": False,
+                                "expired": True}
+    assert view["sides"][1] == {"action_left": 30.0, "bank_left": 290.0, "low": False,
+                                "expired": False}
+    # lost on the game clock itself: nothing left
+    short = Clock.start(GameAndMoveClock(game_time=20.0)).start_action(0, 0.0)
+    assert views.clock_view(short.end_action(0, 25.0), "polish", 30.0)["sides"][0][
+        "bank_left"] == 0.0

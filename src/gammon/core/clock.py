@@ -319,7 +319,9 @@ class Clock:
     def end_action(self, side: int, now: float) -> Clock:
         """Finish ``side``'s running action at ``now``: charge its time and add any bonus.
 
-        Ending at or after :meth:`flag_time` records ``side`` as the loser (bank 0).
+        Ending at or after :meth:`flag_time` records ``side`` as the loser. Its bank is then
+        what was left at the flag time: zero, except for a game + move clock whose move clock
+        ran out first, where the game clock keeps what the move did not use (it is shown).
         """
         side = _check_side(side)
         now = self._check_now(now)
@@ -328,7 +330,10 @@ class Clock:
         action_deadline, flag = self._deadlines()
         banks = list(self.banks)
         if now >= flag:
-            banks[side] = 0.0
+            if isinstance(self.settings, GameAndMoveClock):
+                banks[side] = max(0.0, min(banks[side], self._bank_deadline() - flag))
+            else:
+                banks[side] = 0.0
             return replace(
                 self, banks=(banks[0], banks[1]), running=None, since=None, last=now, loser=side
             )
@@ -405,7 +410,7 @@ class Clock:
         else:
             fresh_action = float(settings.delay)
         if side == self.loser:
-            return ClockReading(0.0, 0.0, running=False, is_low=False, expired=True)
+            return ClockReading(0.0, self.banks[side], running=False, is_low=False, expired=True)
         if side != self.running:
             return ClockReading(
                 fresh_action, self.banks[side], running=False, is_low=False, expired=False
