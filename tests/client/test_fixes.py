@@ -57,6 +57,15 @@ def test_the_polish_clock_shows_the_game_time_left_after_a_move_clock_time_out(
         minutes, seconds = times[1].split(":")
         left = 60 * int(minutes) + int(seconds)
         assert abs(left - (game_time - move_time)) <= 2, times
+    # after a reload the server's clock says the same (the page no longer saw the move run)
+    for page in (mover, other):
+        page.reload()
+        wait_match(page, "g.phase === 'match_over'", timeout=20_000)
+        page.wait_for_function(f"{PAGE}.feed.clock && {PAGE}.feed.clock.sides[{me}].expired")
+        times = page.locator(f".clock[data-clock='{me}'] .clock-time").all_text_contents()
+        assert times[0] == "0:00"
+        minutes, seconds = times[1].split(":")
+        assert abs(60 * int(minutes) + int(seconds) - (game_time - move_time)) <= 2, times
 
 
 def test_winner_rolls_anew_lists_both_opening_dice_then_the_new_roll(pages: Pages) -> None:
@@ -77,6 +86,14 @@ def test_winner_rolls_anew_lists_both_opening_dice_then_the_new_roll(pages: Page
             return [p.describe(ev[i], ev[i - 1]), p.describe(ev[i + 1], ev[i])]; }})()""")
         assert f"{names[0]} {d0}, {names[1]} {d1}" in said[0]
         assert said[1] == f"{names[opening['first']]} rolled {high}-{low}."
+        # the rule comes from the match info, not the dice: a new roll equal to the last
+        # opening throw (1 time in 18) is still a new roll
+        assert feed(page)["info"]["winner_rolls_anew"] is True
+        same = page.evaluate(f"""(() => {{ const p = {PAGE};
+            const o = {{type: 'opening_rolled', first: 0, throws: [[5, 3]], roll: [5, 3], v: 1}};
+            const r = {{type: 'dice_rolled', player: 0, roll: [5, 3], v: 2}};
+            return p.describe(r, o); }})()""")
+        assert same == f"{names[0]} rolled 5-3.", same
 
 
 def test_sign_in_and_out_from_the_navigation_bar_and_the_page_knows_who_is_signed_in(

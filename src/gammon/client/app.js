@@ -554,15 +554,16 @@ class ReplayPage extends Page {
     const info = this.info;
     this.title.textContent = `${info.seats.map((s) => s?.name ?? "…").join(" – ")} · ${kindText(info)}`;
     const name = (seat) => info.seats[seat]?.name ?? "?";
+    const anew = info.winner_rolls_anew ?? null;
     const events = this.feed.events;
     const atEnd = !this.frames.length || this.index >= this.frames.length - 1;
     this.frames = buildFrames(events, {
       length: info.length,
-      describe: (e) => describeEvent(e, events[events.indexOf(e) - 1], name) || "",
+      describe: (e) => describeEvent(e, events[events.indexOf(e) - 1], name, anew) || "",
     });
     if (!info.cube || info.kind === "single") for (const f of this.frames) f.cube.enabled = false;
     this.slider.max = String(Math.max(0, this.frames.length - 1));
-    renderMoveList(this.moveList, moveRows(events, name), {
+    renderMoveList(this.moveList, moveRows(events, name, anew), {
       href: (v) => `#/replay/${this.id}/${v}${this.query}`,
       onPick: (v) => this.jump(v),
     });

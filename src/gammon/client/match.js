@@ -226,13 +226,19 @@ export class MatchPage {
     this.maybeAuto();
   }
 
+  /** The match's "winner rolls anew" rule, from its info (null before the info came). */
+  get anew() {
+    return this.info?.winner_rolls_anew ?? null;
+  }
+
   /** The board's feedback (last move, last dice, opening) from every event held. */
   feedback() {
     const events = this.feed.events;
-    if (this.fbEvents !== events || this.fbLength !== events.length) {
+    if (this.fbEvents !== events || this.fbLength !== events.length || this.fbAnew !== this.anew) {
       this.fbEvents = events;
       this.fbLength = events.length;
-      this.fb = feedbackOf(events);
+      this.fbAnew = this.anew;
+      this.fb = feedbackOf(events, this.anew);
     }
     return this.fb;
   }
@@ -247,7 +253,7 @@ export class MatchPage {
     if (!before || !this.game || !events.length) return;
     const all = this.feed.events;
     let fb = all.length >= events.length && all[all.length - 1] === events[events.length - 1]
-      ? feedbackOf(all.slice(0, all.length - events.length)) : this.feedback();
+      ? feedbackOf(all.slice(0, all.length - events.length), this.anew) : this.feedback();
     let board = before.slice();
     if (this.frame) {
       // more news while frames play: they follow the frames still queued
@@ -259,7 +265,7 @@ export class MatchPage {
     let shows = false;
     let prev = null;
     for (const e of events) {
-      fb = reduceFeedback(fb, e);
+      fb = reduceFeedback(fb, e, this.anew);
       const theirs = e.player !== this.you;
       if (e.type === "checker_moved" || e.type === "step_undone") {
         const next = applyMove(board, e.player, e.move, { reverse: e.type === "step_undone" });
@@ -356,7 +362,7 @@ export class MatchPage {
   }
 
   describe(e, prev = null) {
-    return describeEvent(e, prev, (seat) => this.name(seat));
+    return describeEvent(e, prev, (seat) => this.name(seat), this.anew);
   }
 
   onError(error) {
@@ -1050,9 +1056,9 @@ export class MatchPage {
       a = Math.max(0, side.action_left - elapsed);
       b = Math.max(0, side.bank_left - elapsed);
       active = running ? "a" : null;
-      // lost on the move clock: the game clock still had this much (the server reads
-      // nothing but zeros for a side that lost on time)
-      if (side.expired && this.lastReading[seat] !== null) b = this.lastReading[seat];
+      // ran out of move time, the time-out not yet in: the game clock keeps what it had when
+      // the move began, less the move clock (once the time-out is in, the server says so)
+      if (side.expired && clock.running === seat && this.lastReading[seat] !== null) b = this.lastReading[seat];
     }
     const lowAt = clock.low_at ?? 10;
     const low = running && (side.low || (italian ? a === 0 && b <= lowAt : Math.min(a, b) <= lowAt));
@@ -1185,10 +1191,10 @@ export class MatchPage {
 
   renderMoveList() {
     const events = this.feed.events;
-    const key = `${events.length}:${events[events.length - 1]?.v}:${this.name(0)}:${this.name(1)}`;
+    const key = `${events.length}:${events[events.length - 1]?.v}:${this.name(0)}:${this.name(1)}:${this.anew}`;
     if (key === this.moveListKey) return;
     this.moveListKey = key;
-    const rows = moveRows(events, (seat) => this.name(seat));
+    const rows = moveRows(events, (seat) => this.name(seat), this.anew);
     // from a live board the replay opens in a new tab: the match goes on here
     const live = this.isPlayer && this.isLive();
     renderMoveList(this.moveList, rows, {

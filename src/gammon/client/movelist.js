@@ -52,8 +52,11 @@ export function formatPlay(moves) {
   return out.join(" ");
 }
 
-/** Whether an opening's roll is not its last throw: the winner rolled anew. */
-export function rolledAnew(opening) {
+/** Whether the opening's winner rolled anew: the match's "winner rolls anew" rule (`anew`,
+ *  from the match info) when known; otherwise, as for events without it, whether the roll
+ *  is not the last throw (which misses a new roll equal to the opening dice, 1 time in 18). */
+export function rolledAnew(opening, anew = null) {
+  if (typeof anew === "boolean") return anew;
   const last = opening.throws[opening.throws.length - 1];
   return diceText(last) !== diceText(opening.roll);
 }
@@ -64,17 +67,18 @@ export function rolledAnew(opening) {
  *    dice     the last roll {seat, values (higher first, doubles x4), left, opening}
  *             (`opening`: [die of seat 0, die of seat 1] when it is the opening's roll)
  *    last     the last move {seat, moves} (the mover's numbering) until the next roll
- *    opening  the last opening {first, throws, roll, anew} of the game in play */
+ *    opening  the last opening {first, throws, roll, anew} of the game in play
+ *  `anew`: the match's "winner rolls anew" rule (null when not known). */
 export function emptyFeedback() {
   return { dice: null, last: null, opening: null };
 }
 
-export function reduceFeedback(fb, e) {
+export function reduceFeedback(fb, e, anew = null) {
   switch (e.type) {
     case "game_started":
       return emptyFeedback();
     case "opening_rolled":
-      return { dice: null, last: null, opening: { first: e.first, throws: e.throws, roll: e.roll, anew: rolledAnew(e) } };
+      return { dice: null, last: null, opening: { first: e.first, throws: e.throws, roll: e.roll, anew: rolledAnew(e, anew) } };
     case "dice_rolled": {
       const values = diceValues(e.roll, true);
       const o = fb.opening;
@@ -107,9 +111,9 @@ function removeOne(list, value) {
   return out;
 }
 
-export function feedbackOf(events) {
+export function feedbackOf(events, anew = null) {
   let fb = emptyFeedback();
-  for (const e of events) fb = reduceFeedback(fb, e);
+  for (const e of events) fb = reduceFeedback(fb, e, anew);
   return fb;
 }
 
@@ -117,8 +121,9 @@ export function feedbackOf(events) {
 
 /** Rows of the move list from the events. `name(seat)` gives a player's name. Each row:
  *  {kind: "game" | "opening" | "moves" | "cube" | "note", text?, number?, cells?: [left,
- *  right] ({text, v} or null), v}. Player 0 is the left column, player 1 the right. */
-export function moveRows(events, name) {
+ *  right] ({text, v} or null), v}. Player 0 is the left column, player 1 the right.
+ *  `anew`: the match's "winner rolls anew" rule (null when not known). */
+export function moveRows(events, name, anew = null) {
   const rows = [];
   let number = 0;
   let pair = null; // the numbered row being filled
@@ -135,7 +140,7 @@ export function moveRows(events, name) {
       case "opening_rolled": {
         const throws = e.throws.map(([a, b]) => (a === b ? t("moves.tie", { dice: `${a}–${b}` }) : `${a}–${b}`)).join(", ");
         const params = { a: name(0), b: name(1), throws, name: name(e.first), dice: diceText(e.roll) };
-        rows.push({ kind: "opening", v: e.v, text: rolledAnew(e) ? t("moves.opening_anew", params) : t("moves.opening", params) });
+        rows.push({ kind: "opening", v: e.v, text: rolledAnew(e, anew) ? t("moves.opening_anew", params) : t("moves.opening", params) });
         break;
       }
       case "dice_rolled":
@@ -200,8 +205,9 @@ export function moveRows(events, name) {
 
 const LEVELS = ["", "resign.single", "resign.gammon", "resign.backgammon"];
 
-/** One event in words, or null when it says nothing new (`prev`: the event before it). */
-export function describeEvent(e, prev, name) {
+/** One event in words, or null when it says nothing new (`prev`: the event before it;
+ *  `anew`: the match's "winner rolls anew" rule, null when not known). */
+export function describeEvent(e, prev, name, anew = null) {
   const dice = (roll) => diceValues(roll).join("-");
   switch (e.type) {
     case "game_started": return e.crawford ? t("log.game_started_crawford", { number: e.number }) : t("log.game_started", { number: e.number });
@@ -212,7 +218,7 @@ export function describeEvent(e, prev, name) {
     }
     case "dice_rolled":
       // the opening's two dice are the first roll, said once; a new roll is said
-      if (prev?.type === "opening_rolled" && !rolledAnew(prev)) return null;
+      if (prev?.type === "opening_rolled" && !rolledAnew(prev, anew)) return null;
       return t("log.rolled", { name: name(e.player), dice: dice(e.roll) });
     case "turn_ended": return e.moves.length ? t("log.played", { name: name(e.player), moves: formatPlay(e.moves) }) : null;
     case "no_legal_move": return t("log.no_move", { name: name(e.player), dice: dice(e.roll) });
