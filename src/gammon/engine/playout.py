@@ -25,3 +25,17 @@ def opening_roll() -> tuple[int, int]:
         d1, d2 = roll()
         if d1 != d2:
             return d1, d2
+
+
+@_jit
+def noisy_choice(equities: np.ndarray, count: int, noise: float) -> int:
+    """The index of the best of ``equities[:count]`` after a Gaussian error of standard
+    deviation ``noise`` is added to each: the varied choices of noisy self-play."""
+    chosen = 0
+    best_value = -1e9
+    for i in range(count):
+        value = equities[i] + noise * np.random.standard_normal()
+        if value > best_value:
+            best_value = value
+            chosen = i
+    return chosen

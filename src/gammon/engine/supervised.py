@@ -62,7 +62,7 @@ from gammon.engine.network import (
     forward,
     invert,
 )
-from gammon.engine.playout import INITIAL, MAX_PLIES, opening_roll, roll
+from gammon.engine.playout import INITIAL, MAX_PLIES, noisy_choice, opening_roll, roll
 from gammon.engine.training import backpropagate, pubeval_score, sole_writer
 
 _jit = nb.njit(cache=True, nogil=True)
@@ -130,13 +130,7 @@ def label_games(nets: Arrays, games: int, seed: int, noise: float, plies: int,
                         invert(ranked[i], labels[n])
                         n += 1
             # the game goes on with the noisy 0-ply choice
-            chosen = 0
-            best_value = -1e9
-            for i in range(count):
-                value = shallow_equity[i] + noise * np.random.standard_normal()
-                if value > best_value:
-                    best_value = value
-                    chosen = i
+            chosen = noisy_choice(shallow_equity, count, noise)
             after = gen[0][chosen]
             if terminal_result(after, result):
                 break
@@ -423,13 +417,7 @@ def prune_positions(nets: Arrays, games: int, seed: int, noise: float
                 n += 1
             if keep:
                 decisions += 1
-            chosen = 0
-            best_value = -1e9
-            for i in range(count):
-                value = shallow_equity[i] + noise * np.random.standard_normal()
-                if value > best_value:
-                    best_value = value
-                    chosen = i
+            chosen = noisy_choice(shallow_equity, count, noise)
             after = gen[0][chosen]
             if terminal_result(after, result):
                 break
