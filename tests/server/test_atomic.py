@@ -50,6 +50,11 @@ def crash_before_commit_of(engine: AsyncEngine, kind: str) -> Callable[[], None]
     def _seen(conn: Any, _cursor: Any, statement: str, parameters: Any, _context: Any,
               _many: bool) -> None:
         if armed[0] and "match_actions" in statement and f"'{kind}'" in repr(parameters):
+            if conn.get_execution_options().get("isolation_level") == "AUTOCOMMIT":
+                # one statement outside a transaction block commits as it runs: the
+                # crash before its commit is the crash before it runs
+                armed[0] = False
+                raise Crash(f"killed before the commit of a {kind!r} record")
             conn.info["crash"] = True
 
     @sa.event.listens_for(engine.sync_engine, "commit")

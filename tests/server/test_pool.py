@@ -65,7 +65,12 @@ def test_reads_and_single_writes_leave_no_transaction_open_while_the_loop_is_bus
                 lambda: repo.match("m1"), lambda: repo.match_with_actions("m1"),
                 lambda: repo.user(user.id), lambda: repo.count_open(user.id),
                 lambda: repo.append("m1", 1, "roll", "{}", time.time()),
-                lambda: repo.append("m1", 2, "roll", "{}", time.time())]
+                lambda: repo.append("m1", 2, "roll", "{}", time.time()),
+                lambda: repo.create_match({"id": "m2", "status": "open", "config": "{}",
+                                           "player0": user.id, "server_seed": "s",
+                                           "seed_hash": "h"}),
+                lambda: repo.seat("m2", user.id, "c", "{}", False,
+                                  [("opening", "{}", 1.0), ("roll", "{}", 2.0)])]
             seen: set[str] = set()
             for call in calls:
                 task = asyncio.ensure_future(call())
@@ -75,6 +80,12 @@ def test_reads_and_single_writes_leave_no_transaction_open_while_the_loop_is_bus
                     seen.update(_states(database))
                 await task
             assert [r.seq for r in (await repo.match_with_actions("m1"))[1]] == [1, 2]
+            row, opening = await repo.match_with_actions("m2")
+            assert (row.status, row.player1, [r.kind for r in opening]) == \
+                ("playing", user.id, ["opening", "roll"])
+            # the seat is taken: a second seat stores nothing, not even its opening
+            assert not await repo.seat("m2", user.id, "d", "{}", False, [("opening", "{}", 3.0)])
+            assert len((await repo.match_with_actions("m2"))[1]) == 2
             return seen
         finally:
             await repo.close()

@@ -365,9 +365,14 @@ class Repository:
     async def create_match(self, values: dict[str, Any], actions: Sequence[Row] = ()) -> None:
         """A new match, with its first ``actions`` (a bot match's opening) in the same
         transaction."""
-        async with self.engine.begin() as conn:
-            await conn.execute(matches.insert().values(created_at=time.time(), **values))
-            await _insert_actions(conn, values["id"], 1, actions)
+        insert = matches.insert().values(created_at=time.time(), **values)
+        if not actions and self._single is not self.engine:  # one statement: see __init__
+            async with self._single.connect() as conn:
+                await conn.execute(insert)
+        else:
+            async with self.engine.begin() as conn:
+                await conn.execute(insert)
+                await _insert_actions(conn, values["id"], 1, actions)
         self._committed()
 
     async def match(self, match_id: str) -> Any:
@@ -406,16 +411,24 @@ class Repository:
                    rated: bool, actions: Sequence[Row] = ()) -> bool:
         """Take seat 1 of an open match, storing its first ``actions`` (the opening) in the
         same transaction; False (nothing stored) if someone else got there first."""
-        async with self.engine.begin() as conn:
-            result = await conn.execute(
-                matches.update()
-                .where(matches.c.id == match_id, matches.c.status == "open",
-                       matches.c.player1.is_(None))
-                .values(player1=user_id, client_seed1=client_seed, status="playing", rules=rules,
-                        rated=rated))
-            if result.rowcount != 1:
+        update = (matches.update()
+                  .where(matches.c.id == match_id, matches.c.status == "open",
+                         matches.c.player1.is_(None))
+                  .values(player1=user_id, client_seed1=client_seed, status="playing",
+                          rules=rules, rated=rated))
+        if actions and self._single is not self.engine:
+            # PostgreSQL: the seat and the opening in one statement (see __init__): the
+            # actions are inserted for the row the UPDATE took, so both or neither
+            async with self._single.connect() as conn:
+                seated = (await conn.execute(_seat_and_open(update, match_id, actions))).all()
+            if not seated:
                 return False
-            await _insert_actions(conn, match_id, 1, actions)
+        else:
+            async with self.engine.begin() as conn:
+                result = await conn.execute(update)
+                if result.rowcount != 1:
+                    return False
+                await _insert_actions(conn, match_id, 1, actions)
         self._committed()
         return True
 
@@ -565,6 +578,22 @@ class Repository:
 def _action_rows(match_id: str, seq: int, rows: Sequence[Row]) -> list[dict[str, Any]]:
     return [{"match_id": match_id, "seq": seq + n, "kind": kind, "action": action, "at": at}
             for n, (kind, action, at) in enumerate(rows)]
+
+
+def _seat_and_open(update: sa.Update, match_id: str, rows: Sequence[Row]) -> sa.Insert:
+    """``WITH seated AS (UPDATE ... RETURNING id) INSERT INTO match_actions SELECT ... FROM
+    seated, (VALUES ...)``: the rows are stored only if the update took the seat."""
+    seated = update.returning(matches.c.id).cte("seated")
+    given = sa.values(sa.column("seq", sa.Integer), sa.column("kind", sa.String),
+                      sa.column("action", sa.Text), sa.column("at", sa.Float),
+                      name="given").data(
+        [(row["seq"], row["kind"], row["action"], row["at"])
+         for row in _action_rows(match_id, 1, rows)])
+    select = sa.select(seated.c.id, given.c.seq, given.c.kind, given.c.action, given.c.at
+                       ).select_from(seated.join(given, sa.true()))
+    return (match_actions.insert()
+            .from_select(["match_id", "seq", "kind", "action", "at"], select)
+            .returning(match_actions.c.seq).add_cte(seated))
 
 
 async def _insert_actions(conn: AsyncConnection, match_id: str, seq: int,
