@@ -287,16 +287,16 @@ def test_an_action_that_fails_is_logged_with_its_match_and_user(
         mover = players[pa.game["turn"]]  # type: ignore[index]
         ops.configure_logging("json", "info")
         capsys.readouterr()
-        real = hub.repo.engine
+        real, real_single = hub.repo.engine, hub.repo._single
         gone = create_async_engine(f"postgresql+asyncpg://nobody@127.0.0.1:{free_port()}/x")
-        hub.repo.engine = gone
+        hub.repo.engine = hub.repo._single = gone  # both ways the repository connects
         try:
             game = mover.game
             assert game is not None
             reply = mover.act({"type": "play", "match": match_id,
                                "play": random_play(game, random.Random(0))})
         finally:
-            hub.repo.engine = real
+            hub.repo.engine, hub.repo._single = real, real_single
             client.portal.call(gone.dispose)
             ops.configure_logging("text", "warning")
     assert reply["type"] == "error" and reply["code"] == "internal"
