@@ -95,10 +95,12 @@ def test_a_killed_server_resumes_the_match_exactly(database_url: str, redis_url:
     assert after["clock"]["sides"][idle] == before["clock"]["sides"][idle]
     assert after["info"]["seed_hash"] == before["info"]["seed_hash"]
     # a second restart (a clean one this time) replays the same credit, and credits again
+    stopping = time.monotonic()
     server.stop()
     time.sleep(2.0)
     server.start()
     again = httpx.get(f"{server.url}/api/games/{game['id']}").json()
+    down = time.monotonic() - stopping  # stop, wait and start: the most it may credit
     assert again["v"] == after["v"] + 1
     assert left(before) - 3.0 <= left(again) <= left(before) + 0.01
     assert again["clock"]["sides"][idle] == before["clock"]["sides"][idle]
@@ -109,7 +111,7 @@ def test_a_killed_server_resumes_the_match_exactly(database_url: str, redis_url:
         assert [e["type"] for e in missed["events"]] == ["clock_paused", "clock_paused"]
         assert all(e["player"] == running for e in missed["events"])
         assert missed["events"][0]["seconds"] >= 4.0
-        assert 2.0 <= missed["events"][1]["seconds"] < 10.0
+        assert 2.0 <= missed["events"][1]["seconds"] <= down + 0.5
         pa.subscribe(game["id"])
         pb.subscribe(game["id"])
         players = {0: pa, 1: pb}
