@@ -97,9 +97,9 @@ def _to_moves(row: list[list[int]]) -> tuple[Move, ...]:
 class Play:
     """A whole legal play: its moves in the order played and the position it leads to.
 
-    ``position`` is seen from the side that moved; ``position.swap()`` is the position the
-    opponent then has on roll. A play with no moves is the forced pass of a roll that
-    cannot be played. Immutable, compared and hashed by ``(moves, position)``.
+    ``position`` is seen from the side that moved; ``next_position`` (its ``swap()``) is
+    the position the opponent then has on roll. A play with no moves is the forced pass of
+    a roll that cannot be played. Immutable, compared and hashed by ``(moves, position)``.
     """
 
     # For plays the generator made, _moves and _position are None until first read.
@@ -156,6 +156,12 @@ class Play:
     @position.setter
     def position(self, value: object) -> None:
         raise FrozenInstanceError("cannot assign to field 'position'")
+
+    @property
+    def next_position(self) -> Position:
+        """The position the play leaves, seen from the opponent, who is on roll next
+        (``position.swap()``; the Position ID GNU Backgammon shows after a move)."""
+        return self.position.swap()
 
     def notation(self) -> str:
         """Canonical GNU Backgammon-style notation, e.g. ``'24/18 13/11*'``."""
