@@ -9,7 +9,7 @@ action is **stored before anything is sent** (:meth:`Repository.append
 and the events go out. A refused action changes nothing.
 
 Rebuilding: a room is rebuilt from the database by replaying its stored actions through the
-same :func:`_advance` the live path uses — dice, clock times and all are in the stored
+same :func:`~gammon.server.rooms.advance` the live path uses — dice, clock times and all are in the stored
 actions, so the replay is exact. That is how a restarted server resumes every match and how
 a process catches up with actions another process appended (the bus says which match moved).
 
@@ -38,74 +38,38 @@ import logging
 import secrets
 import time
 import uuid
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import SimpleNamespace
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 
 from gammon.core import actions as A
-from gammon.core.clock import (
-    Clock,
-    ClockSettings,
-    DelayReserve,
-    DelayReservePerPoint,
-    GameAndMoveClock,
-)
 from gammon.core.dice import Roll
 from gammon.core.errors import IllegalActionError, NotYourTurnError
-from gammon.core.events import Event, GameStarted
-from gammon.core.game import Game
-from gammon.core.match import Match, Phase, Rules
+from gammon.core.match import Match, Phase
 from gammon.server import bots, protocol
 from gammon.server.db import Repository, Row, SeqConflict, User
-from gammon.server.fairness import FairDice, commitment, new_seed
-from gammon.server.protocol import ChatLine, StateMessage, UpdateMessage
+from gammon.server.fairness import commitment, new_seed
 from gammon.server.ratings import new_ratings
-from gammon.server.settings import Settings
-from gammon.views import (
-    ClockKind,
-    ClockView,
-    EventView,
-    GameView,
-    InfoView,
-    ReachView,
-    ResultView,
-    SeatView,
-    clock_paused_view,
-    clock_view,
-    config_view,
-    event_view,
-    game_view,
-    info_view,
-    reach_view,
-    result_view,
-    rules_view,
-    seat_view,
+from gammon.server.rooms import (
+    CLOCKS,
+    PAUSE,
+    MatchConfig,
+    Room,
+    clock_settings,
+    reach,
+    rules_for,
+    rules_from_json,
+    rules_json,
+    runner,
+    stored_row,
 )
+from gammon.server.settings import Settings
+from gammon.views import EventView, result_view
 
 log = logging.getLogger(__name__)
-
-CLOCKS = ("none", "italian", "italian_per_point", "polish")
-PAUSE = "clock_pause"
-"""The kind of a stored record that is not a core action: server downtime credited to the
-running clock, ``{"t": "clock_pause", "seconds": S}`` (see :meth:`Hub.start`)."""
-
-
-def clock_settings(name: str, scale: float = 1.0) -> ClockSettings:
-    """The seeds' time controls; ``scale`` shrinks every duration (a test knob,
-    ``GAMMON_CLOCK_SCALE``; 1 in play)."""
-    if name == "italian":
-        return DelayReserve(delay=15 * scale, initial_reserve=20 * scale, max_bonus=5 * scale,
-                            reserve_cap=120 * scale, low_reserve=10 * scale)
-    if name == "italian_per_point":
-        return DelayReservePerPoint(delay=15 * scale, reserve_per_point=120 * scale,
-                                    reserve_cap_per_point=120 * scale, max_bonus=5 * scale,
-                                    low_reserve=10 * scale)
-    if name == "polish":
-        return GameAndMoveClock(game_time=300 * scale, move_time=30 * scale,
-                                low_time=10 * scale)
-    raise ValueError(f"unknown clock {name!r}")
+__all__ = ["CLOCKS", "PAUSE", "Hub", "LiveRoom", "MatchConfig", "Room", "ServiceError",
+           "clock_settings", "reach", "rules_for", "rules_from_json", "rules_json"]
 
 
 class ServiceError(Exception):
@@ -127,118 +91,7 @@ class Connection(Protocol):
     def send_text(self, text: str) -> None: ...
 
 
-# -- match configuration ----------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class MatchConfig:
-    """What the creator chose (stored as JSON in ``matches.config``)."""
-
-    kind: str = "match"  # 'single' | 'money' | 'match'
-    length: int = 1
-    cube: bool = True
-    clock: str = "none"  # 'none' | 'italian' | 'italian_per_point' | 'polish'
-    bot: int | None = None
-    jacoby: bool = False
-    beavers: bool = False
-    winner_rolls_anew: bool = False
-    private: bool = False
-    clock_scale: float = 1.0
-
-    def to_json(self) -> str:
-        return json.dumps(config_view(self))
-
-    @classmethod
-    def from_json(cls, text: str) -> MatchConfig:
-        return cls(**json.loads(text))
-
-    @property
-    def points(self) -> int:
-        """The core's match length: 0 for money, 1 for a single game."""
-        return {"money": 0, "single": 1}.get(self.kind, self.length)
-
-
-def rules_for(config: MatchConfig, options: tuple[dict[str, Any], dict[str, Any]]) -> Rules:
-    """The core rules of a match, with each player's own confirm / auto-roll options."""
-    return Rules(
-        length=config.points,
-        cube=config.cube and config.kind != "single",
-        jacoby=config.jacoby and config.kind == "money",
-        beavers=config.beavers and config.kind == "money",
-        winner_rolls_anew=config.winner_rolls_anew,
-        confirm_turn=(bool(options[0].get("confirm_turn")), bool(options[1].get("confirm_turn"))),
-        auto_roll=(bool(options[0].get("auto_roll")), bool(options[1].get("auto_roll"))),
-    )
-
-
-def rules_json(rules: Rules) -> str:
-    return json.dumps(rules_view(rules))
-
-
-def rules_from_json(text: str) -> Rules:
-    data = json.loads(text)
-    data["confirm_turn"] = tuple(data["confirm_turn"])
-    data["auto_roll"] = tuple(data["auto_roll"])
-    return Rules(**data)
-
-
-def _runner(match: Match) -> int | None:
-    """The side who must act now (whose clock runs), or None."""
-    if match.is_over:
-        return None
-    game = match.game
-    if game.phase in (Phase.BEFORE_ROLL, Phase.MOVING):
-        return game.turn
-    if game.phase in (Phase.CUBE_OFFERED, Phase.RESIGN_OFFERED):
-        return game.opponent
-    return None
-
-
-def reach(game: Game) -> dict[int, dict[int, list[int]]]:
-    """The core's :meth:`Game.reach <gammon.core.game.Game.reach>` as JSON-ready lists: for
-    each checker that may move now, every point it can reach with the dice to send as steps.
-
-    >>> from gammon.core.actions import RollDice
-    >>> from gammon.core.position import Position
-    >>> game, _ = Game.from_position(Position.initial()).apply(RollDice(0, Roll(6, 5)))
-    >>> reach(game)[24]  # 24/19 is blocked, so 24/13 goes by the 6 first
-    {18: [6], 13: [6, 5]}
-    """
-    return {source: {point: list(dice) for point, dice in found.items()}
-            for source, found in game.reach().items()}
-
-
-def _clock_key(match: Match) -> tuple[Any, ...]:
-    return (match.number, match.phase, _runner(match), match.game.turn)
-
-
-@dataclass(frozen=True, slots=True)
-class Step:
-    """One action of a transition and the state it leads to."""
-
-    action: A.Action
-    match: Match
-    clock: Clock | None
-    events: tuple[Event, ...]
-    at: float
-
-
-def _advance(before: Match, clock: Clock | None, action: A.Action, at: float) -> Step:
-    """The state after ``action`` at clock time ``at`` (pure)."""
-    after, events = before.apply(action)
-    if clock is not None and _clock_key(before) != _clock_key(after):
-        if clock.running is not None:
-            clock = clock.end_action(clock.running, at)
-        if clock.loser is None:
-            if any(isinstance(e, GameStarted) and e.number > 1 for e in events):
-                clock = clock.new_game()
-            runner = _runner(after)
-            if runner is not None:
-                clock = clock.start_action(runner, at)
-    return Step(action, after, clock, events, at)
-
-
-Proposal = Callable[["Room"], "A.Action | None"]
+Proposal = Callable[["LiveRoom"], "A.Action | None"]
 """What a transition proposes, made from the room's state (again after catching up)."""
 
 
@@ -248,7 +101,7 @@ def _as_decided(action: A.Action, seq: int) -> Proposal:
     return lambda room: action if room.seq == seq else None
 
 
-def _expired(room: Room) -> A.Action | None:
+def _expired(room: LiveRoom) -> A.Action | None:
     """A time-out if the running clock has expired by the room's latest action time or
     now."""
     clock = room.clock
@@ -256,206 +109,16 @@ def _expired(room: Room) -> A.Action | None:
     return None if side is None else A.Timeout(side)
 
 
-def _row(step: Step) -> Row:
-    record = protocol.action_json(step.action)
-    return record["t"], json.dumps(record), step.at
-
-
-# -- a room ------------------------------------------------------------------------------
-
-
 @dataclass
-class Room:
-    """One match in this process: its configuration, state, version and subscribers."""
+class LiveRoom(Room):
+    """A room held by this process: the pure :class:`~gammon.server.rooms.Room` and what
+    serving it takes — the lock its transitions hold, its flag timer, the sockets
+    subscribed to it, and the events stored but not yet sent."""
 
-    id: str
-    config: MatchConfig
-    status: str
-    players: list[int | None]
-    server_seed: str
-    seed_hash: str
-    client_seeds: list[str]
-    private: bool
-    rated: bool
-    reserved_for: int | None
-    rematch_of: str | None
-    users: dict[int, User] = field(default_factory=dict)
-    rules: Rules | None = None
-    match: Match | None = None
-    clock: Clock | None = None
-    seq: int = 0
-    dice_count: int = 0
-    last_at: float = 0.0
-    events: list[EventView] = field(default_factory=list)
     subscribers: set[Any] = field(default_factory=set)
-    chat: deque[ChatLine] = field(default_factory=lambda: deque(maxlen=50))
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     timer: asyncio.TimerHandle | None = None
-    result: ResultView | None = None
     outbox: list[EventView] = field(default_factory=list)
-    _reach: tuple[Game, ReachView] | None = None
-
-    @classmethod
-    def from_row(cls, row: Any) -> Room:
-        room = cls(
-            id=row.id, config=MatchConfig.from_json(row.config), status=row.status,
-            players=[row.player0, row.player1], server_seed=row.server_seed,
-            seed_hash=row.seed_hash, client_seeds=[row.client_seed0, row.client_seed1],
-            private=bool(row.private), rated=bool(row.rated), reserved_for=row.reserved_for,
-            rematch_of=row.rematch_of,
-        )
-        room.refresh(row)
-        return room
-
-    def refresh(self, row: Any) -> None:
-        """Take the row's seats and status (after a join, here or in another process)."""
-        self.status = row.status
-        self.players = [row.player0, row.player1]
-        self.client_seeds = [row.client_seed0, row.client_seed1]
-        self.rated = bool(row.rated)
-        if row.rules and self.match is None:
-            self.rules = rules_from_json(row.rules)
-            self.match = Match.new(self.rules)
-            if self.config.clock != "none":
-                self.clock = Clock.start(
-                    clock_settings(self.config.clock, self.config.clock_scale),
-                    match_length=self.config.points or 1)
-        if row.result:
-            self.result = json.loads(row.result)
-
-    @property
-    def version(self) -> int:
-        return len(self.events)
-
-    def seat_of(self, user_id: int) -> int | None:
-        for seat, player in enumerate(self.players):
-            if player == user_id:
-                return seat
-        return None
-
-    def is_bot(self, seat: int) -> bool:
-        player = self.players[seat]
-        return player is not None and player in self.users and self.users[player].is_bot
-
-    def dice(self) -> FairDice:
-        return FairDice(self.server_seed, self.client_seeds)
-
-    # -- the one transition, for live play and replay alike --------------------------------
-
-    def automatic_action(self, match: Match, dice_count: int) -> A.Action | None:
-        """The action the server makes by itself in ``match`` (the opening of every game,
-        a roll for a player with the auto-roll option), or None: a player must act."""
-        if match.is_over:
-            return None
-        game = match.game
-        if match.phase in (Phase.OPENING, Phase.GAME_OVER):
-            return match.opening_action(self.dice().source(dice_count))
-        if (match.phase is Phase.BEFORE_ROLL and match.rules.auto_roll[game.turn]
-                and not self.is_bot(game.turn)):
-            return game.roll_action(self.dice().source(dice_count))
-        return None
-
-    def pending_automatic(self) -> bool:
-        """Whether the stored log stops before an automatic action (a log written by an
-        older version or by a process that died between commits)."""
-        return self.match is not None and \
-            self.automatic_action(self.match, self.dice_count) is not None
-
-    def plan(self, action: A.Action | None, at: float, now: float) -> list[Step]:
-        """One transition (pure: ``self`` is unchanged): ``action`` at clock time ``at``,
-        then every automatic action it leads to, at ``now`` (or ``at`` if later). With
-        ``action`` None, only the automatic actions pending now. Raises the core's
-        :class:`IllegalActionError` when ``action`` is refused."""
-        assert self.match is not None
-        steps: list[Step] = []
-        match, clock, dice = self.match, self.clock, self.dice_count
-        while True:
-            if action is None:
-                action = self.automatic_action(match, dice)
-                if action is None:
-                    return steps
-                at = max(at, now)
-            step = _advance(match, clock, action, at)
-            steps.append(step)
-            match, clock = step.match, step.clock
-            dice += isinstance(action, A.RollOpening | A.RollDice)
-            action = None
-
-    def _commit(self, step: Step) -> list[EventView]:
-        match = step.match
-        self.match, self.clock = match, step.clock
-        self.seq += 1
-        self.last_at = step.at
-        if isinstance(step.action, A.RollOpening | A.RollDice):
-            self.dice_count += 1
-        out = []
-        for event in step.events:
-            data = event_view(event, v=len(self.events) + 1)
-            self.events.append(data)
-            out.append(data)
-        if match.is_over:
-            self.status = "finished"
-        return out
-
-    def pause(self, seconds: float, at: float) -> list[EventView]:
-        """Credit ``seconds`` of server downtime to the running action (a stored
-        ``clock_pause`` record, live or replayed): its start moves that much later
-        (:meth:`Clock.paused`). One ``clock_paused`` event, even with no clock running."""
-        clock = self.clock
-        player = None
-        if clock is not None and clock.running is not None:
-            player = clock.running
-            self.clock = clock.paused(seconds)
-        self.seq += 1
-        self.last_at = max(self.last_at, at)
-        data = clock_paused_view(player, seconds, v=len(self.events) + 1)
-        self.events.append(data)
-        return [data]
-
-    def replay(self, record: dict[str, Any], at: float) -> list[EventView]:
-        """Apply one stored action (the log is trusted: the core accepted it once)."""
-        if record.get("t") == PAUSE:
-            return self.pause(float(record["seconds"]), at)
-        assert self.match is not None
-        return self._commit(_advance(self.match, self.clock, protocol.action_from_json(record),
-                                     at))
-
-    # -- views (gammon.views: the shapes; here: which of the room's values go in) ----------
-
-    def clock_json(self, now: float) -> ClockView | None:
-        clock = self.clock
-        return None if clock is None else clock_view(clock, cast(ClockKind, self.config.clock),
-                                                     now)
-
-    def _reach_of(self, game: Game) -> ReachView:
-        """The reach of the game on turn, computed once per game state."""
-        if self._reach is None or self._reach[0] is not game:
-            self._reach = (game, reach_view(game))
-        return self._reach[1]
-
-    def game_json(self) -> GameView | None:
-        return None if self.match is None else game_view(self.match, self._reach_of)
-
-    def seats_json(self) -> list[SeatView | None]:
-        return [seat_view(self.users.get(player) if player is not None else None)
-                for player in self.players]
-
-    def info_json(self) -> InfoView:
-        return info_view(
-            id=self.id, status=self.status, config=self.config, private=self.private,
-            rated=self.rated, seats=self.seats_json(), seed_hash=self.seed_hash,
-            client_seeds=self.client_seeds, server_seed=self.server_seed,
-            rematch_of=self.rematch_of, result=self.result)
-
-    def state_message(self, viewer: int | None, now: float) -> StateMessage:
-        seat = None if viewer is None else self.seat_of(viewer)
-        return {"type": "state", "match": self.id, "v": self.version, "you": seat,
-                "info": self.info_json(), "game": self.game_json(),
-                "clock": self.clock_json(now), "chat": list(self.chat)}
-
-    def update_message(self, events: list[EventView], now: float) -> UpdateMessage:
-        return {"type": "update", "match": self.id, "v": self.version, "events": events,
-                "game": self.game_json(), "clock": self.clock_json(now)}
 
 
 # -- the hub ---------------------------------------------------------------------------
@@ -469,8 +132,8 @@ class Hub:
         self.repo = repo
         self.bus = bus
         self.origin = uuid.uuid4().hex
-        self.rooms: dict[str, Room] = {}
-        self._loading: dict[str, asyncio.Future[Room | None]] = {}
+        self.rooms: dict[str, LiveRoom] = {}
+        self._loading: dict[str, asyncio.Future[LiveRoom | None]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._closed = False
         self.on_finish: Callable[[str], None] | None = None
@@ -516,7 +179,7 @@ class Hub:
             await asyncio.sleep(self.settings.heartbeat_interval)
             await self._beat()
 
-    async def _credit_downtime(self, room: Room, alive: float, now: float) -> None:
+    async def _credit_downtime(self, room: LiveRoom, alive: float, now: float) -> None:
         """Append the ``clock_pause`` record of a restart to a match with a running clock."""
         async with room.lock:
             clock = room.clock
@@ -567,7 +230,7 @@ class Hub:
 
     # -- loading rooms -------------------------------------------------------------------
 
-    async def room(self, match_id: str) -> Room | None:
+    async def room(self, match_id: str) -> LiveRoom | None:
         """The room of a match, loaded and replayed from the database on first use.
 
         A loaded match resumes: the automatic actions its log stops before are made
@@ -579,7 +242,7 @@ class Hub:
         pending = self._loading.get(match_id)
         if pending is not None:
             return await pending
-        future: asyncio.Future[Room | None] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[LiveRoom | None] = asyncio.get_running_loop().create_future()
         self._loading[match_id] = future
         try:
             room = await self._load(match_id)
@@ -597,7 +260,7 @@ class Hub:
             self._after_change(room, local=True)
         return room
 
-    async def _finish_pending(self, room: Room) -> None:
+    async def _finish_pending(self, room: LiveRoom) -> None:
         """Make the automatic actions a loaded log stops before (a log of an older
         version, which stored them in transactions of their own, or of a process that died
         in between). Another process doing the same at once is caught by the action
@@ -610,21 +273,21 @@ class Hub:
             finally:
                 self._flush(room)
 
-    async def _load(self, match_id: str) -> Room | None:
+    async def _load(self, match_id: str) -> LiveRoom | None:
         row, actions = await self.repo.match_with_actions(match_id)
         if row is None or row.status == "cancelled":
             return None
-        room = Room.from_row(row)
+        room = LiveRoom.from_row(row)
         await self._load_users(room)
         for action in actions:
             room.replay(json.loads(action.action), action.at)
         return room
 
-    async def _load_users(self, room: Room) -> None:
+    async def _load_users(self, room: LiveRoom) -> None:
         ids = [p for p in room.players if p is not None]
         room.users.update(await self.repo.users(ids))
 
-    async def _catch_up(self, room: Room) -> list[EventView]:
+    async def _catch_up(self, room: LiveRoom) -> list[EventView]:
         """Apply the actions other processes appended (caller holds the room lock)."""
         row, actions = await self.repo.match_with_actions(room.id, after=room.seq)
         if row is None:
@@ -638,7 +301,7 @@ class Hub:
                 events += room.replay(json.loads(action.action), action.at)
         return events
 
-    async def _seats_taken(self, room: Room) -> None:
+    async def _seats_taken(self, room: LiveRoom) -> None:
         """Catch up with a join (caller holds the room lock): watchers of the open match get
         the state with both seats, then the opening as an update."""
         if room.match is None:
@@ -650,7 +313,7 @@ class Hub:
         room.outbox += await self._catch_up(room)
         self._flush(room)
 
-    async def _resync(self, room: Room) -> None:
+    async def _resync(self, room: LiveRoom) -> None:
         """Catch up with the log, whatever was announced (caller holds the room lock): a
         process that dies between its commit and its publish announces nothing, and this
         room would serve a stale state until the next action here."""
@@ -703,7 +366,7 @@ class Hub:
             self._send_all(room, message["payload"], chat=kind == "chat")
 
     @staticmethod
-    def _apply_rows(room: Room, message: dict[str, Any]) -> list[EventView] | None:
+    def _apply_rows(room: LiveRoom, message: dict[str, Any]) -> list[EventView] | None:
         """The events of the committed actions a bus message carries (caller holds the
         lock), or None when they cannot stand in for the log: none carried, the match
         ended (its result and ratings are in the database), or a gap before them (a
@@ -721,7 +384,7 @@ class Hub:
 
     # -- sending -------------------------------------------------------------------------
 
-    def _send_all(self, room: Room, message: protocol.ServerMessage | dict[str, Any], *,
+    def _send_all(self, room: LiveRoom, message: protocol.ServerMessage | dict[str, Any], *,
                   chat: bool = False) -> None:
         text = json.dumps(message)
         for conn in list(room.subscribers):
@@ -730,10 +393,10 @@ class Hub:
                 continue
             conn.send_text(text)
 
-    def _broadcast_update(self, room: Room, events: list[EventView]) -> None:
+    def _broadcast_update(self, room: LiveRoom, events: list[EventView]) -> None:
         self._send_all(room, room.update_message(events, time.time()))
 
-    def _broadcast_state(self, room: Room) -> None:
+    def _broadcast_state(self, room: LiveRoom) -> None:
         now = time.time()
         for conn in list(room.subscribers):
             conn.send_text(json.dumps(room.state_message(conn.user.id, now)))
@@ -770,7 +433,7 @@ class Hub:
                 room.subscribers.discard(conn)
                 self._maybe_evict(room)
 
-    def _maybe_evict(self, room: Room) -> None:
+    def _maybe_evict(self, room: LiveRoom) -> None:
         if room.status in ("finished", "cancelled") and not room.subscribers:
             if room.timer is not None:
                 room.timer.cancel()
@@ -780,7 +443,7 @@ class Hub:
 
     async def create(self, user: User, config: MatchConfig, *, client_seed: str = "",
                      reserved_for: int | None = None, rematch_of: str | None = None
-                     ) -> Room:
+                     ) -> LiveRoom:
         """A new match: open for a second player, or against a bot (started at once)."""
         if config.bot is None and await self.repo.count_open(user.id) >= \
                 self.settings.max_open_games:
@@ -811,7 +474,7 @@ class Hub:
         room = Room.from_row(SimpleNamespace(**{"result": None, **values}))
         room.users = {player.id: player for player in players}
         now = time.time()
-        return [_row(step) for step in room.plan(None, now, now)]
+        return [stored_row(step) for step in room.plan(None, now, now)]
 
     async def bot_user(self, level: int) -> User:
         name = f"bot-{level}"
@@ -825,7 +488,7 @@ class Hub:
             assert found is not None
             return found[0]
 
-    async def join(self, user: User, match_id: str, client_seed: str = "") -> Room:
+    async def join(self, user: User, match_id: str, client_seed: str = "") -> LiveRoom:
         row = await self.repo.match(match_id)
         if row is None or row.status == "cancelled":
             raise ServiceError("not_found", f"no match {match_id}")
@@ -862,7 +525,7 @@ class Hub:
             room.status = "cancelled"
             self._send_all(room, protocol.cancelled_message(match_id))
 
-    async def rematch(self, user: User, match_id: str) -> Room:
+    async def rematch(self, user: User, match_id: str) -> LiveRoom:
         room = await self.room(match_id)
         if room is None:
             raise ServiceError("not_found", f"no match {match_id}")
@@ -898,7 +561,7 @@ class Hub:
                 self._flush(room)
         self._after_change(room, local=True)
 
-    async def _act(self, room: Room, conn: Connection, seat: int,
+    async def _act(self, room: LiveRoom, conn: Connection, seat: int,
                    message: protocol.ActionMessage,
                    received: float) -> None:
         if room.match is None:
@@ -915,7 +578,7 @@ class Hub:
                 await self._transition(room, _expired, at)
                 raise ServiceError("time_out", f"player {side} ran out of time")
 
-        def proposed(room: Room) -> A.Action:
+        def proposed(room: LiveRoom) -> A.Action:
             assert room.match is not None
             if message.type != "roll":
                 return protocol.message_action(message, seat)
@@ -931,7 +594,7 @@ class Hub:
         except IllegalActionError as error:
             raise ServiceError("illegal", str(error)) from None
 
-    async def _transition(self, room: Room, propose: Proposal | None, at: float) -> None:
+    async def _transition(self, room: LiveRoom, propose: Proposal | None, at: float) -> None:
         """One atomic transition (caller holds the lock): the action ``propose`` makes of
         the room's state at clock time ``at`` — None for only the server's automatic
         actions — and every automatic action it leads to (the next game's opening,
@@ -951,7 +614,7 @@ class Hub:
             finish = ratings = None
             if end.is_over and end.result is not None:
                 finish, ratings = await self._finish(room, end)
-            rows = [_row(s) for s in steps]
+            rows = [stored_row(s) for s in steps]
             first = room.seq + 1
             try:
                 await self.repo.append_many(room.id, first, rows, finish, ratings or ())
@@ -963,7 +626,7 @@ class Hub:
                     raise ServiceError("not_started", "the match has not started") from None
                 continue
             for step in steps:
-                room.outbox += room._commit(step)
+                room.outbox += room.commit(step)
             if finish is not None:
                 room.result = json.loads(finish["result"])
                 if ratings:
@@ -976,14 +639,14 @@ class Hub:
                                  "first": first, "rows": rows, "ended": finish is not None})
             return
 
-    def _flush(self, room: Room) -> None:
+    def _flush(self, room: LiveRoom) -> None:
         """Send the events of the actions just stored, as one update (caller holds the lock;
         an action and the server's own actions that follow it go out together)."""
         if room.outbox:
             events, room.outbox = room.outbox, []
             self._broadcast_update(room, events)
 
-    async def _finish(self, room: Room, match: Match
+    async def _finish(self, room: LiveRoom, match: Match
                       ) -> tuple[dict[str, Any], list[tuple[int, float, float, int]]]:
         assert match.result is not None
         result = result_view(match)
@@ -1001,7 +664,7 @@ class Hub:
                        (loser.id, loser.rating, down, length)]
         return finish, ratings
 
-    async def timeout_check(self, room: Room) -> None:
+    async def timeout_check(self, room: LiveRoom) -> None:
         async with room.lock:
             room.timer = None
             clock = room.clock
@@ -1019,7 +682,7 @@ class Hub:
                 self._flush(room)
         self._after_change(room, local=True)
 
-    def _arm_timer(self, room: Room) -> None:
+    def _arm_timer(self, room: LiveRoom) -> None:
         """(Re)set the timer that checks the running clock when its flag should fall."""
         if room.timer is not None:
             room.timer.cancel()
@@ -1032,7 +695,7 @@ class Hub:
             room.timer = asyncio.get_running_loop().call_later(
                 delay, lambda: self._spawn(self.timeout_check(room)))
 
-    def _after_change(self, room: Room, *, local: bool) -> None:
+    def _after_change(self, room: LiveRoom, *, local: bool) -> None:
         """Set the flag timer, and let a bot act if it is its turn (only in the process that
         made the change, or loaded the match, so two processes seldom both move a bot; when
         they do, the action numbers let one of them through)."""
@@ -1043,11 +706,11 @@ class Hub:
         if match is None or match.is_over:
             self._maybe_evict(room)
             return
-        runner = _runner(match)
-        if local and runner is not None and room.is_bot(runner):
+        side = runner(match)
+        if local and side is not None and room.is_bot(side):
             self._spawn(self._bot_turn(room))
 
-    async def _bot_turn(self, room: Room) -> None:
+    async def _bot_turn(self, room: LiveRoom) -> None:
         if self.settings.bot_delay:
             await asyncio.sleep(self.settings.bot_delay)
         async with room.lock:
@@ -1055,11 +718,11 @@ class Hub:
                 match = room.match
                 if match is None or match.is_over:
                     break
-                runner = _runner(match)
-                if runner is None or not room.is_bot(runner):
+                side = runner(match)
+                if side is None or not room.is_bot(side):
                     break
                 level = room.config.bot or 1
-                decided = await asyncio.to_thread(bots.decide, match, runner, level)
+                decided = await asyncio.to_thread(bots.decide, match, side, level)
                 action: A.Action
                 if decided is not None:
                     action = decided

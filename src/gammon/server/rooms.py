@@ -1,0 +1,407 @@
+"""The room: one match's state machine, pure — no I/O, no event loop, no clock reads.
+
+A :class:`Room` holds a match's configuration, seats and core state (the core's
+:class:`~gammon.core.match.Match` and :class:`~gammon.core.clock.Clock`), its version (the
+events so far) and the views of them. Three operations move it, and they are the only
+ones: :meth:`Room.plan` makes the steps of one transition — a proposed action and every
+action the server makes by itself after it (the opening of each game, an auto-roll) —
+without changing the room; :meth:`Room.commit` takes one planned step once it is stored;
+:meth:`Room.replay` applies a stored record (an action or a ``clock_pause``). Live play and
+the replay of a stored log go through the same :func:`advance` (the core's
+:meth:`Match.apply <gammon.core.match.Match.apply>` plus the clock), so a room rebuilt from
+its log is exactly the room that wrote it: dice, clock times and all are in the log.
+
+Storing, locking, the bus and the sockets are the hub's (:mod:`gammon.server.hub`); the
+tests run a room with none of them (``tests/server/test_rooms.py``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Protocol, Self, cast
+
+from gammon.core import actions as A
+from gammon.core.clock import (
+    Clock,
+    ClockSettings,
+    DelayReserve,
+    DelayReservePerPoint,
+    GameAndMoveClock,
+)
+from gammon.core.events import Event, GameStarted
+from gammon.core.game import Game
+from gammon.core.match import Match, Phase, Rules
+from gammon.server import protocol
+from gammon.server.fairness import FairDice
+from gammon.server.protocol import ChatLine, StateMessage, UpdateMessage
+from gammon.views import (
+    ClockKind,
+    ClockView,
+    EventView,
+    GameView,
+    InfoView,
+    ReachView,
+    ResultView,
+    SeatView,
+    clock_paused_view,
+    clock_view,
+    config_view,
+    event_view,
+    game_view,
+    info_view,
+    reach_view,
+    rules_view,
+    seat_view,
+)
+
+
+class Seated(Protocol):
+    """A user in a seat, as a room sees one (:class:`gammon.server.db.User` is one)."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def rating(self) -> float: ...
+    @property
+    def experience(self) -> int: ...
+    @property
+    def is_bot(self) -> bool: ...
+
+
+CLOCKS = ("none", "italian", "italian_per_point", "polish")
+PAUSE = "clock_pause"
+"""The kind of a stored record that is not a core action: server downtime credited to the
+running clock, ``{"t": "clock_pause", "seconds": S}`` (see :meth:`gammon.server.hub.Hub.start`)."""
+
+
+def clock_settings(name: str, scale: float = 1.0) -> ClockSettings:
+    """The seeds' time controls; ``scale`` shrinks every duration (a test knob,
+    ``GAMMON_CLOCK_SCALE``; 1 in play)."""
+    if name == "italian":
+        return DelayReserve(delay=15 * scale, initial_reserve=20 * scale, max_bonus=5 * scale,
+                            reserve_cap=120 * scale, low_reserve=10 * scale)
+    if name == "italian_per_point":
+        return DelayReservePerPoint(delay=15 * scale, reserve_per_point=120 * scale,
+                                    reserve_cap_per_point=120 * scale, max_bonus=5 * scale,
+                                    low_reserve=10 * scale)
+    if name == "polish":
+        return GameAndMoveClock(game_time=300 * scale, move_time=30 * scale,
+                                low_time=10 * scale)
+    raise ValueError(f"unknown clock {name!r}")
+
+
+# -- match configuration ----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class MatchConfig:
+    """What the creator chose (stored as JSON in ``matches.config``)."""
+
+    kind: str = "match"  # 'single' | 'money' | 'match'
+    length: int = 1
+    cube: bool = True
+    clock: str = "none"  # 'none' | 'italian' | 'italian_per_point' | 'polish'
+    bot: int | None = None
+    jacoby: bool = False
+    beavers: bool = False
+    winner_rolls_anew: bool = False
+    private: bool = False
+    clock_scale: float = 1.0
+
+    def to_json(self) -> str:
+        return json.dumps(config_view(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> MatchConfig:
+        return cls(**json.loads(text))
+
+    @property
+    def points(self) -> int:
+        """The core's match length: 0 for money, 1 for a single game."""
+        return {"money": 0, "single": 1}.get(self.kind, self.length)
+
+
+def rules_for(config: MatchConfig, options: tuple[dict[str, Any], dict[str, Any]]) -> Rules:
+    """The core rules of a match, with each player's own confirm / auto-roll options."""
+    return Rules(
+        length=config.points,
+        cube=config.cube and config.kind != "single",
+        jacoby=config.jacoby and config.kind == "money",
+        beavers=config.beavers and config.kind == "money",
+        winner_rolls_anew=config.winner_rolls_anew,
+        confirm_turn=(bool(options[0].get("confirm_turn")), bool(options[1].get("confirm_turn"))),
+        auto_roll=(bool(options[0].get("auto_roll")), bool(options[1].get("auto_roll"))),
+    )
+
+
+def rules_json(rules: Rules) -> str:
+    return json.dumps(rules_view(rules))
+
+
+def rules_from_json(text: str) -> Rules:
+    data = json.loads(text)
+    data["confirm_turn"] = tuple(data["confirm_turn"])
+    data["auto_roll"] = tuple(data["auto_roll"])
+    return Rules(**data)
+
+
+def runner(match: Match) -> int | None:
+    """The side who must act now (whose clock runs), or None."""
+    if match.is_over:
+        return None
+    game = match.game
+    if game.phase in (Phase.BEFORE_ROLL, Phase.MOVING):
+        return game.turn
+    if game.phase in (Phase.CUBE_OFFERED, Phase.RESIGN_OFFERED):
+        return game.opponent
+    return None
+
+
+def reach(game: Game) -> dict[int, dict[int, list[int]]]:
+    """The core's :meth:`Game.reach <gammon.core.game.Game.reach>` as JSON-ready lists: for
+    each checker that may move now, every point it can reach with the dice to send as steps.
+
+    >>> from gammon.core.actions import RollDice
+    >>> from gammon.core.dice import Roll
+    >>> from gammon.core.position import Position
+    >>> game, _ = Game.from_position(Position.initial()).apply(RollDice(0, Roll(6, 5)))
+    >>> reach(game)[24]  # 24/19 is blocked, so 24/13 goes by the 6 first
+    {18: [6], 13: [6, 5]}
+    """
+    return {source: {point: list(dice) for point, dice in found.items()}
+            for source, found in game.reach().items()}
+
+
+def _clock_key(match: Match) -> tuple[Any, ...]:
+    return (match.number, match.phase, runner(match), match.game.turn)
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One action of a transition and the state it leads to."""
+
+    action: A.Action
+    match: Match
+    clock: Clock | None
+    events: tuple[Event, ...]
+    at: float
+
+
+def advance(before: Match, clock: Clock | None, action: A.Action, at: float) -> Step:
+    """The state after ``action`` at clock time ``at`` (pure)."""
+    after, events = before.apply(action)
+    if clock is not None and _clock_key(before) != _clock_key(after):
+        if clock.running is not None:
+            clock = clock.end_action(clock.running, at)
+        if clock.loser is None:
+            if any(isinstance(e, GameStarted) and e.number > 1 for e in events):
+                clock = clock.new_game()
+            side = runner(after)
+            if side is not None:
+                clock = clock.start_action(side, at)
+    return Step(action, after, clock, events, at)
+
+
+def stored_row(step: Step) -> tuple[str, str, float]:
+    """The record of ``step`` in the action log (:data:`gammon.server.db.Row`)."""
+    record = protocol.action_json(step.action)
+    return record["t"], json.dumps(record), step.at
+
+
+# -- a room ------------------------------------------------------------------------------
+
+
+@dataclass
+class Room:
+    """One match: its configuration, seats, state and version, and the views of them."""
+
+    id: str
+    config: MatchConfig
+    status: str
+    players: list[int | None]
+    server_seed: str
+    seed_hash: str
+    client_seeds: list[str]
+    private: bool
+    rated: bool
+    reserved_for: int | None
+    rematch_of: str | None
+    users: dict[int, Seated] = field(default_factory=dict)
+    rules: Rules | None = None
+    match: Match | None = None
+    clock: Clock | None = None
+    seq: int = 0
+    dice_count: int = 0
+    last_at: float = 0.0
+    events: list[EventView] = field(default_factory=list)
+    chat: deque[ChatLine] = field(default_factory=lambda: deque(maxlen=50))
+    result: ResultView | None = None
+    _reach: tuple[Game, ReachView] | None = None
+
+    @classmethod
+    def from_row(cls, row: Any) -> Self:
+        room = cls(
+            id=row.id, config=MatchConfig.from_json(row.config), status=row.status,
+            players=[row.player0, row.player1], server_seed=row.server_seed,
+            seed_hash=row.seed_hash, client_seeds=[row.client_seed0, row.client_seed1],
+            private=bool(row.private), rated=bool(row.rated), reserved_for=row.reserved_for,
+            rematch_of=row.rematch_of,
+        )
+        room.refresh(row)
+        return room
+
+    def refresh(self, row: Any) -> None:
+        """Take the row's seats and status (after a join, here or in another process)."""
+        self.status = row.status
+        self.players = [row.player0, row.player1]
+        self.client_seeds = [row.client_seed0, row.client_seed1]
+        self.rated = bool(row.rated)
+        if row.rules and self.match is None:
+            self.rules = rules_from_json(row.rules)
+            self.match = Match.new(self.rules)
+            if self.config.clock != "none":
+                self.clock = Clock.start(
+                    clock_settings(self.config.clock, self.config.clock_scale),
+                    match_length=self.config.points or 1)
+        if row.result:
+            self.result = json.loads(row.result)
+
+    @property
+    def version(self) -> int:
+        return len(self.events)
+
+    def seat_of(self, user_id: int) -> int | None:
+        for seat, player in enumerate(self.players):
+            if player == user_id:
+                return seat
+        return None
+
+    def is_bot(self, seat: int) -> bool:
+        player = self.players[seat]
+        return player is not None and player in self.users and self.users[player].is_bot
+
+    def dice(self) -> FairDice:
+        return FairDice(self.server_seed, self.client_seeds)
+
+    # -- the one transition, for live play and replay alike --------------------------------
+
+    def automatic_action(self, match: Match, dice_count: int) -> A.Action | None:
+        """The action the server makes by itself in ``match`` (the opening of every game,
+        a roll for a player with the auto-roll option), or None: a player must act."""
+        if match.is_over:
+            return None
+        game = match.game
+        if match.phase in (Phase.OPENING, Phase.GAME_OVER):
+            return match.opening_action(self.dice().source(dice_count))
+        if (match.phase is Phase.BEFORE_ROLL and match.rules.auto_roll[game.turn]
+                and not self.is_bot(game.turn)):
+            return game.roll_action(self.dice().source(dice_count))
+        return None
+
+    def pending_automatic(self) -> bool:
+        """Whether the stored log stops before an automatic action (a log written by an
+        older version or by a process that died between commits)."""
+        return self.match is not None and \
+            self.automatic_action(self.match, self.dice_count) is not None
+
+    def plan(self, action: A.Action | None, at: float, now: float) -> list[Step]:
+        """One transition (pure: ``self`` is unchanged): ``action`` at clock time ``at``,
+        then every automatic action it leads to, at ``now`` (or ``at`` if later). With
+        ``action`` None, only the automatic actions pending now. Raises the core's
+        :class:`IllegalActionError` when ``action`` is refused."""
+        assert self.match is not None
+        steps: list[Step] = []
+        match, clock, dice = self.match, self.clock, self.dice_count
+        while True:
+            if action is None:
+                action = self.automatic_action(match, dice)
+                if action is None:
+                    return steps
+                at = max(at, now)
+            step = advance(match, clock, action, at)
+            steps.append(step)
+            match, clock = step.match, step.clock
+            dice += isinstance(action, A.RollOpening | A.RollDice)
+            action = None
+
+    def commit(self, step: Step) -> list[EventView]:
+        match = step.match
+        self.match, self.clock = match, step.clock
+        self.seq += 1
+        self.last_at = step.at
+        if isinstance(step.action, A.RollOpening | A.RollDice):
+            self.dice_count += 1
+        out = []
+        for event in step.events:
+            data = event_view(event, v=len(self.events) + 1)
+            self.events.append(data)
+            out.append(data)
+        if match.is_over:
+            self.status = "finished"
+        return out
+
+    def pause(self, seconds: float, at: float) -> list[EventView]:
+        """Credit ``seconds`` of server downtime to the running action (a stored
+        ``clock_pause`` record, live or replayed): its start moves that much later
+        (:meth:`Clock.paused`). One ``clock_paused`` event, even with no clock running."""
+        clock = self.clock
+        player = None
+        if clock is not None and clock.running is not None:
+            player = clock.running
+            self.clock = clock.paused(seconds)
+        self.seq += 1
+        self.last_at = max(self.last_at, at)
+        data = clock_paused_view(player, seconds, v=len(self.events) + 1)
+        self.events.append(data)
+        return [data]
+
+    def replay(self, record: dict[str, Any], at: float) -> list[EventView]:
+        """Apply one stored action (the log is trusted: the core accepted it once)."""
+        if record.get("t") == PAUSE:
+            return self.pause(float(record["seconds"]), at)
+        assert self.match is not None
+        return self.commit(advance(self.match, self.clock, protocol.action_from_json(record),
+                                     at))
+
+    # -- views (gammon.views: the shapes; here: which of the room's values go in) ----------
+
+    def clock_json(self, now: float) -> ClockView | None:
+        clock = self.clock
+        return None if clock is None else clock_view(clock, cast(ClockKind, self.config.clock),
+                                                     now)
+
+    def _reach_of(self, game: Game) -> ReachView:
+        """The reach of the game on turn, computed once per game state."""
+        if self._reach is None or self._reach[0] is not game:
+            self._reach = (game, reach_view(game))
+        return self._reach[1]
+
+    def game_json(self) -> GameView | None:
+        return None if self.match is None else game_view(self.match, self._reach_of)
+
+    def seats_json(self) -> list[SeatView | None]:
+        return [seat_view(self.users.get(player) if player is not None else None)
+                for player in self.players]
+
+    def info_json(self) -> InfoView:
+        return info_view(
+            id=self.id, status=self.status, config=self.config, private=self.private,
+            rated=self.rated, seats=self.seats_json(), seed_hash=self.seed_hash,
+            client_seeds=self.client_seeds, server_seed=self.server_seed,
+            rematch_of=self.rematch_of, result=self.result)
+
+    def state_message(self, viewer: int | None, now: float) -> StateMessage:
+        seat = None if viewer is None else self.seat_of(viewer)
+        return {"type": "state", "match": self.id, "v": self.version, "you": seat,
+                "info": self.info_json(), "game": self.game_json(),
+                "clock": self.clock_json(now), "chat": list(self.chat)}
+
+    def update_message(self, events: list[EventView], now: float) -> UpdateMessage:
+        return {"type": "update", "match": self.id, "v": self.version, "events": events,
+                "game": self.game_json(), "clock": self.clock_json(now)}
