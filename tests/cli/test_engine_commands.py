@@ -206,6 +206,25 @@ def test_rollout_text_shows_progress_by_chunk_then_the_table() -> None:
     assert f"{summary['equity']['mean']:+.3f}" in table["equity"]
 
 
+def test_rollout_gives_the_same_games_through_the_command_and_the_engine() -> None:
+    """One seed, one rollout: ``gammon rollout`` and ``Engine.rollout`` share the seeding
+    (games past the first chunk of 216 included)."""
+    summary = json.loads(run(["rollout", START, "--games", "300", "--truncate", "3",
+                              "--seed", "11", "--json"])[1])
+    seen: list[int] = []
+    result = Engine.load().rollout(Position.from_id(START), games=300, truncate=3, seed=11,
+                                   progress=lambda so_far: seen.append(so_far.count))
+    assert seen == [216, 300]
+    assert summary["games"] == result.count == 300
+    means = dict(zip(PROBABILITIES, result.mean.as_tuple(), strict=True))
+    errors = dict(zip(PROBABILITIES, result.standard_error.as_tuple(), strict=True))
+    for name in PROBABILITIES:
+        assert summary[name]["mean"] == round(means[name], 6)
+        assert summary[name]["standard_error"] == round(errors[name], 6)
+    assert summary["equity"]["mean"] == round(result.equity, 6)
+    assert summary["equity"]["standard_error"] == round(result.equity_standard_error, 6)
+
+
 # -- play -----------------------------------------------------------------------------------
 
 

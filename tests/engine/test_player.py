@@ -8,6 +8,7 @@ import pickle
 import random
 from dataclasses import FrozenInstanceError
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -254,15 +255,45 @@ def test_search_depth_is_zero_to_two(engine: Engine, plies: int) -> None:
 
 def test_rollout_of_a_won_position_is_a_certain_win_with_no_error(engine: Engine) -> None:
     position = Position.from_points({3: 1}, {19: 15})
-    mean, error = engine.rollout(position, games=20, seed=3)
-    assert mean.as_tuple() == (1, 1, 1, 0, 0)
-    assert error.as_tuple() == (0, 0, 0, 0, 0)
+    result = engine.rollout(position, games=20, seed=3)
+    assert result.count == 20 and result.games.shape == (20, 5)
+    assert result.mean.as_tuple() == (1, 1, 1, 0, 0)
+    assert result.standard_error.as_tuple() == (0, 0, 0, 0, 0)
+    assert result.equity == 3 and result.equity_standard_error == 0
 
 
 def test_rollout_is_reproducible_for_a_seed(engine: Engine) -> None:
     first = engine.rollout(Position.initial(), games=30, truncate=6, seed=5)
     again = engine.rollout(Position.initial(), games=30, truncate=6, seed=5)
     other = engine.rollout(Position.initial(), games=30, truncate=6, seed=6)
-    assert first == again
-    assert first != other
-    assert_consistent(first[0])
+    assert np.array_equal(first.games, again.games)
+    assert not np.array_equal(first.games, other.games)
+    assert_consistent(first.mean)
+
+
+def test_a_longer_rollout_extends_a_shorter_one_with_the_same_seed(engine: Engine) -> None:
+    short = engine.rollout(Position.initial(), games=220, truncate=2, seed=4)
+    long = engine.rollout(Position.initial(), games=440, truncate=2, seed=4)
+    assert np.array_equal(long.games[:216], short.games[:216])
+
+
+def test_rollout_standard_errors_are_the_games_spread_over_root_n(engine: Engine) -> None:
+    result = engine.rollout(Position.initial(), games=50, truncate=4, seed=2)
+    equities = result.games @ np.array([2.0, 1, 1, -1, -1]) - 1
+    assert result.equity == pytest.approx(equities.mean())
+    assert result.equity_standard_error == pytest.approx(equities.std(ddof=1) / np.sqrt(50))
+    assert result.standard_error.win == pytest.approx(
+        result.games[:, 0].std(ddof=1) / np.sqrt(50))
+
+
+@pytest.mark.parametrize(("games", "truncate", "seed", "reason"), [
+    (1, 0, 1, "at least 2 games"), (10, -1, 1, "truncate"), (10, 0, -1, "seed")])
+def test_rollout_refuses_bad_settings(engine: Engine, games: int, truncate: int, seed: int,
+                                      reason: str) -> None:
+    with pytest.raises(ValueError, match=reason):
+        engine.rollout(Position.initial(), games=games, truncate=truncate, seed=seed)
+
+
+def test_rollout_refuses_a_finished_game(engine: Engine) -> None:
+    with pytest.raises(ValueError, match="game is over"):
+        engine.rollout(Position.from_points({}, {19: 15}), games=10)

@@ -32,11 +32,8 @@ from gammon.views import CLI_DIGITS, PROBABILITIES, RankedPlayView, ranked_play_
 if TYPE_CHECKING:
     from gammon.core.events import Event
     from gammon.core.match import Match
-    from gammon.engine.player import Engine, Level, RankedPlay
-
-ROLLOUT_CHUNK = 216
-"""Games per rollout chunk; chunk ``k`` of a rollout seeded ``S`` uses seed
-``S * 100_000 + k``, so a longer rollout with the same seed extends a shorter one."""
+    from gammon.engine.player import BotLevel, Engine, RankedPlay
+    from gammon.engine.rollout import RolloutResult
 
 LEVEL_NAMES = ("beginner", "casual", "intermediate", "expert", "world-class")
 """The engine's levels for ``--help`` (kept equal to ``gammon.engine.player.LEVELS`` by a test;
@@ -215,47 +212,12 @@ def answer_lines(stdin: TextIO, out: TextIO, answer: Callable[[list[str]], objec
 # -- rollout --------------------------------------------------------------------------------
 
 
-def rollout_games(engine: Engine, position: Position, games: int, *, truncate: int, seed: int,
-                  progress: Callable[[Any], None] | None = None) -> Any:
-    """Per-game results (``float64[games, 5]``, the side on roll's view) of a rollout run
-    in chunks of :data:`ROLLOUT_CHUNK` games; ``progress`` gets the results so far after
-    each chunk.
-
-    This calls the compiled rollout directly rather than :meth:`Engine.rollout`, which
-    returns only each probability's standard error: the equity's needs the games.
-    """
-    import numpy as np
-
-    from gammon.engine import search
-    from gammon.engine.evaluate import kernel_arrays
-
-    arrays = kernel_arrays(engine.nets)
-    level = search.new_levels()[1]
-    board = position.array()
-    parts = []
-    done = 0
-    for chunk in range(math.ceil(games / ROLLOUT_CHUNK)):
-        size = min(ROLLOUT_CHUNK, games - done)
-        parts.append(search.rollout(board, size, truncate, seed * 100_000 + chunk, arrays,
-                                    level))
-        done += size
-        if progress is not None:
-            progress(np.concatenate(parts))
-    return np.concatenate(parts)
-
-
-def rollout_summary(results: Any) -> dict[str, object]:
+def rollout_summary(result: RolloutResult) -> dict[str, object]:
     """Means, standard errors and 95% intervals of the probabilities and the equity."""
-    import numpy as np
-
-    games = results.shape[0]
-    w, wg, wbg, lg, lbg = results.T
-    equities = 2 * w - 1 + wg - lg + wbg - lbg
-    columns = {**dict(zip(PROBABILITIES, results.T, strict=True)), "equity": equities}
-    summary: dict[str, object] = {"games": games}
-    for name, values in columns.items():
-        mean = float(np.mean(values))
-        error = float(np.std(values, ddof=1) / math.sqrt(games)) if games > 1 else 0.0
+    means = (*result.mean.as_tuple(), result.equity)
+    errors = (*result.standard_error.as_tuple(), result.equity_standard_error)
+    summary: dict[str, object] = {"games": result.count}
+    for name, mean, error in zip((*PROBABILITIES, "equity"), means, errors, strict=True):
         summary[name] = {"mean": round(mean, 6), "standard_error": round(error, 6),
                          "interval_95": [round(mean - 1.96 * error, 6),
                                          round(mean + 1.96 * error, 6)]}
@@ -272,31 +234,31 @@ def cmd_rollout(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
     position = _position(args.position_id)
     engine = _engine(args)
     depth = f"truncated after {args.truncate} plies" if args.truncate else "played to the end"
-    chunks = math.ceil(args.games / ROLLOUT_CHUNK)
+    from gammon.engine.rollout import CHUNK
+
+    chunks = math.ceil(args.games / CHUNK)
     started = time.perf_counter()
     last_print = started
 
-    def progress(results: Any) -> None:
+    def progress(result: RolloutResult) -> None:
         nonlocal last_print
         now = time.perf_counter()
-        final = len(results) == args.games
+        final = result.count == args.games
         if args.json or chunks == 1 or (now - last_print < 1.0 and not final):
             return
         last_print = now
-        equity = rollout_summary(results)["equity"]
-        assert isinstance(equity, dict)
-        out.write(f"  {len(results):>{len(str(args.games))}}/{args.games} games  "
-                  f"equity {equity['mean']:+.3f} ± {1.96 * equity['standard_error']:.3f} (95%)  "
-                  f"({len(results) / (now - started):,.0f} games/s)\n")
+        out.write(f"  {result.count:>{len(str(args.games))}}/{args.games} games  "
+                  f"equity {result.equity:+.3f} ± {1.96 * result.equity_standard_error:.3f} "
+                  f"(95%)  ({result.count / (now - started):,.0f} games/s)\n")
         out.flush()
 
     if not args.json:
         out.write(f"Rollout of {position.id()} (X on roll, before rolling): {args.games} games "
                   f"{depth}, 0-ply play, seed {args.seed}\n")
         out.flush()
-    results = rollout_games(engine, position, args.games, truncate=args.truncate,
+    result = engine.rollout(position, games=args.games, truncate=args.truncate,
                             seed=args.seed, progress=progress)
-    summary = rollout_summary(results)
+    summary = rollout_summary(result)
     if args.json:
         out.write(json.dumps({"position_id": position.id(), "truncate": args.truncate,
                               "seed": args.seed, **summary}) + "\n")
@@ -347,7 +309,7 @@ class TerminalGame:
     HELP = ("Enter your move in notation, e.g. '24/18 13/11*', 'bar/22', '6/off', '8/5(2)'; "
             "or 'hint' (the bot's top 3), 'moves' (every legal play), 'quit'.")
 
-    def __init__(self, engine: Engine, level: Level, *, out: TextIO, stdin: TextIO,
+    def __init__(self, engine: Engine, level: BotLevel, *, out: TextIO, stdin: TextIO,
                  dice: random.Random, noise: random.Random, length: int = 0,
                  hint_ply: int = 2) -> None:
         self.engine = engine

@@ -43,7 +43,7 @@ from gammon.core.match import Match
 from gammon.core.moves import Play, legal_plays
 from gammon.core.notation import parse_play
 from gammon.core.position import Position
-from gammon.engine.player import Engine
+from gammon.engine.evaluator import Evaluator, rank_plays
 
 ERROR = 0.040
 BLUNDER = 0.080
@@ -270,11 +270,11 @@ unforced decision.</p>
                 f"points='{path}'/></svg>")
 
 
-def _roll_luck(engine: Engine, position: Position, roll: Roll) -> float:
+def _roll_luck(engine: Evaluator, position: Position, roll: Roll) -> float:
     """Equity of the best play with ``roll`` minus the average over all rolls (0-ply plays)."""
     values = {}
     for r in ALL_ROLLS:
-        values[(r.die1, r.die2)] = engine.rank_plays(position, r)[0].equity
+        values[(r.die1, r.die2)] = rank_plays(engine, position, r)[0].equity
     average = sum(v * (1 if a == b else 2) for (a, b), v in values.items()) / 36
     key = (max(roll.die1, roll.die2), min(roll.die1, roll.die2))
     return values[key] - average
@@ -282,12 +282,15 @@ def _roll_luck(engine: Engine, position: Position, roll: Roll) -> float:
 
 def analyze_actions(actions: Sequence[Action], rules: Rules, *,
                     names: tuple[str, str] = ("player 0", "player 1"), plies: int = 0,
-                    engine: Engine | None = None, start: Match | None = None,
+                    engine: Evaluator | None = None, start: Match | None = None,
                     progress: Callable[[int], None] | None = None) -> Analysis:
     """Replay ``actions`` from the start of a match (or from ``start``, a match in
     progress) and rate every checker play; ``progress`` is called with each game's number
     as it starts."""
-    engine = engine or Engine.load()
+    if engine is None:
+        from gammon.engine.player import Engine
+
+        engine = Engine.load()
     analysis = Analysis(names=names, plies=plies)
     match = start or Match.new(rules)
     # an opening action starts the next game; a match in mid-game is already in one
@@ -315,7 +318,7 @@ def analyze_actions(actions: Sequence[Action], rules: Rules, *,
     return analysis
 
 
-def _rate_cube(engine: Engine, match: Match, action: Action, game_number: int,
+def _rate_cube(engine: Evaluator, match: Match, action: Action, game_number: int,
                move_number: int, plies: int) -> CubeRecord | None:
     """Rate ``action`` if it is a cube decision (or a roll that declined to double)."""
     from gammon.engine.cube import Response, analyse_cube, analyse_take
@@ -359,11 +362,11 @@ def _rate_cube(engine: Engine, match: Match, action: Action, game_number: int,
                       position_id=game.position.id(), chosen=chosen, proper=proper, loss=loss)
 
 
-def _rate_play(engine: Engine, position: Position, roll: Roll, action: PlayMove,
+def _rate_play(engine: Evaluator, position: Position, roll: Roll, action: PlayMove,
                game_number: int, move_number: int, plies: int, luck: float) -> CheckerDecision:
     played: Play = (parse_play(position, roll, action.play) if isinstance(action.play, str)
                     else action.play)
-    ranked = engine.rank_plays(position, roll, plies=plies)
+    ranked = rank_plays(engine, position, roll, plies=plies)
     best = ranked[0]
     mine = next(r for r in ranked if r.play.position == played.position)
     played_equity = mine.equity

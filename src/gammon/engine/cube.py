@@ -10,9 +10,9 @@ The method is Rick Janowski's, as GNU Backgammon applies it (``Cl2CfMoney`` and
   double, with the average value of a win and of a loss (gammon rates held fixed)
 
 by the **cube efficiency** ``x``: ``cubeful = x * live + (1 - x) * dead``. Positions are first
-evaluated at the requested ply (:meth:`Engine.evaluate <gammon.engine.player.Engine.evaluate>`),
-then converted; the cube itself is not searched ply by ply as GNU Backgammon's cubeful search
-does.
+evaluated at the requested ply by any :class:`~gammon.engine.evaluator.Evaluator` (the
+engine), then converted; the cube itself is not searched ply by ply as GNU Backgammon's
+cubeful search does.
 
 **Money.** Janowski's closed forms, with ``W`` and ``L`` the average cubeless value of a win and
 of a loss: live take point ``TP = (L - 1/2) / (W + L + 1/2)``, cash point
@@ -75,12 +75,13 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Final, Protocol
 
 from gammon.core.cube import MAX_CUBE, Level
+from gammon.engine.evaluator import rank_plays
 from gammon.engine.met import MatchScore, mwc2eq
 
 if TYPE_CHECKING:
     from gammon.core.dice import Roll
     from gammon.core.position import Position
-    from gammon.engine.player import Engine
+    from gammon.engine.evaluator import Evaluator
     from gammon.formats.match_id import MatchKey
 
 __all__ = [
@@ -781,7 +782,7 @@ def accept_resignation(probabilities: Outcomes, info: CubeInfo, level: Level, *,
 # -- with the engine -------------------------------------------------------------------------
 
 
-def _evaluate(engine: Engine, position: Position, plies: int,
+def _evaluate(engine: Evaluator, position: Position, plies: int,
               efficiency: float | None) -> tuple[Outcomes, float]:
     if position.winner() is not None:
         raise CubeError(f"the game is over in {position.id()}: no cube decision")
@@ -789,7 +790,7 @@ def _evaluate(engine: Engine, position: Position, plies: int,
     return probabilities, cube_efficiency(position) if efficiency is None else efficiency
 
 
-def analyse_cube(engine: Engine, position: Position, info: CubeInfo, *, plies: int = 0,
+def analyse_cube(engine: Evaluator, position: Position, info: CubeInfo, *, plies: int = 0,
                  efficiency: float | None = None) -> CubeDecision:
     """Evaluate ``position`` (side on roll, before rolling) at ``plies`` and decide the cube;
     the cube efficiency defaults to :func:`cube_efficiency` of the position."""
@@ -797,14 +798,14 @@ def analyse_cube(engine: Engine, position: Position, info: CubeInfo, *, plies: i
     return cube_decision(probabilities, info, efficiency=x, plies=plies)
 
 
-def analyse_take(engine: Engine, position: Position, info: CubeInfo, *, plies: int = 0,
+def analyse_take(engine: Evaluator, position: Position, info: CubeInfo, *, plies: int = 0,
                  efficiency: float | None = None) -> TakeDecision:
     """The answer to a pending double; ``position`` and ``info`` are the doubler's view."""
     probabilities, x = _evaluate(engine, position, plies, efficiency)
     return take_decision(probabilities, info, efficiency=x, plies=plies)
 
 
-def analyse_resignation_offer(engine: Engine, position: Position, info: CubeInfo, *,
+def analyse_resignation_offer(engine: Evaluator, position: Position, info: CubeInfo, *,
                               plies: int = 0) -> Level | None:
     """The resignation the side on roll (the bot) should offer before rolling, or None."""
     probabilities, x = _evaluate(engine, position, plies, None)
@@ -827,7 +828,7 @@ class ResignDecision:
     """``decision`` is the receiver's (the resigner had rolled)."""
 
 
-def analyse_resignation(engine: Engine, position: Position, info: CubeInfo, level: Level, *,
+def analyse_resignation(engine: Evaluator, position: Position, info: CubeInfo, level: Level, *,
                         roll: Roll | None = None, plies: int = 0) -> ResignDecision:
     """Whether to accept the resignation of the side on roll (``position`` and ``info`` are
     its view). Before its roll, playing on is valued by its cube decision (as
@@ -842,7 +843,7 @@ def analyse_resignation(engine: Engine, position: Position, info: CubeInfo, leve
     else:
         if position.winner() is not None:
             raise CubeError(f"the game is over in {position.id()}: nothing to resign")
-        best = engine.rank_plays(position, roll, plies=plies)[0].play.position
+        best = rank_plays(engine, position, roll, plies=plies)[0].play.position
         if best.winner() is not None:
             # the resigner's roll wins the game outright: playing on loses what it wins
             play_on = -_win_equity(info, _result_level(best))

@@ -39,7 +39,7 @@ from gammon.engine.cube import (
     analyse_resignation_offer,
     analyse_take,
 )
-from gammon.engine.player import Engine, Level
+from gammon.engine.evaluator import BotLevel, Evaluator, choose
 
 DOUBLING = (CubeAction.DOUBLE_TAKE, CubeAction.DOUBLE_PASS)
 
@@ -63,10 +63,10 @@ def cube_info(match: Match, player: int) -> CubeInfo:
 @dataclass
 class MatchBot:
     """A player's decisions. ``level`` sets the checker play; ``plies`` the depth of the
-    cube and resignation evaluations."""
+    cube and resignation evaluations. ``engine`` is any :class:`Evaluator`."""
 
-    engine: Engine
-    level: Level | str = "expert"
+    engine: Evaluator
+    level: BotLevel | str = "expert"
     cube: bool = True
     plies: int = 0
     rng: random.Random = field(default_factory=random.Random)
@@ -79,8 +79,8 @@ class MatchBot:
         game = match.game
         phase = game.phase
         if phase is Phase.MOVING and game.turn == player and game.roll is not None:
-            return PlayMove(player, self.engine.choose(game.position, game.roll, self.level,
-                                                       self.rng))
+            return PlayMove(player, choose(self.engine, game.position, game.roll, self.level,
+                                           self.rng))
         if phase is Phase.BEFORE_ROLL and game.turn == player:
             return self._before_roll(match, player)
         if phase is Phase.CUBE_OFFERED and game.turn != player:

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import random
 import threading
-from dataclasses import FrozenInstanceError, dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import cache, lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import ClassVar
 
 import numba as nb
 import numpy as np
@@ -28,109 +28,20 @@ from gammon.core.dice import Roll
 from gammon.core.moves import Play, _legal_plays_and_boards
 from gammon.core.position import Position
 from gammon.engine import evaluate, search
+from gammon.engine.evaluator import (
+    LEVELS,
+    BotLevel,
+    Probabilities,
+    RankedPlay,
+    choose,
+)
 from gammon.engine.network import OUTPUTS, NetworkPair
+from gammon.engine.rollout import RolloutResult, rollout
+
+__all__ = ["LEVELS", "BotLevel", "Engine", "MoveFilter", "Probabilities", "RankedPlay",
+           "RolloutResult"]
 
 WEIGHTS_FILE = "gammon.npz"
-
-
-@dataclass(frozen=True, slots=True)
-class Probabilities:
-    """Cubeless probabilities for one side: win, win gammon, win backgammon, lose gammon,
-    lose backgammon (each unconditional), and the cubeless money equity."""
-
-    win: float
-    win_gammon: float
-    win_backgammon: float
-    lose_gammon: float
-    lose_backgammon: float
-
-    @classmethod
-    def from_array(cls, p: np.ndarray) -> Probabilities:
-        return cls(*p[:OUTPUTS].tolist())
-
-    @property
-    def equity(self) -> float:
-        return (2 * self.win - 1 + self.win_gammon - self.lose_gammon
-                + self.win_backgammon - self.lose_backgammon)
-
-    def as_tuple(self) -> tuple[float, float, float, float, float]:
-        return (self.win, self.win_gammon, self.win_backgammon, self.lose_gammon,
-                self.lose_backgammon)
-
-
-class RankedPlay:
-    """A legal play with its evaluation for the side that makes it, at ``ply``.
-
-    Immutable, compared and hashed by ``(play, probabilities, ply)``. Those that
-    :meth:`Engine.rank_plays` makes read their probabilities from the search's array when
-    first asked.
-    """
-
-    # For ranked plays the engine made, _probabilities is None until first read.
-    __slots__ = ("_play", "_ply", "_probabilities", "_row", "_rows")
-    __match_args__: ClassVar[tuple[str, str, str]] = ("play", "probabilities", "ply")
-
-    _play: Play
-    _ply: int
-    _probabilities: Probabilities | None
-    _rows: np.ndarray | None
-    _row: int
-
-    def __init__(self, play: Play, probabilities: Probabilities, ply: int) -> None:
-        self._play = play
-        self._probabilities = probabilities
-        self._ply = ply
-        self._rows = None
-        self._row = 0
-
-    @property
-    def play(self) -> Play:
-        return self._play
-
-    @play.setter
-    def play(self, value: object) -> None:
-        raise FrozenInstanceError("cannot assign to field 'play'")
-
-    @property
-    def probabilities(self) -> Probabilities:
-        probabilities = self._probabilities
-        if probabilities is None:
-            assert self._rows is not None
-            probabilities = Probabilities.from_array(self._rows[self._row])
-            self._probabilities = probabilities
-        return probabilities
-
-    @probabilities.setter
-    def probabilities(self, value: object) -> None:
-        raise FrozenInstanceError("cannot assign to field 'probabilities'")
-
-    @property
-    def ply(self) -> int:
-        return self._ply
-
-    @ply.setter
-    def ply(self, value: object) -> None:
-        raise FrozenInstanceError("cannot assign to field 'ply'")
-
-    @property
-    def equity(self) -> float:
-        return self.probabilities.equity
-
-    def __repr__(self) -> str:
-        return (f"RankedPlay(play={self.play!r}, probabilities={self.probabilities!r}, "
-                f"ply={self.ply!r})")
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, RankedPlay) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return ((self.play, self.probabilities, self.ply)
-                == (other.play, other.probabilities, other.ply))
-
-    def __hash__(self) -> int:
-        return hash((self.play, self.probabilities, self.ply))
-
-    def __reduce__(self) -> tuple[type[RankedPlay], tuple[Play, Probabilities, int]]:
-        return (RankedPlay, (self.play, self.probabilities, self.ply))
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,29 +50,6 @@ class MoveFilter:
 
     keep: tuple[int, ...] = (8, 2)
     margin: tuple[float, ...] = (0.16, 0.04)
-
-
-@dataclass(frozen=True, slots=True)
-class Level:
-    """A playing strength: search depth and Gaussian noise (in equity) added to each
-    candidate's evaluation before choosing, as established engines weaken their play."""
-
-    name: str
-    plies: int
-    noise: float
-
-
-LEVELS: dict[str, Level] = {
-    level.name: level
-    for level in (
-        Level("beginner", 0, 0.08),
-        Level("casual", 0, 0.04),
-        Level("intermediate", 0, 0.015),
-        Level("expert", 0, 0.0),
-        Level("world-class", 2, 0.0),
-    )
-}
-"""The five named strengths, weakest first."""
 
 
 class Engine:
@@ -195,6 +83,18 @@ class Engine:
                               levels[1], levels[2], out)
         return Probabilities.from_array(out)
 
+    def evaluate_batch(self, positions: Sequence[Position], *,
+                       plies: int = 0) -> list[Probabilities]:
+        """:meth:`evaluate` of each position, with one set of buffers."""
+        _check_plies(plies)
+        out = np.empty((len(positions), OUTPUTS), dtype=np.float64)
+        levels = self._levels()
+        scratch = evaluate.new_scratch()
+        for i, position in enumerate(positions):
+            search.position_value(position.array(), plies, self._arrays, scratch, levels[1],
+                                  levels[2], out[i])
+        return [Probabilities.from_array(row) for row in out]
+
     def rank_plays(self, position: Position, roll: Roll, *, plies: int = 0,
                    move_filter: MoveFilter | None = None) -> list[RankedPlay]:
         """Every legal play, best first, evaluated for the side on roll.
@@ -212,51 +112,27 @@ class Engine:
         levels = self._levels()
         search.rank_plays(boards, count, plies, keep, margin, self._arrays, levels[1],
                           levels[2], probs, depth)
-        # Built without __init__: each reads its probabilities from ``probs`` when asked.
-        new = object.__new__
+        # Each reads its probabilities from ``probs`` when asked.
+        from_rows = RankedPlay._from_rows
         plies_reached = depth.tolist()
-        ranked = []
-        for i in _best_first(probs, depth).tolist():
-            entry = new(RankedPlay)
-            entry._play = plays[i]
-            entry._ply = plies_reached[i]
-            entry._probabilities = None
-            entry._rows = probs
-            entry._row = i
-            ranked.append(entry)
+        ranked = [from_rows(plays[i], plies_reached[i], probs, i)
+                  for i in _best_first(probs, depth).tolist()]
         return ranked
 
-    def choose(self, position: Position, roll: Roll, level: Level | str = "expert",
+    def choose(self, position: Position, roll: Roll, level: BotLevel | str = "expert",
                rng: random.Random | None = None) -> Play:
         """The play the engine makes at ``level`` (noise drawn from ``rng``)."""
-        if isinstance(level, str):
-            if level not in LEVELS:
-                raise ValueError(f"unknown level {level!r}; levels: {', '.join(LEVELS)}")
-            level = LEVELS[level]
-        ranked = self.rank_plays(position, roll, plies=level.plies)
-        if level.noise <= 0 or len(ranked) == 1:
-            return ranked[0].play
-        rng = rng or random.Random()
-        top = ranked[0].ply
-        noisy = [(r.equity + rng.gauss(0.0, level.noise), i)
-                 for i, r in enumerate(ranked) if r.ply == top or level.plies == 0]
-        return ranked[max(noisy)[1]].play
+        return choose(self, position, roll, level, rng)
 
     def rollout(self, position: Position, *, games: int = 1296, truncate: int = 0,
-                seed: int = 1) -> tuple[Probabilities, Probabilities]:
-        """Truncated rollout (0-ply play) of ``position`` before its side rolls.
-
-        Returns the mean probabilities and their standard errors.
+                seed: int = 1,
+                progress: Callable[[RolloutResult], None] | None = None) -> RolloutResult:
+        """Roll ``position`` out (the side on roll about to roll) ``games`` times at 0-ply,
+        each game to the end or for ``truncate`` plies; ``progress`` gets the result so far
+        after each chunk of games. Seeded as ``gammon rollout`` (:mod:`gammon.engine.rollout`).
         """
-        if games < 2:
-            raise ValueError("a rollout needs at least 2 games")
-        if truncate < 0:
-            raise ValueError("truncate is a number of plies, 0 for none")
-        results = search.rollout(position.array(), games, truncate, seed, self._arrays,
-                                 self._levels()[1])
-        mean = results.mean(axis=0)
-        error = results.std(axis=0, ddof=1) / np.sqrt(games)
-        return Probabilities.from_array(mean), Probabilities.from_array(error)
+        return rollout(position, games, truncate=truncate, seed=seed, nets=self._arrays,
+                       level=self._levels()[1], progress=progress)
 
 
 _DEFAULT_FILTER = MoveFilter()

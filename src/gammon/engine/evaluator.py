@@ -1,0 +1,238 @@
+"""What the rest of the system asks of an engine: the :class:`Evaluator` protocol and the
+values it answers with.
+
+The bot at the table (:class:`~gammon.engine.matchbot.MatchBot`), the cube functions
+(:mod:`gammon.engine.cube`) and the match analysis (:mod:`gammon.engine.analysis`) take any
+:class:`Evaluator`: the neural :class:`~gammon.engine.player.Engine`, or a stand-in with
+the two methods (a fixed table in a test, another program's evaluations). Ranking the
+plays of a roll and choosing one at a bot level are built on it here:
+
+>>> from gammon.core.dice import Roll
+>>> class Racer:
+...     '''The side on roll's chance grows with its lead in the pip count.'''
+...     def evaluate(self, position, *, plies=0):
+...         mine, theirs = position.pips()
+...         return Probabilities(min(max(0.5 + (theirs - mine) / 100, 0.0), 1.0), 0, 0, 0, 0)
+...     def evaluate_batch(self, positions, *, plies=0):
+...         return [self.evaluate(p, plies=plies) for p in positions]
+>>> isinstance(Racer(), Evaluator)
+True
+>>> best = rank_plays(Racer(), Position.initial(), Roll(6, 5))[0]
+>>> str(best.play), round(best.equity, 2)
+('24/13', 0.22)
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import FrozenInstanceError, dataclass
+from typing import ClassVar, Protocol, runtime_checkable
+
+import numpy as np
+
+from gammon.core.dice import Roll
+from gammon.core.moves import Play, legal_plays
+from gammon.core.position import Position
+
+
+@dataclass(frozen=True, slots=True)
+class Probabilities:
+    """Cubeless probabilities for one side: win, win gammon, win backgammon, lose gammon,
+    lose backgammon (each unconditional), and the cubeless money equity."""
+
+    win: float
+    win_gammon: float
+    win_backgammon: float
+    lose_gammon: float
+    lose_backgammon: float
+
+    @classmethod
+    def from_array(cls, p: np.ndarray) -> Probabilities:
+        return cls(*p[:5].tolist())
+
+    @property
+    def equity(self) -> float:
+        return (2 * self.win - 1 + self.win_gammon - self.lose_gammon
+                + self.win_backgammon - self.lose_backgammon)
+
+    def as_tuple(self) -> tuple[float, float, float, float, float]:
+        return (self.win, self.win_gammon, self.win_backgammon, self.lose_gammon,
+                self.lose_backgammon)
+
+    def inverted(self) -> Probabilities:
+        """The same chances seen from the other side."""
+        return Probabilities(1 - self.win, self.lose_gammon, self.lose_backgammon,
+                             self.win_gammon, self.win_backgammon)
+
+
+@runtime_checkable
+class Evaluator(Protocol):
+    """Cubeless probabilities of positions for the side on roll, before it rolls.
+
+    A position the side on roll has already lost (the opponent has borne off all 15) is
+    valued at its result. ``plies`` is the search depth as GNU Backgammon counts it; an
+    evaluator without a search may ignore it.
+    """
+
+    def evaluate(self, position: Position, *, plies: int = 0) -> Probabilities: ...
+
+    def evaluate_batch(self, positions: Sequence[Position], *,
+                       plies: int = 0) -> list[Probabilities]: ...
+
+
+class RankedPlay:
+    """A legal play with its evaluation for the side that makes it, at ``ply``.
+
+    Immutable, compared and hashed by ``(play, probabilities, ply)``. Those that
+    :meth:`Engine.rank_plays <gammon.engine.player.Engine.rank_plays>` makes read their
+    probabilities from the search's array when first asked.
+    """
+
+    # For ranked plays the engine made, _probabilities is None until first read.
+    __slots__ = ("_play", "_ply", "_probabilities", "_row", "_rows")
+    __match_args__: ClassVar[tuple[str, str, str]] = ("play", "probabilities", "ply")
+
+    _play: Play
+    _ply: int
+    _probabilities: Probabilities | None
+    _rows: np.ndarray | None
+    _row: int
+
+    def __init__(self, play: Play, probabilities: Probabilities, ply: int) -> None:
+        self._play = play
+        self._probabilities = probabilities
+        self._ply = ply
+        self._rows = None
+        self._row = 0
+
+    @classmethod
+    def _from_rows(cls, play: Play, ply: int, rows: np.ndarray, row: int) -> RankedPlay:
+        """A ranked play whose probabilities are ``rows[row]``, read when first asked
+        (built without ``__init__``: the engine makes many that are never read)."""
+        entry = object.__new__(cls)
+        entry._play = play
+        entry._ply = ply
+        entry._probabilities = None
+        entry._rows = rows
+        entry._row = row
+        return entry
+
+    @property
+    def play(self) -> Play:
+        return self._play
+
+    @play.setter
+    def play(self, value: object) -> None:
+        raise FrozenInstanceError("cannot assign to field 'play'")
+
+    @property
+    def probabilities(self) -> Probabilities:
+        probabilities = self._probabilities
+        if probabilities is None:
+            assert self._rows is not None
+            probabilities = Probabilities.from_array(self._rows[self._row])
+            self._probabilities = probabilities
+        return probabilities
+
+    @probabilities.setter
+    def probabilities(self, value: object) -> None:
+        raise FrozenInstanceError("cannot assign to field 'probabilities'")
+
+    @property
+    def ply(self) -> int:
+        return self._ply
+
+    @ply.setter
+    def ply(self, value: object) -> None:
+        raise FrozenInstanceError("cannot assign to field 'ply'")
+
+    @property
+    def equity(self) -> float:
+        return self.probabilities.equity
+
+    def __repr__(self) -> str:
+        return (f"RankedPlay(play={self.play!r}, probabilities={self.probabilities!r}, "
+                f"ply={self.ply!r})")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, RankedPlay) or other.__class__ is not self.__class__:
+            return NotImplemented
+        return ((self.play, self.probabilities, self.ply)
+                == (other.play, other.probabilities, other.ply))
+
+    def __hash__(self) -> int:
+        return hash((self.play, self.probabilities, self.ply))
+
+    def __reduce__(self) -> tuple[type[RankedPlay], tuple[Play, Probabilities, int]]:
+        return (RankedPlay, (self.play, self.probabilities, self.ply))
+
+
+@dataclass(frozen=True, slots=True)
+class BotLevel:
+    """A bot's playing level: search depth and Gaussian noise (in equity) added to each
+    candidate's evaluation before choosing, as established engines weaken their play."""
+
+    name: str
+    plies: int
+    noise: float
+
+
+LEVELS: dict[str, BotLevel] = {
+    level.name: level
+    for level in (
+        BotLevel("beginner", 0, 0.08),
+        BotLevel("casual", 0, 0.04),
+        BotLevel("intermediate", 0, 0.015),
+        BotLevel("expert", 0, 0.0),
+        BotLevel("world-class", 2, 0.0),
+    )
+}
+"""The five named levels, weakest first."""
+
+
+def bot_level(level: BotLevel | str) -> BotLevel:
+    """A level, or the named one of :data:`LEVELS`."""
+    if isinstance(level, BotLevel):
+        return level
+    if level not in LEVELS:
+        raise ValueError(f"unknown level {level!r}; levels: {', '.join(LEVELS)}")
+    return LEVELS[level]
+
+
+def rank_plays(evaluator: Evaluator, position: Position, roll: Roll, *,
+               plies: int = 0) -> list[RankedPlay]:
+    """Every legal play of ``roll``, best first, valued for the side on roll.
+
+    An evaluator with a ``rank_plays`` method of its own ranks them (the
+    :class:`~gammon.engine.player.Engine`'s compiled search, with its move filter); any
+    other is asked, in one batch, for the position each play leaves with the opponent on
+    roll. Ties keep the generator's order.
+    """
+    own = getattr(evaluator, "rank_plays", None)
+    if own is not None:
+        ranked: list[RankedPlay] = own(position, roll, plies=plies)
+        return ranked
+    plays = legal_plays(position, roll)
+    theirs = evaluator.evaluate_batch([play.next_position for play in plays], plies=plies)
+    if len(theirs) != len(plays):
+        raise ValueError(f"evaluate_batch answered {len(theirs)} positions of {len(plays)}")
+    ranked = [RankedPlay(play, p.inverted(), plies)
+              for play, p in zip(plays, theirs, strict=True)]
+    ranked.sort(key=lambda r: -r.equity)
+    return ranked
+
+
+def choose(evaluator: Evaluator, position: Position, roll: Roll,
+           level: BotLevel | str = "expert", rng: random.Random | None = None) -> Play:
+    """The play a bot of ``level`` makes: the best at the level's depth after its noise
+    (drawn from ``rng``) is added to each candidate's equity."""
+    level = bot_level(level)
+    ranked = rank_plays(evaluator, position, roll, plies=level.plies)
+    if level.noise <= 0 or len(ranked) == 1:
+        return ranked[0].play
+    rng = rng or random.Random()
+    top = ranked[0].ply
+    noisy = [(r.equity + rng.gauss(0.0, level.noise), i)
+             for i, r in enumerate(ranked) if r.ply == top or level.plies == 0]
+    return ranked[max(noisy)[1]].play
