@@ -335,7 +335,8 @@ def test_the_analysis_modules_do_not_import_the_command_line() -> None:
     uses the engine's analysis and the formats' records, never ``gammon.cli``."""
     modules = ["gammon.server.analysis_api", "gammon.server.analysis_worker",
                "gammon.server.analysis_job", "gammon.engine.analysis",
-               "gammon.formats.matchfile", "gammon.server.exports", "gammon.server.service"]
+               "gammon.formats.matchfile", "gammon.server.exports", "gammon.server.rooms",
+               "gammon.server.hub"]
     code = (f"import sys\nfor m in {modules!r}: __import__(m)\n"
             "print([m for m in sys.modules if m.split('.')[:2] == ['gammon', 'cli']])")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

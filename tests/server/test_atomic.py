@@ -28,9 +28,12 @@ from gammon.core.cube import Level
 from gammon.core.match import Phase
 from gammon.server import protocol
 from gammon.server.db import Repository, User, make_engine, match_actions, migrate
+from gammon.server.hub import Hub, LiveRoom, ServiceError
+from gammon.server.lobby import Lobby
+from gammon.server.play import Play
 from gammon.server.protocol import parse_client_message
 from gammon.server.pubsub import LocalBus, RedisBus
-from gammon.server.service import Hub, MatchConfig, Room, ServiceError
+from gammon.server.rooms import MatchConfig
 from tests.server.conftest import make_settings
 from tests.server.conftest import run_async as run
 
@@ -87,7 +90,7 @@ class Socket:
 
 
 class Server:
-    """One server process: an engine, a repository and a hub (no HTTP)."""
+    """One server process: an engine, a repository, a hub, its play and lobby (no HTTP)."""
 
     def __init__(self, url: str, redis_url: str) -> None:
         self.engine = make_engine(url)
@@ -95,6 +98,8 @@ class Server:
         settings = make_settings(url, redis_url, heartbeat_interval=3600)
         self.hub = Hub(settings, self.repo,
                        RedisBus(redis_url, settings.bus_channel) if redis_url else LocalBus())
+        self.play = Play(self.hub)
+        self.lobby = Lobby(self.hub)
 
     async def start(self) -> Server:
         await migrate(self.engine)
@@ -103,7 +108,7 @@ class Server:
 
     async def die(self) -> None:
         """Gone without shutdown code: timers and tasks dropped, connections closed."""
-        self.hub._closed = True
+        self.hub.closed = True
         for room in self.hub.rooms.values():
             if room.timer is not None:
                 room.timer.cancel()
@@ -120,9 +125,9 @@ class Server:
 
     async def act(self, user: User, match_id: str, kind: str, **fields: Any) -> None:
         message = parse_client_message(json.dumps({"type": kind, "match": match_id, **fields}))
-        await self.hub.act(Socket(user), message, time.time())
+        await self.play.act(Socket(user), message, time.time())
 
-    async def room(self, match_id: str) -> Room:
+    async def room(self, match_id: str) -> LiveRoom:
         room = await self.hub.room(match_id)
         assert room is not None and room.match is not None
         return room
@@ -159,8 +164,8 @@ def test_a_crash_between_a_game_end_and_the_next_opening_strands_nothing(
         server = await Server(database_url, redis_url).start()
         arm = crash_before_commit_of(server.engine, "opening")
         users = await two_players(server)
-        room = await server.hub.create(users[0], MatchConfig(kind="match", length=3))
-        await server.hub.join(users[1], room.id)
+        room = await server.lobby.create(users[0], MatchConfig(kind="match", length=3))
+        await server.lobby.join(users[1], room.id)
         live = await server.room(room.id)
         assert live.match is not None and live.match.number == 1
         arm()
@@ -194,16 +199,16 @@ def test_a_crash_between_a_join_and_the_first_opening_strands_nothing(
         server = await Server(database_url, redis_url).start()
         arm = crash_before_commit_of(server.engine, "opening")
         users = await two_players(server)
-        room = await server.hub.create(users[0], MatchConfig(kind="match", length=3))
+        room = await server.lobby.create(users[0], MatchConfig(kind="match", length=3))
         arm()
         with pytest.raises(Crash):
-            await server.hub.join(users[1], room.id)
+            await server.lobby.join(users[1], room.id)
         await server.die()
 
         restarted = await Server(database_url, redis_url).start()
         row = await restarted.repo.match(room.id)
         if row.status == "open":  # the seat was not taken: join again
-            await restarted.hub.join(users[1], room.id)
+            await restarted.lobby.join(users[1], room.id)
         after = await restarted.room(room.id)
         assert after.match is not None
         assert after.match.phase not in STRANDED, after.match.phase
@@ -213,7 +218,7 @@ def test_a_crash_between_a_join_and_the_first_opening_strands_nothing(
     run(main)
 
 
-async def _append_as_an_older_version(repo: Repository, room: Room, action: Any) -> None:
+async def _append_as_an_older_version(repo: Repository, room: LiveRoom, action: Any) -> None:
     """Store one action the way a server that died before its next automatic step did."""
     record = protocol.action_json(action)
     async with repo.engine.begin() as conn:
@@ -231,8 +236,8 @@ def test_loading_a_log_that_ends_before_an_automatic_step_finishes_it(
     async def main() -> None:
         server = await Server(database_url, redis_url).start()
         users = await two_players(server)
-        room = await server.hub.create(users[0], MatchConfig(kind="match", length=3))
-        await server.hub.join(users[1], room.id)
+        room = await server.lobby.create(users[0], MatchConfig(kind="match", length=3))
+        await server.lobby.join(users[1], room.id)
         live = await server.room(room.id)
         assert live.match is not None
         turn = live.match.game.turn

@@ -70,7 +70,7 @@ def _set_position(client: TestClient, match_id: str, turn: int) -> None:
             rules = room.match.rules
             room.match = Match(rules, Game.from_position(CRUSHING, turn, rules=rules))
             room.clock = None
-        hub._after_change(room, local=True)
+        hub.after_change(room, local=True)
 
     assert client.portal is not None
     client.portal.call(put)

@@ -61,14 +61,14 @@ def test_the_other_process_applies_the_published_rows_without_reading_the_log(
         assert held.seq == stored.seq and reads == []
 
         # a message lost: the next one leaves a gap, and the log fills it
-        lost = acting.hub._publish
+        lost = acting.hub.publish
 
         async def drop(_message: dict[str, Any]) -> None:
             return None
 
-        acting.hub._publish = drop  # type: ignore[method-assign,assignment]
+        acting.hub.publish = drop  # type: ignore[method-assign,assignment]
         await play(acting, match_id, users, 2)
-        acting.hub._publish = lost  # type: ignore[method-assign]
+        acting.hub.publish = lost  # type: ignore[method-assign]
         await play(acting, match_id, users, 3)
         await until(lambda: socket.sent[-1].get("v") == stored.version)
         assert held.seq == stored.seq and reads == [match_id]

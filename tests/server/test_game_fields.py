@@ -15,7 +15,7 @@ from gammon.core.game import Game, Phase
 from gammon.core.moves import legal_plays
 from gammon.core.position import Position
 from gammon.server.app import create_app
-from gammon.server.service import reach
+from gammon.server.rooms import reach
 from tests.server.conftest import Browser, make_settings
 from tests.server.helpers import Player, act, to_move
 

@@ -11,7 +11,7 @@ from typing import Any
 from gammon.server import protocol
 from gammon.server.db import Repository, make_engine, migrate, server_kv
 from gammon.server.fairness import commitment
-from gammon.server.service import PAUSE, MatchConfig, Room, rules_for, rules_json
+from gammon.server.rooms import PAUSE, MatchConfig, Room, rules_for, rules_json
 
 SEED = "ab" * 32
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from gammon.server.db import User
 from gammon.server.pubsub import LocalBus
-from gammon.server.service import MatchConfig
+from gammon.server.rooms import MatchConfig
 from tests.server.conftest import run_async as run
 from tests.server.helpers import random_play
 from tests.server.test_atomic import Server, Socket, two_players
@@ -63,8 +63,8 @@ async def a_started_match(first: Server, second: Server) -> tuple[str, tuple[Use
     """Created and joined in ``first``; ``second`` holds the room too, at the same
     version; no clock (so no downtime credit is stored: only the log can tell)."""
     users = await two_players(first)
-    room = await first.hub.create(users[0], MatchConfig(kind="match", length=3))
-    await first.hub.join(users[1], room.id)
+    room = await first.lobby.create(users[0], MatchConfig(kind="match", length=3))
+    await first.lobby.join(users[1], room.id)
     held = await second.room(room.id)
     assert held.version == (await first.room(room.id)).version
     return room.id, users
@@ -79,7 +79,7 @@ async def play_and_die_unannounced(dying: Server, match_id: str, users: tuple[Us
 
     room = await dying.room(match_id)
     assert room.match is not None
-    dying.hub._publish = lost  # type: ignore[method-assign,assignment]
+    dying.hub.publish = lost  # type: ignore[method-assign,assignment]
     game: dict[str, Any] = json.loads(json.dumps(room.game_json()))  # as on the wire
     assert game is not None and game["phase"] == "moving"
     await dying.act(users[game["turn"]], match_id, "play",

@@ -18,7 +18,7 @@ from fastapi.testclient import TestClient
 from gammon.server import protocol
 from gammon.server.app import create_app
 from gammon.server.db import Repository, make_engine, match_actions, migrate, server_kv
-from gammon.server.service import PAUSE
+from gammon.server.rooms import PAUSE
 from tests.server.conftest import Browser, make_settings, run_async
 from tests.server.helpers import Player, act, to_move
 

@@ -26,7 +26,7 @@ from gammon.core.moves import legal_plays
 from gammon.server import protocol
 from gammon.server.app import create_app
 from gammon.server.fairness import FairDice, new_seed
-from gammon.server.service import CLOCKS, clock_settings
+from gammon.server.rooms import CLOCKS, clock_settings
 from tests.server.conftest import Browser
 from tests.server.helpers import Player, play_turn
 

@@ -62,7 +62,7 @@ def analyse(match_id: str, plies: int, rules: str, names: Sequence[str],
     from gammon.formats.matchfile import MatchRecord
     from gammon.server import protocol
     from gammon.server.exports import player_name
-    from gammon.server.service import rules_from_json
+    from gammon.server.rooms import rules_from_json
 
     record = MatchRecord.from_match_actions(
         [protocol.action_from_json(json.loads(text)) for text in actions],

@@ -48,7 +48,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from gammon.server import analysis_job
 from gammon.server.db import match_actions, match_analyses, matches, server_kv, users
-from gammon.server.service import PAUSE
+from gammon.server.rooms import PAUSE
 from gammon.server.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -238,7 +238,7 @@ class AnalysisStore:
 
 class AnalysisWorker:
     """This process's analysis workers (see the module doc). ``hub`` is the process's
-    :class:`~gammon.server.service.Hub`: its origin names this process as an analysis's
+    :class:`~gammon.server.hub.Hub`: its origin names this process as an analysis's
     owner, and its rooms' watchers get the progress."""
 
     def __init__(self, settings: Settings, engine: AsyncEngine, hub: Any) -> None:
@@ -417,4 +417,4 @@ class AnalysisWorker:
             text = json.dumps(message)
             for conn in list(room.subscribers):
                 conn.send_text(text)
-        await hub._publish({"kind": "analysis", "match": status.match_id, "payload": message})
+        await hub.publish({"kind": "analysis", "match": status.match_id, "payload": message})

@@ -54,6 +54,9 @@ from gammon.server import analysis_api, bots, exports, ops, protocol
 from gammon.server.analysis_worker import AnalysisWorker
 from gammon.server.db import Repository, User, make_engine, migrate, secret_key
 from gammon.server.fairness import verify
+from gammon.server.hub import Hub, LiveRoom, ServiceError
+from gammon.server.lobby import Lobby
+from gammon.server.play import Play
 from gammon.server.protocol import (
     RESPONSES,
     Credentials,
@@ -67,7 +70,7 @@ from gammon.server.protocol import (
     first_error,
 )
 from gammon.server.pubsub import LocalBus, RedisBus, channel_for
-from gammon.server.service import PAUSE, Hub, MatchConfig, Room, ServiceError
+from gammon.server.rooms import PAUSE, MatchConfig
 from gammon.server.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -289,6 +292,10 @@ def _hub(request: Request) -> Hub:
     return request.app.state.hub  # type: ignore[no-any-return]
 
 
+def _lobby(request: Request) -> Lobby:
+    return request.app.state.lobby  # type: ignore[no-any-return]
+
+
 # -- private matches --------------------------------------------------------------------
 #
 # A private match is seen only by its players, the player it is reserved for (a rematch)
@@ -303,7 +310,7 @@ def invite_key(app: Any, match_id: str) -> str:
     return base64.urlsafe_b64encode(digest[:16]).decode().rstrip("=")
 
 
-def _may_see(app: Any, room: Room, user_id: int | None, key: str | None) -> bool:
+def _may_see(app: Any, room: LiveRoom, user_id: int | None, key: str | None) -> bool:
     if not room.private:
         return True
     if user_id is not None and (room.seat_of(user_id) is not None
@@ -313,7 +320,7 @@ def _may_see(app: Any, room: Room, user_id: int | None, key: str | None) -> bool
                                                    invite_key(app, room.id).encode())
 
 
-async def _visible_room(request: Request, match_id: str, key: str | None) -> Room:
+async def _visible_room(request: Request, match_id: str, key: str | None) -> LiveRoom:
     """The room of a match the request may see, or 404 — the same for a private match
     without the key as for no match at all."""
     room = await _hub(request).room(match_id)
@@ -523,7 +530,7 @@ async def _handle(app: Any, hub: Hub, conn: WSConnection, raw: str | bytes,
                     raise ProtocolError("malformed", "empty chat message")
                 if not await app.state.limiter.allow(f"chat:{conn.user.id}", 20, 5):
                     raise ServiceError("rate_limited", "too many chat messages")
-                await hub.chat(conn, message.match, text)
+                await app.state.play.chat(conn, message.match, text)
             case protocol.MuteMessage():
                 (conn.muted.add if message.muted else conn.muted.discard)(message.match)
                 conn.send(protocol.muted_message(message.match, message.muted))
@@ -532,7 +539,7 @@ async def _handle(app: Any, hub: Hub, conn: WSConnection, raw: str | bytes,
             case protocol.PongMessage():
                 conn.pong(message.n)
             case _:
-                await hub.act(conn, message, received)
+                await app.state.play.act(conn, message, received)
     except (ProtocolError, ServiceError) as error:
         _send_error(hub, conn, message, error)
     except PoolTimeout:
@@ -594,6 +601,8 @@ def create_app(settings: Settings | None = None, *, bus: Any = None) -> FastAPI:
         the_bus = bus or (RedisBus(settings.redis_url, channel) if settings.redis_url
                           else LocalBus())
         app.state.hub = hub = Hub(settings, repo, the_bus)
+        app.state.play = Play(hub)  # before the hub starts: it resumes matches
+        app.state.lobby = Lobby(hub)
         if settings.redis_url and settings.rate_limits:  # several processes: one budget
             app.state.limiter = RedisRateLimiter(settings.redis_url,
                                                  settings.rate_limit_prefix)
@@ -752,7 +761,7 @@ def _routes(app: FastAPI) -> None:
             winner_rolls_anew=body.winner_rolls_anew, private=body.private,
             clock_scale=request.app.state.settings.clock_scale)
         try:
-            room = await _hub(request).create(user, config, client_seed=body.client_seed)
+            room = await _lobby(request).create(user, config, client_seed=body.client_seed)
         except ServiceError as error:
             raise _error(error) from None
         return {**room.info_json(), "invite": _invite(request.app, room)}
@@ -779,7 +788,7 @@ def _routes(app: FastAPI) -> None:
         if room is None or not _may_see(request.app, room, user.id, key):
             raise HTTPException(404, {"code": "not_found", "message": "no such match"})
         try:
-            room = await _hub(request).join(user, match_id, body.client_seed if body else "")
+            room = await _lobby(request).join(user, match_id, body.client_seed if body else "")
         except ServiceError as error:
             raise _error(error) from None
         return room.info_json()
@@ -787,7 +796,7 @@ def _routes(app: FastAPI) -> None:
     @app.delete("/api/games/{match_id}", tags=["lobby"], **_returns("ok"))
     async def cancel(match_id: MatchId, user: Player, request: Request) -> protocol.OkResponse:
         try:
-            await _hub(request).cancel(user, match_id)
+            await _lobby(request).cancel(user, match_id)
         except ServiceError as error:
             raise _error(error) from None
         return {"ok": True}
@@ -796,7 +805,7 @@ def _routes(app: FastAPI) -> None:
               **_returns("info", 201))
     async def rematch(match_id: MatchId, user: Player, request: Request) -> views.InfoView:
         try:
-            room = await _hub(request).rematch(user, match_id)
+            room = await _lobby(request).rematch(user, match_id)
         except ServiceError as error:
             raise _error(error) from None
         return room.info_json()
@@ -975,7 +984,7 @@ async def _busy(_request: Request, _error: Exception) -> JSONResponse:
                         503, headers={"Retry-After": "1"})
 
 
-def _invite(app: Any, room: Room) -> str:
+def _invite(app: Any, room: LiveRoom) -> str:
     """The link that shows a match to whoever holds it (PROTOCOL.md, *Private matches*)."""
     link = f"/#/match/{room.id}"
     return f"{link}?key={invite_key(app, room.id)}" if room.private else link

@@ -251,14 +251,15 @@ class Ops:
         self.hub: Any = None
         self.redis: Any = None  # the readiness probe's own Redis client
 
-    def attach(self, hub: Any) -> None:
-        """Count what the hub does: wrap its entry points (no change to the hub's code)."""
+    def attach(self, hub: Any, play: Any) -> None:
+        """Count what the hub and play do: wrap their entry points (no change to their
+        code)."""
         self.hub = hub
         metrics = self.metrics
         metrics.active_matches.read = lambda: sum(
             1 for room in hub.rooms.values() if room.status == "playing")
         metrics.draining.read = lambda: float(self.draining)
-        act = hub.act
+        act = play.act
 
         async def timed_act(conn: Any, message: Any, received: float) -> None:
             match = current_match.set(getattr(message, "match", None))
@@ -280,8 +281,8 @@ class Ops:
                 current_match.reset(match)
                 current_user.reset(user)
 
-        hub.act = timed_act
-        bot_turn = getattr(hub, "_bot_turn", None)
+        play.act = timed_act
+        bot_turn = getattr(play, "bot_turn", None)
         if bot_turn is not None:
             async def counted_bot_turn(room: Any) -> None:
                 metrics.bot_queue.add(1)
@@ -292,7 +293,7 @@ class Ops:
                     metrics.bot_queue.add(-1)
                     current_match.reset(token)
 
-            hub._bot_turn = counted_bot_turn
+            play.bot_turn = counted_bot_turn
         publish = hub.bus.publish
 
         async def counted_publish(message: dict[str, Any]) -> None:
@@ -409,7 +410,7 @@ def install(app: FastAPI) -> Ops:
     @asynccontextmanager
     async def attached(app: FastAPI) -> AsyncIterator[Any]:
         async with lifespan(app) as state:
-            ops.attach(app.state.hub)
+            ops.attach(app.state.hub, app.state.play)
             try:
                 yield state
             finally:

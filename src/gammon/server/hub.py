@@ -1,32 +1,25 @@
-"""The authoritative match service: every match lives in a :class:`Room`, owned by a
-:class:`Hub` (one per server process).
+"""The hub: the rooms this process holds (one :class:`Hub` per server process), kept in
+step with the stored log and with the other processes.
+
+It owns loading (a room is rebuilt from its stored log on first use, and resumes: pending
+automatic actions made, the flag timer set, a bot on turn scheduled), the one way a room
+changes (:meth:`Hub.transition`), the bus between processes, the sockets subscribed to each
+room, and the heartbeats that measure a restart's downtime. The lobby
+(:mod:`gammon.server.lobby`) and play (:mod:`gammon.server.play`) act through it.
 
 The client proposes, the server decides: a client message becomes a core action
-(:func:`~gammon.server.protocol.message_action`), the pure core state machine
-(:meth:`Match.apply <gammon.core.match.Match.apply>`) accepts or refuses it, the accepted
-action is **stored before anything is sent** (:meth:`Repository.append
-<gammon.server.db.Repository.append>`), and only then do the room's state and version move
-and the events go out. A refused action changes nothing.
+(:func:`~gammon.server.protocol.message_action`), the pure room state machine
+(:mod:`gammon.server.rooms`, the core's :meth:`Match.apply
+<gammon.core.match.Match.apply>`) accepts or refuses it, the accepted action is **stored
+before anything is sent** (:meth:`Repository.append_many
+<gammon.server.db.Repository.append_many>`), and only then do the room's state and version
+move and the events go out. A refused action changes nothing.
 
 Rebuilding: a room is rebuilt from the database by replaying its stored actions through the
-same :func:`~gammon.server.rooms.advance` the live path uses — dice, clock times and all are in the stored
-actions, so the replay is exact. That is how a restarted server resumes every match and how
-a process catches up with actions another process appended (the bus says which match moved).
-
-Server-made actions: the opening roll of every game (as soon as both seats are taken, and
-after each game), rolls for a player with the auto-roll option, timeouts when a clock runs
-out (a timer set at the flag time plus the lag allowance), and the bot's actions (computed
-off the event loop with ``asyncio.to_thread``: the engine's
-:func:`~gammon.server.bots.decide` makes every decision of the bot — doubles, takes, drops,
-beavers, resignations and their answers, and the checker play).
-
-Clocks (RULES.md §7): the core's :class:`~gammon.core.clock.Clock`, with wall-clock seconds
-(``time.time()``, shared by processes on one host or NTP-synchronised hosts). One timed
-*action* is a stretch in which the same player must act in the same phase: rolling (or
-doubling), moving (every step of one turn together), answering a cube or resign offer. Lag
-compensation: an action by a player is timed at ``received - min(lag, lag_cap)``, where
-``lag`` is half the round trip the server measured on that player's socket (ping/pong), never
-earlier than the action's start. The clock time of each action is stored with it.
+same :func:`~gammon.server.rooms.advance` the live path uses — dice, clock times and all are
+in the stored actions, so the replay is exact. That is how a restarted server resumes every
+match and how a process catches up with actions another process appended (the bus says
+which match moved, and carries the committed rows).
 """
 
 from __future__ import annotations
@@ -35,42 +28,22 @@ import asyncio
 import contextlib
 import json
 import logging
-import secrets
 import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from types import SimpleNamespace
 from typing import Any, Protocol
 
 from gammon.core import actions as A
-from gammon.core.dice import Roll
-from gammon.core.errors import IllegalActionError, NotYourTurnError
-from gammon.core.match import Match, Phase
-from gammon.server import bots, protocol
-from gammon.server.db import Repository, Row, SeqConflict, User
-from gammon.server.fairness import commitment, new_seed
+from gammon.core.match import Match
+from gammon.server import protocol
+from gammon.server.db import Repository, SeqConflict, User
 from gammon.server.ratings import new_ratings
-from gammon.server.rooms import (
-    CLOCKS,
-    PAUSE,
-    MatchConfig,
-    Room,
-    clock_settings,
-    reach,
-    rules_for,
-    rules_from_json,
-    rules_json,
-    runner,
-    stored_row,
-)
+from gammon.server.rooms import PAUSE, Room, stored_row
 from gammon.server.settings import Settings
 from gammon.views import EventView, result_view
 
 log = logging.getLogger(__name__)
-__all__ = ["CLOCKS", "PAUSE", "Hub", "LiveRoom", "MatchConfig", "Room", "ServiceError",
-           "clock_settings", "reach", "rules_for", "rules_from_json", "rules_json"]
-
 
 class ServiceError(Exception):
     """A request the service refuses; ``code`` and ``message`` go back to the client."""
@@ -93,20 +66,6 @@ class Connection(Protocol):
 
 Proposal = Callable[["LiveRoom"], "A.Action | None"]
 """What a transition proposes, made from the room's state (again after catching up)."""
-
-
-def _as_decided(action: A.Action, seq: int) -> Proposal:
-    """``action``, decided for the state after action ``seq``; after catching up with
-    another process's move, nothing (the bot decides anew)."""
-    return lambda room: action if room.seq == seq else None
-
-
-def _expired(room: LiveRoom) -> A.Action | None:
-    """A time-out if the running clock has expired by the room's latest action time or
-    now."""
-    clock = room.clock
-    side = None if clock is None else clock.expired(max(time.time(), room.last_at))
-    return None if side is None else A.Timeout(side)
 
 
 @dataclass
@@ -135,7 +94,10 @@ class Hub:
         self.rooms: dict[str, LiveRoom] = {}
         self._loading: dict[str, asyncio.Future[LiveRoom | None]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._closed = False
+        self.closed = False
+        self.on_change: Callable[[LiveRoom, bool], None] = lambda room, local: None
+        """Called after a room changed, with the room and whether this process changed it
+        (:meth:`after_change`; :class:`gammon.server.play.Play` sets it)."""
         self.on_finish: Callable[[str], None] | None = None
         """Called with a match's id when it ends in this process (the analysis worker
         queues its analysis: :mod:`gammon.server.analysis_worker`)."""
@@ -157,7 +119,7 @@ class Hub:
         """
         await self.bus.start(self._on_bus)
         # this process may have died between a commit and its publish: the others catch up
-        await self._publish({"kind": "resync"})
+        await self.publish({"kind": "resync"})
         alive = await self.repo.last_heartbeat()
         for match_id in await self.repo.playing_ids():
             room = await self.room(match_id)  # pending steps made, timer set, bot scheduled
@@ -166,7 +128,7 @@ class Hub:
                 # seconds) is downtime too
                 await self._credit_downtime(room, alive, time.time())
         await self._beat()
-        self._spawn(self._heartbeats())
+        self.spawn(self._heartbeats())
 
     async def _beat(self) -> None:
         try:
@@ -200,13 +162,13 @@ class Hub:
                 room.outbox += await self._catch_up(room)
             else:
                 room.outbox += room.pause(seconds, at)
-                await self._publish({"kind": "action", "match": room.id, "seq": room.seq})
+                await self.publish({"kind": "action", "match": room.id, "seq": room.seq})
             finally:
-                self._flush(room)
-            self._arm_timer(room)  # the flag falls that much later
+                self.flush(room)
+            self.after_change(room, local=False)  # the flag falls that much later
 
     async def stop(self) -> None:
-        self._closed = True
+        self.closed = True
         for room in self.rooms.values():
             if room.timer is not None:
                 room.timer.cancel()
@@ -218,7 +180,7 @@ class Hub:
         await self._beat()  # the server is known to be up until now
         await self.bus.close()
 
-    def _spawn(self, coroutine: Any) -> None:
+    def spawn(self, coroutine: Any) -> None:
         task = asyncio.ensure_future(coroutine)
         self._tasks.add(task)
         task.add_done_callback(self._done)
@@ -257,7 +219,7 @@ class Hub:
         finally:
             del self._loading[match_id]
         if room is not None and room.status == "playing":
-            self._after_change(room, local=True)
+            self.after_change(room, local=True)
         return room
 
     async def _finish_pending(self, room: LiveRoom) -> None:
@@ -269,9 +231,9 @@ class Hub:
             return
         async with room.lock:
             try:
-                await self._transition(room, None, time.time())
+                await self.transition(room, None, time.time())
             finally:
-                self._flush(room)
+                self.flush(room)
 
     async def _load(self, match_id: str) -> LiveRoom | None:
         row, actions = await self.repo.match_with_actions(match_id)
@@ -301,7 +263,7 @@ class Hub:
                 events += room.replay(json.loads(action.action), action.at)
         return events
 
-    async def _seats_taken(self, room: LiveRoom) -> None:
+    async def seats_taken(self, room: LiveRoom) -> None:
         """Catch up with a join (caller holds the room lock): watchers of the open match get
         the state with both seats, then the opening as an update."""
         if room.match is None:
@@ -311,7 +273,7 @@ class Hub:
                 await self._load_users(room)
             self._broadcast_state(room)
         room.outbox += await self._catch_up(room)
-        self._flush(room)
+        self.flush(room)
 
     async def _resync(self, room: LiveRoom) -> None:
         """Catch up with the log, whatever was announced (caller holds the room lock): a
@@ -320,20 +282,20 @@ class Hub:
         if room.match is None:
             row = await self.repo.match(room.id)
             if row is not None and row.rules:  # seated elsewhere
-                await self._seats_taken(room)
+                await self.seats_taken(room)
             return
         room.outbox += await self._catch_up(room)
-        self._flush(room)
+        self.flush(room)
 
     async def _resync_all(self) -> None:
         for room in list(self.rooms.values()):
             async with room.lock:
                 await self._resync(room)
-            self._after_change(room, local=False)
+            self.after_change(room, local=False)
 
     # -- the bus -------------------------------------------------------------------------
 
-    async def _publish(self, message: dict[str, Any]) -> None:
+    async def publish(self, message: dict[str, Any]) -> None:
         message["origin"] = self.origin
         try:
             await self.bus.publish(message)
@@ -344,7 +306,7 @@ class Hub:
         if message.get("origin") == self.origin:
             return
         if message.get("kind") == "resync":  # a process (re)started
-            self._spawn(self._resync_all())
+            self.spawn(self._resync_all())
             return
         room = self.rooms.get(message.get("match", ""))
         if room is None:
@@ -357,13 +319,13 @@ class Hub:
                     events = await self._catch_up(room)
             if events:
                 self._broadcast_update(room, events)
-            self._after_change(room, local=False)
+            self.after_change(room, local=False)
         elif kind == "seated":
             async with room.lock:
-                await self._seats_taken(room)
-            self._after_change(room, local=False)
+                await self.seats_taken(room)
+            self.after_change(room, local=False)
         elif kind in ("chat", "rematch", "analysis"):
-            self._send_all(room, message["payload"], chat=kind == "chat")
+            self.send_all(room, message["payload"], chat=kind == "chat")
 
     @staticmethod
     def _apply_rows(room: LiveRoom, message: dict[str, Any]) -> list[EventView] | None:
@@ -384,7 +346,7 @@ class Hub:
 
     # -- sending -------------------------------------------------------------------------
 
-    def _send_all(self, room: LiveRoom, message: protocol.ServerMessage | dict[str, Any], *,
+    def send_all(self, room: LiveRoom, message: protocol.ServerMessage | dict[str, Any], *,
                   chat: bool = False) -> None:
         text = json.dumps(message)
         for conn in list(room.subscribers):
@@ -394,7 +356,7 @@ class Hub:
             conn.send_text(text)
 
     def _broadcast_update(self, room: LiveRoom, events: list[EventView]) -> None:
-        self._send_all(room, room.update_message(events, time.time()))
+        self.send_all(room, room.update_message(events, time.time()))
 
     def _broadcast_state(self, room: LiveRoom) -> None:
         now = time.time()
@@ -419,182 +381,36 @@ class Hub:
         else:
             conn.send_text(json.dumps(room.state_message(conn.user.id, now)))
         if room.version != version:
-            self._after_change(room, local=False)
+            self.after_change(room, local=False)
 
     def unsubscribe(self, conn: Connection, match_id: str) -> None:
         room = self.rooms.get(match_id)
         if room is not None:
             room.subscribers.discard(conn)
-            self._maybe_evict(room)
+            self.maybe_evict(room)
 
     def disconnect(self, conn: Connection) -> None:
         for room in list(self.rooms.values()):
             if conn in room.subscribers:
                 room.subscribers.discard(conn)
-                self._maybe_evict(room)
+                self.maybe_evict(room)
 
-    def _maybe_evict(self, room: LiveRoom) -> None:
+    def after_change(self, room: LiveRoom, *, local: bool) -> None:
+        """A room changed — by this process (``local``) or another, or it was loaded: tell
+        :attr:`on_change` (play sets the flag timer and moves a bot on turn:
+        :meth:`gammon.server.play.Play.changed`)."""
+        if not self.closed:
+            self.on_change(room, local)
+
+    def maybe_evict(self, room: LiveRoom) -> None:
         if room.status in ("finished", "cancelled") and not room.subscribers:
             if room.timer is not None:
                 room.timer.cancel()
             self.rooms.pop(room.id, None)
 
-    # -- the lobby -----------------------------------------------------------------------
+    # -- transitions ---------------------------------------------------------------
 
-    async def create(self, user: User, config: MatchConfig, *, client_seed: str = "",
-                     reserved_for: int | None = None, rematch_of: str | None = None
-                     ) -> LiveRoom:
-        """A new match: open for a second player, or against a bot (started at once)."""
-        if config.bot is None and await self.repo.count_open(user.id) >= \
-                self.settings.max_open_games:
-            raise ServiceError("too_many_games",
-                               f"at most {self.settings.max_open_games} open games per player")
-        match_id = secrets.token_urlsafe(12)
-        seed = new_seed()
-        values: dict[str, Any] = {
-            "id": match_id, "status": "open", "config": config.to_json(), "player0": user.id,
-            "private": config.private or reserved_for is not None, "rated": False,
-            "server_seed": seed, "seed_hash": commitment(seed), "client_seed0": client_seed,
-            "client_seed1": "", "reserved_for": reserved_for, "rematch_of": rematch_of,
-        }
-        first: list[Row] = []
-        if config.bot is not None:
-            bot = await self.bot_user(config.bot)
-            values.update(player1=bot.id, status="playing",
-                          rules=rules_json(rules_for(config, (user.options, {}))))
-            first = self._opening_rows(values, [user, bot])
-        await self.repo.create_match(values, first)  # with its opening: one transaction
-        room = await self.room(match_id)  # a bot on turn is scheduled
-        assert room is not None
-        return room
-
-    @staticmethod
-    def _opening_rows(values: dict[str, Any], players: list[User]) -> list[Row]:
-        """The stored actions that start a match whose row will hold ``values``."""
-        room = Room.from_row(SimpleNamespace(**{"result": None, **values}))
-        room.users = {player.id: player for player in players}
-        now = time.time()
-        return [stored_row(step) for step in room.plan(None, now, now)]
-
-    async def bot_user(self, level: int) -> User:
-        name = f"bot-{level}"
-        found = await self.repo.user_by_name(name)
-        if found is not None:
-            return found[0]
-        try:
-            return await self.repo.create_user(name, "bot")
-        except Exception:  # created meanwhile by another request
-            found = await self.repo.user_by_name(name)
-            assert found is not None
-            return found[0]
-
-    async def join(self, user: User, match_id: str, client_seed: str = "") -> LiveRoom:
-        row = await self.repo.match(match_id)
-        if row is None or row.status == "cancelled":
-            raise ServiceError("not_found", f"no match {match_id}")
-        if row.status != "open":
-            raise ServiceError("not_open", "this match has started")
-        if row.player0 == user.id:
-            raise ServiceError("own_game", "you cannot join your own game")
-        if row.reserved_for is not None and row.reserved_for != user.id:
-            raise ServiceError("reserved", "this game is reserved for another player")
-        creator = await self.repo.user(row.player0)
-        assert creator is not None
-        config = MatchConfig.from_json(row.config)
-        rules = rules_for(config, (creator.options, user.options))
-        rated = config.points >= 1 and creator.kind == "user" and user.kind == "user"
-        seated = {**row._asdict(), "player1": user.id, "client_seed1": client_seed,
-                  "status": "playing", "rules": rules_json(rules), "rated": rated}
-        opening = self._opening_rows(seated, [creator, user])
-        if not await self.repo.seat(match_id, user.id, client_seed, seated["rules"], rated,
-                                    opening):  # the seat and the opening: one transaction
-            raise ServiceError("not_open", "someone else took the seat")
-        room = await self.room(match_id)
-        assert room is not None
-        async with room.lock:
-            await self._seats_taken(room)
-        await self._publish({"kind": "seated", "match": match_id})
-        self._after_change(room, local=True)
-        return room
-
-    async def cancel(self, user: User, match_id: str) -> None:
-        if not await self.repo.cancel(match_id, user.id):
-            raise ServiceError("not_found", "no open game of yours with that id")
-        room = self.rooms.pop(match_id, None)
-        if room is not None:
-            room.status = "cancelled"
-            self._send_all(room, protocol.cancelled_message(match_id))
-
-    async def rematch(self, user: User, match_id: str) -> LiveRoom:
-        room = await self.room(match_id)
-        if room is None:
-            raise ServiceError("not_found", f"no match {match_id}")
-        seat = room.seat_of(user.id)
-        if seat is None:
-            raise ServiceError("not_a_player", "only the players may ask for a rematch")
-        if room.status != "finished":
-            raise ServiceError("not_finished", "the match is not over")
-        opponent = room.players[1 - seat]
-        new = await self.create(
-            user, room.config, reserved_for=None if room.config.bot is not None else opponent,
-            rematch_of=match_id)
-        payload = protocol.rematch_message(match_id, new.id, user.name)
-        self._send_all(room, payload)
-        await self._publish({"kind": "rematch", "match": match_id, "payload": payload})
-        return new
-
-    # -- playing -------------------------------------------------------------------------
-
-    async def act(self, conn: Connection, message: protocol.ActionMessage,
-                  received: float) -> None:
-        """A player's proposed action: accepted, stored, broadcast — or refused, unchanged."""
-        room = await self.room(message.match)
-        if room is None:
-            raise ServiceError("not_found", f"no match {message.match}")
-        seat = room.seat_of(conn.user.id)
-        if seat is None:
-            raise ServiceError("not_a_player", "you do not hold a seat in this match")
-        async with room.lock:
-            try:
-                await self._act(room, conn, seat, message, received)
-            finally:
-                self._flush(room)
-        self._after_change(room, local=True)
-
-    async def _act(self, room: LiveRoom, conn: Connection, seat: int,
-                   message: protocol.ActionMessage,
-                   received: float) -> None:
-        if room.match is None:
-            raise ServiceError("not_started", "the match has not started")
-        if message.v is not None and message.v != room.version:
-            raise ServiceError("stale", f"the match is at version {room.version}")
-        lag = min(conn.lag, self.settings.lag_cap)
-        clock = room.clock
-        at = max(room.last_at, received - lag)
-        if clock is not None and clock.running is not None:
-            at = max(at, clock.since or 0.0)
-            side = clock.expired(at)
-            if side is not None:
-                await self._transition(room, _expired, at)
-                raise ServiceError("time_out", f"player {side} ran out of time")
-
-        def proposed(room: LiveRoom) -> A.Action:
-            assert room.match is not None
-            if message.type != "roll":
-                return protocol.message_action(message, seat)
-            if not room.match.game.can_roll(seat):
-                room.match.apply(A.RollDice(seat, Roll(1, 2)))  # the precise refusal
-                raise ServiceError("illegal", "you cannot roll now")
-            return room.match.game.roll_action(room.dice().source(room.dice_count))
-
-        try:
-            await self._transition(room, proposed, at)
-        except NotYourTurnError as error:
-            raise ServiceError("not_your_turn", str(error)) from None
-        except IllegalActionError as error:
-            raise ServiceError("illegal", str(error)) from None
-
-    async def _transition(self, room: LiveRoom, propose: Proposal | None, at: float) -> None:
+    async def transition(self, room: LiveRoom, propose: Proposal | None, at: float) -> None:
         """One atomic transition (caller holds the lock): the action ``propose`` makes of
         the room's state at clock time ``at`` — None for only the server's automatic
         actions — and every automatic action it leads to (the next game's opening,
@@ -635,11 +451,11 @@ class Hub:
                     self.on_finish(room.id)
             # the committed rows travel with the message: a process holding the match at
             # action first - 1 applies them without reading the log (_on_bus)
-            await self._publish({"kind": "action", "match": room.id, "seq": room.seq,
+            await self.publish({"kind": "action", "match": room.id, "seq": room.seq,
                                  "first": first, "rows": rows, "ended": finish is not None})
             return
 
-    def _flush(self, room: LiveRoom) -> None:
+    def flush(self, room: LiveRoom) -> None:
         """Send the events of the actions just stored, as one update (caller holds the lock;
         an action and the server's own actions that follow it go out together)."""
         if room.outbox:
@@ -663,90 +479,3 @@ class Hub:
             ratings = [(winner.id, winner.rating, up, length),
                        (loser.id, loser.rating, down, length)]
         return finish, ratings
-
-    async def timeout_check(self, room: LiveRoom) -> None:
-        async with room.lock:
-            room.timer = None
-            clock = room.clock
-            now = max(time.time(), room.last_at)
-            if clock is None or room.match is None or room.match.is_over:
-                return
-            side = clock.expired(now)
-            if side is None:
-                return
-            try:
-                await self._transition(room, _expired, now)
-            except IllegalActionError:
-                return
-            finally:
-                self._flush(room)
-        self._after_change(room, local=True)
-
-    def _arm_timer(self, room: LiveRoom) -> None:
-        """(Re)set the timer that checks the running clock when its flag should fall."""
-        if room.timer is not None:
-            room.timer.cancel()
-            room.timer = None
-        if self._closed or room.match is None or room.match.is_over:
-            return
-        flag = room.clock.flag_time() if room.clock is not None else None
-        if flag is not None:
-            delay = max(0.0, flag + self.settings.lag_cap - time.time())
-            room.timer = asyncio.get_running_loop().call_later(
-                delay, lambda: self._spawn(self.timeout_check(room)))
-
-    def _after_change(self, room: LiveRoom, *, local: bool) -> None:
-        """Set the flag timer, and let a bot act if it is its turn (only in the process that
-        made the change, or loaded the match, so two processes seldom both move a bot; when
-        they do, the action numbers let one of them through)."""
-        if self._closed:
-            return
-        self._arm_timer(room)
-        match = room.match
-        if match is None or match.is_over:
-            self._maybe_evict(room)
-            return
-        side = runner(match)
-        if local and side is not None and room.is_bot(side):
-            self._spawn(self._bot_turn(room))
-
-    async def _bot_turn(self, room: LiveRoom) -> None:
-        if self.settings.bot_delay:
-            await asyncio.sleep(self.settings.bot_delay)
-        async with room.lock:
-            for _ in range(8):
-                match = room.match
-                if match is None or match.is_over:
-                    break
-                side = runner(match)
-                if side is None or not room.is_bot(side):
-                    break
-                level = room.config.bot or 1
-                decided = await asyncio.to_thread(bots.decide, match, side, level)
-                action: A.Action
-                if decided is not None:
-                    action = decided
-                elif match.phase is Phase.BEFORE_ROLL:
-                    action = match.game.roll_action(room.dice().source(room.dice_count))
-                else:
-                    break
-                try:
-                    await self._transition(room, _as_decided(action, room.seq), time.time())
-                finally:
-                    self._flush(room)
-        self._after_change(room, local=False)
-
-    # -- chat ----------------------------------------------------------------------------
-
-    async def chat(self, conn: Connection, match_id: str, text: str) -> None:
-        room = await self.room(match_id)
-        if room is None:
-            raise ServiceError("not_found", f"no match {match_id}")
-        seat = room.seat_of(conn.user.id)
-        if seat is None:
-            raise ServiceError("not_a_player", "only the players chat in a match")
-        payload = protocol.chat_line(match_id, seat, conn.user.name, text, time.time())
-        room.chat.append(payload)
-        self._send_all(room, payload, chat=True)
-        await self._publish({"kind": "chat", "match": match_id, "payload": payload})
-

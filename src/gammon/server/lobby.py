@@ -1,0 +1,127 @@
+"""The lobby: a match is created (open for a second player, or against a bot and started
+at once), joined, cancelled while open, or followed by a rematch. A join stores the seat and
+the first opening roll in one transaction; so does a bot match's creation."""
+
+from __future__ import annotations
+
+import secrets
+import time
+from types import SimpleNamespace
+from typing import Any
+
+from gammon.server import protocol
+from gammon.server.db import Row, User
+from gammon.server.fairness import commitment, new_seed
+from gammon.server.hub import Hub, LiveRoom, ServiceError
+from gammon.server.rooms import MatchConfig, Room, rules_for, rules_json, stored_row
+
+
+class Lobby:
+    """Matches made and unmade, through ``hub``."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        self.repo = hub.repo
+        self.settings = hub.settings
+
+    async def create(self, user: User, config: MatchConfig, *, client_seed: str = "",
+                     reserved_for: int | None = None, rematch_of: str | None = None
+                     ) -> LiveRoom:
+        """A new match: open for a second player, or against a bot (started at once)."""
+        if config.bot is None and await self.repo.count_open(user.id) >= \
+                self.settings.max_open_games:
+            raise ServiceError("too_many_games",
+                               f"at most {self.settings.max_open_games} open games per player")
+        match_id = secrets.token_urlsafe(12)
+        seed = new_seed()
+        values: dict[str, Any] = {
+            "id": match_id, "status": "open", "config": config.to_json(), "player0": user.id,
+            "private": config.private or reserved_for is not None, "rated": False,
+            "server_seed": seed, "seed_hash": commitment(seed), "client_seed0": client_seed,
+            "client_seed1": "", "reserved_for": reserved_for, "rematch_of": rematch_of,
+        }
+        first: list[Row] = []
+        if config.bot is not None:
+            bot = await self.bot_user(config.bot)
+            values.update(player1=bot.id, status="playing",
+                          rules=rules_json(rules_for(config, (user.options, {}))))
+            first = self._opening_rows(values, [user, bot])
+        await self.repo.create_match(values, first)  # with its opening: one transaction
+        room = await self.hub.room(match_id)  # a bot on turn is scheduled
+        assert room is not None
+        return room
+
+    @staticmethod
+    def _opening_rows(values: dict[str, Any], players: list[User]) -> list[Row]:
+        """The stored actions that start a match whose row will hold ``values``."""
+        room = Room.from_row(SimpleNamespace(**{"result": None, **values}))
+        room.users = {player.id: player for player in players}
+        now = time.time()
+        return [stored_row(step) for step in room.plan(None, now, now)]
+
+    async def bot_user(self, level: int) -> User:
+        name = f"bot-{level}"
+        found = await self.repo.user_by_name(name)
+        if found is not None:
+            return found[0]
+        try:
+            return await self.repo.create_user(name, "bot")
+        except Exception:  # created meanwhile by another request
+            found = await self.repo.user_by_name(name)
+            assert found is not None
+            return found[0]
+
+    async def join(self, user: User, match_id: str, client_seed: str = "") -> LiveRoom:
+        row = await self.repo.match(match_id)
+        if row is None or row.status == "cancelled":
+            raise ServiceError("not_found", f"no match {match_id}")
+        if row.status != "open":
+            raise ServiceError("not_open", "this match has started")
+        if row.player0 == user.id:
+            raise ServiceError("own_game", "you cannot join your own game")
+        if row.reserved_for is not None and row.reserved_for != user.id:
+            raise ServiceError("reserved", "this game is reserved for another player")
+        creator = await self.repo.user(row.player0)
+        assert creator is not None
+        config = MatchConfig.from_json(row.config)
+        rules = rules_for(config, (creator.options, user.options))
+        rated = config.points >= 1 and creator.kind == "user" and user.kind == "user"
+        seated = {**row._asdict(), "player1": user.id, "client_seed1": client_seed,
+                  "status": "playing", "rules": rules_json(rules), "rated": rated}
+        opening = self._opening_rows(seated, [creator, user])
+        if not await self.repo.seat(match_id, user.id, client_seed, seated["rules"], rated,
+                                    opening):  # the seat and the opening: one transaction
+            raise ServiceError("not_open", "someone else took the seat")
+        room = await self.hub.room(match_id)
+        assert room is not None
+        async with room.lock:
+            await self.hub.seats_taken(room)
+        await self.hub.publish({"kind": "seated", "match": match_id})
+        self.hub.after_change(room, local=True)
+        return room
+
+    async def cancel(self, user: User, match_id: str) -> None:
+        if not await self.repo.cancel(match_id, user.id):
+            raise ServiceError("not_found", "no open game of yours with that id")
+        room = self.hub.rooms.pop(match_id, None)
+        if room is not None:
+            room.status = "cancelled"
+            self.hub.send_all(room, protocol.cancelled_message(match_id))
+
+    async def rematch(self, user: User, match_id: str) -> LiveRoom:
+        room = await self.hub.room(match_id)
+        if room is None:
+            raise ServiceError("not_found", f"no match {match_id}")
+        seat = room.seat_of(user.id)
+        if seat is None:
+            raise ServiceError("not_a_player", "only the players may ask for a rematch")
+        if room.status != "finished":
+            raise ServiceError("not_finished", "the match is not over")
+        opponent = room.players[1 - seat]
+        new = await self.create(
+            user, room.config, reserved_for=None if room.config.bot is not None else opponent,
+            rematch_of=match_id)
+        payload = protocol.rematch_message(match_id, new.id, user.name)
+        self.hub.send_all(room, payload)
+        await self.hub.publish({"kind": "rematch", "match": match_id, "payload": payload})
+        return new
