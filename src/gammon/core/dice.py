@@ -94,8 +94,37 @@ def roll_opening(source: DiceSource, *, winner_rolls_anew: bool = False) -> Open
         throws.append((mine, theirs))
         if mine != theirs:
             break
-    first = 0 if mine > theirs else 1
+    first = first_to_move((mine, theirs))
     opening = Roll(mine, theirs) if first == 0 else Roll(theirs, mine)
     if winner_rolls_anew:
         opening = Roll.roll(source)
     return OpeningRoll(first=first, roll=opening, throws=tuple(throws))
+
+
+def first_to_move(throw: tuple[int, int]) -> int:
+    """Who moves first after the deciding opening throw (player 0's die first): the side
+    with the higher die (RULES.md §2). A tie decides nothing: it is thrown again.
+
+    >>> first_to_move((5, 2)), first_to_move((1, 6))
+    (0, 1)
+    """
+    mine, theirs = throw
+    if mine == theirs:
+        raise InvalidDiceError(f"a tie at the opening is thrown again, it decides nothing: "
+                               f"{mine}-{theirs}")
+    return 0 if mine > theirs else 1
+
+
+def deciding_throw(first: int, roll: Roll) -> tuple[int, int]:
+    """The opening throw (player 0's die first) after which ``first`` moves first and plays
+    ``roll``, the two numbers shown (without "winner rolls anew").
+
+    >>> deciding_throw(0, Roll(3, 5)), deciding_throw(1, Roll(3, 5))
+    ((5, 3), (3, 5))
+    """
+    if first not in (0, 1):
+        raise ValueError(f"a player is 0 or 1, got {first!r}")
+    if roll.is_double():
+        raise InvalidDiceError(f"the opening roll cannot be a double: {roll}")
+    high, low = max(roll.die1, roll.die2), min(roll.die1, roll.die2)
+    return (high, low) if first == 0 else (low, high)

@@ -64,8 +64,8 @@ from gammon.core.actions import (
     Timeout,
     UndoStep,
 )
-from gammon.core.cube import MAX_CUBE, Cube, Level
-from gammon.core.dice import DiceSource, OpeningRoll, Roll
+from gammon.core.cube import MAX_CUBE, Cube, Level, game_points, win_level
+from gammon.core.dice import DiceSource, OpeningRoll, Roll, first_to_move
 from gammon.core.errors import (
     CubeNotAvailableError,
     GameOverError,
@@ -93,7 +93,15 @@ from gammon.core.events import (
     StepUndone,
     TurnEnded,
 )
-from gammon.core.moves import IllegalPlayError, Move, Play, legal_plays, plays_with
+from gammon.core.moves import (
+    IllegalPlayError,
+    Move,
+    Play,
+    legal_plays,
+    play_steps,
+    plays_with,
+    single_steps,
+)
 from gammon.core.notation import NotationError, parse_play
 from gammon.core.position import BAR, CHECKERS, Position
 
@@ -115,6 +123,28 @@ class Phase(StrEnum):
     """The game has ended; in a match, the next game waits for its opening roll."""
     MATCH_OVER = "match_over"
     """The match has ended (only a :class:`~gammon.core.match.Match` is in this phase)."""
+
+
+def player_to_act(phase: Phase, turn: int) -> int | None:
+    """Who must act now in ``phase`` when it is ``turn``'s turn: the side on turn rolls
+    (or doubles, or resigns) and moves; its opponent answers its double or resign offer.
+    Nobody acts at the opening (the dice decide who moves first) or once the game is over.
+
+    >>> player_to_act(Phase.BEFORE_ROLL, 0), player_to_act(Phase.CUBE_OFFERED, 0)
+    (0, 1)
+    >>> player_to_act(Phase.OPENING, 0) is None
+    True
+    """
+    if turn not in (0, 1):
+        raise ValueError(f"a player is 0 or 1, got {turn!r}")
+    match phase:
+        case Phase.BEFORE_ROLL | Phase.MOVING:
+            return turn
+        case Phase.CUBE_OFFERED | Phase.RESIGN_OFFERED:
+            return 1 - turn
+        case Phase.OPENING | Phase.GAME_OVER | Phase.MATCH_OVER:
+            return None
+    raise ValueError(f"not a phase: {phase!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,6 +267,12 @@ class Game:
         return 1 - self.turn
 
     @property
+    def to_act(self) -> int | None:
+        """The side who must act now (:func:`player_to_act`), None at the opening and once
+        the game is over."""
+        return player_to_act(self.phase, self.turn)
+
+    @property
     def is_over(self) -> bool:
         return self.phase is Phase.GAME_OVER
 
@@ -322,7 +358,7 @@ class Game:
         steps: dict[int, dict[int, Move]] = {}
         for die in sorted(set(dice), reverse=True):
             rest = _without(dice, [die])
-            for source, play in _single_moves(self.position, die).items():
+            for source, play in single_steps(self.position, die).items():
                 if _can_finish(play.position, rest, targets):
                     steps.setdefault(source, {})[die] = play.moves[0]
         return steps
@@ -346,7 +382,7 @@ class Game:
 
         def single(position: Position, die: int) -> dict[int, Play]:
             if (position, die) not in moves:
-                moves[position, die] = _single_moves(position, die)
+                moves[position, die] = single_steps(position, die)
             return moves[position, die]
 
         def can_finish(position: Position, dice: tuple[int, ...]) -> bool:
@@ -579,7 +615,7 @@ class Game:
         if any(a != b for a, b in throws[:-1]) or throws[-1][0] == throws[-1][1]:
             raise IllegalActionError(f"only ties are thrown again at the opening: {throws!r}")
         mine, theirs = throws[-1]
-        first = 0 if mine > theirs else 1
+        first = first_to_move((mine, theirs))
         if opening.first != first:
             raise IllegalActionError(
                 f"the higher die moves first: player {first} won the opening {mine}-{theirs}"
@@ -616,7 +652,7 @@ class Game:
             raise IllegalMoveError(
                 f"player {player} cannot move {die}: the dice left are {_dice_text(dice)}"
             )
-        play = _single_moves(self.position, die).get(source)
+        play = single_steps(self.position, die).get(source)
         if play is None:
             raise IllegalMoveError(
                 f"player {player} cannot move {_point(source)} by {die}: "
@@ -668,12 +704,12 @@ class Game:
             chosen = found[0]
         else:
             raise IllegalActionError(f"a play is a Play or notation text, got {play!r}")
+        walked = play_steps(self.position, [(m.source, m.destination) for m in chosen.moves],
+                            self.roll.moves())
+        assert walked is not None, "a legal play is played one die a step"
         position = self.position
         steps: list[Step] = []
-        dice = list(self.roll.moves())
-        for move in chosen.moves:
-            die, after = _die_for(position, move, dice)
-            dice.remove(die)
+        for move, die, after in walked:
             steps.append(Step(move, die, position))
             events.append(CheckerMoved(player, move, die))
             position = after
@@ -714,7 +750,7 @@ class Game:
                 f"this turn, only a higher offer may be made"
             )
         events.append(ResignOffered(player, level))
-        if level is Level.BACKGAMMON:
+        if not level.needs_answer:
             events.append(ResignAccepted(1 - player, level))
             return self._finish(1 - player, EndKind.RESIGN, level, events)
         return replace(self, phase=Phase.RESIGN_OFFERED, resign_offer=ResignOffer(player, level))
@@ -724,27 +760,15 @@ class Game:
     ) -> Game:
         """End the game for ``winner``; ``kind`` None scores the board (RULES.md §4)."""
         if kind is None or level is None:
-            level = _win_level(self.board(winner))
+            level = win_level(self.board(winner))
             kind = _NATURAL[level]
-        counted = level
-        if self.rules.is_money and self.rules.jacoby and self.cube.is_centred:
-            counted = Level.SINGLE  # the Jacoby rule: no gammons until the cube is turned
-        result = GameEnded(winner, int(counted) * self.cube.value, kind, level, self.cube.value)
+        points = game_points(level, self.cube, jacoby=self.rules.jacoby)
+        result = GameEnded(winner, points, kind, level, self.cube.value)
         events.append(result)
         return replace(self, phase=Phase.GAME_OVER, resign_offer=None, result=result)
 
 
 # -- helpers ------------------------------------------------------------------------------
-
-
-def _win_level(board: Position) -> Level:
-    """Single, gammon or backgammon for the side whose view ``board`` is, which has won."""
-    if board.borne_off()[1] > 0:
-        return Level.SINGLE
-    # the loser's checkers on its bar (index 0) or in the winner's home board (1..6)
-    if any(board.board[i] < 0 for i in range(7)):
-        return Level.BACKGAMMON
-    return Level.GAMMON
 
 
 def _without(dice: Sequence[int], used: Sequence[int]) -> tuple[int, ...]:
@@ -754,25 +778,11 @@ def _without(dice: Sequence[int], used: Sequence[int]) -> tuple[int, ...]:
     return tuple(left)
 
 
-def _single_moves(position: Position, die: int) -> dict[int, Play]:
-    """The one-checker moves by ``die``, by source point."""
-    return {play.moves[0].source: play for play in plays_with(position, (die,)) if play.moves}
-
-
 def _can_finish(position: Position, dice: Sequence[int], targets: frozenset[Position]) -> bool:
     """Whether playing ``dice`` on from ``position`` can end in one of the legal plays."""
     if not dice:
         return position in targets
     return any(p.position in targets for p in plays_with(position, dice))
-
-
-def _die_for(position: Position, move: Move, dice: Sequence[int]) -> tuple[int, Position]:
-    """The die that plays ``move`` from ``position``, and the position after it."""
-    for die in sorted(set(dice)):
-        play = _single_moves(position, die).get(move.source)
-        if play is not None and play.moves[0] == move:
-            return die, play.position
-    raise AssertionError(f"no die of {dice} plays {move}")  # a legal play always has one
 
 
 def _point(source: int) -> str:

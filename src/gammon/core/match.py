@@ -38,7 +38,7 @@ from gammon.core.errors import MatchOverError
 from gammon.core.events import EndKind, Event, GameEnded, GameStarted, MatchEnded, MatchEndReason
 from gammon.core.game import Game, Phase, Rules
 
-__all__ = ["Match", "Phase", "Rules"]
+__all__ = ["Match", "Phase", "Rules", "is_crawford_game"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +75,7 @@ class Match:
             raise ValueError(f"a score is two non-negative numbers, got {score!r}")
         if rules.length and max(score) >= rules.length:
             raise ValueError(f"a player has already won the {rules.length}-point match: {score}")
-        crawford = _is_crawford(rules, score, crawford_reached)
+        crawford = is_crawford_game(rules, score, reached=crawford_reached)
         return cls(
             rules=rules,
             game=Game.new(rules, crawford=crawford),
@@ -111,6 +111,12 @@ class Match:
     def is_post_crawford(self) -> bool:
         """Whether the Crawford game has been played and the cube is back."""
         return self.crawford_reached and not self.game.crawford
+
+    @property
+    def to_act(self) -> int | None:
+        """The side who must act now (:attr:`Game.to_act <gammon.core.game.Game.to_act>`),
+        None between games, at the opening and once the match is over."""
+        return None if self.result is not None else self.game.to_act
 
     def legal_actions(self) -> tuple[Action, ...]:
         """As :meth:`Game.legal_actions <gammon.core.game.Game.legal_actions>`."""
@@ -157,7 +163,7 @@ class Match:
         return state, tuple(events)
 
     def _next_game(self) -> Match:
-        crawford = _is_crawford(self.rules, self.score, self.crawford_reached)
+        crawford = is_crawford_game(self.rules, self.score, reached=self.crawford_reached)
         return replace(
             self,
             game=Game.new(self.rules, crawford=crawford),
@@ -180,8 +186,16 @@ class Match:
 _FORFEITS = frozenset({EndKind.ABANDON, EndKind.TIMEOUT})
 
 
-def _is_crawford(rules: Rules, score: tuple[int, int], reached: bool) -> bool:
-    """Whether the next game is the Crawford game: a player has first reached length - 1."""
+def is_crawford_game(rules: Rules, score: tuple[int, int], *, reached: bool) -> bool:
+    """Whether the game played at ``score`` is the Crawford game: a player has first reached
+    ``length - 1`` (``reached``: the Crawford game has already been played, or is this one).
+
+    >>> rules = Rules(length=5)
+    >>> is_crawford_game(rules, (4, 2), reached=False)
+    True
+    >>> is_crawford_game(rules, (4, 3), reached=True)
+    False
+    """
     return (
         rules.crawford
         and rules.length > 1

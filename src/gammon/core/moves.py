@@ -255,3 +255,60 @@ def _legal_plays_and_boards(
     if not isinstance(roll, Roll):
         raise TypeError(f"expected a Roll, got {type(roll).__name__}")
     return _generate(position, _ROLL_DICE[roll.die1, roll.die2])
+
+
+# -- steps: one checker, one die ----------------------------------------------------------
+
+
+def single_steps(position: Position, die: int) -> dict[int, Play]:
+    """The one-checker moves ``die`` allows in ``position``, by source point (25 the bar),
+    each as a play of that one move (whether the rest of the roll can follow is not asked).
+
+    >>> sorted(single_steps(Position.initial(), 5))  # 24/19 and 6/1 are blocked
+    [8, 13]
+    """
+    return {play.moves[0].source: play for play in plays_with(position, (die,)) if play.moves}
+
+
+def step_die(position: Position, source: int, destination: int,
+             dice: Sequence[int]) -> int | None:
+    """The die of ``dice`` that moves one checker from ``source`` to ``destination`` (25 the
+    bar, 0 off) in ``position``, or None when none does. A checker travels its die exactly,
+    except that it bears off with a higher die when no checker stands further back; where
+    several dice bear it off, the lowest is used (the higher ones stay free for the rest).
+
+    >>> home = Position.from_points({4: 1, 2: 1}, {1: 15})
+    >>> step_die(home, 4, 0, (6, 5)), step_die(home, 4, 1, (6, 3)), step_die(home, 4, 2, (6, 5))
+    (5, 3, None)
+    """
+    distance = source - destination
+    for die in sorted(set(dice)):
+        if die == distance or (destination == 0 and die > distance):
+            play = single_steps(position, die).get(source)
+            if play is not None and play.moves[0].destination == destination:
+                return die
+    return None
+
+
+def play_steps(position: Position, steps: Sequence[tuple[int, int]],
+               dice: Sequence[int]) -> tuple[tuple[Move, int, Position], ...] | None:
+    """Single-checker ``steps`` (source, destination) played in order from ``position`` with
+    ``dice``: for each, the move (hits marked), the die it uses (:func:`step_die`) and the
+    position after it; None when a step cannot be played with the dice left. Whether the
+    steps make a legal play of the whole roll is not asked (compare with :func:`legal_plays`).
+
+    >>> [(str(move), die) for move, die, _ in play_steps(Position.initial(), [(8, 5), (6, 5)],
+    ...                                                  (3, 1))]
+    [('8/5', 3), ('6/5', 1)]
+    """
+    left = list(dice)
+    out: list[tuple[Move, int, Position]] = []
+    for source, destination in steps:
+        die = step_die(position, source, destination, left)
+        if die is None:
+            return None
+        play = single_steps(position, die)[source]
+        left.remove(die)
+        position = play.position
+        out.append((play.moves[0], die, position))
+    return tuple(out)

@@ -26,7 +26,8 @@ _jit = nb.njit(cache=True, nogil=True)
 
 @_jit
 def _points(result: np.ndarray) -> int:
-    """Points won by the side whose terminal result this is: 1, 2 or 3."""
+    """Points won by the side whose terminal result this is: 1, 2 or 3 (cubeless: the
+    core's :func:`~gammon.core.cube.win_level`; ``tests/engine/test_kernel_rules.py``)."""
     if result[2] > 0.5:
         return 3
     if result[1] > 0.5:

@@ -74,7 +74,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING, Final, Protocol
 
-from gammon.core.cube import MAX_CUBE, Level
+from gammon.core.cube import MAX_CUBE, Level, counted_level, win_level
 from gammon.engine.evaluator import rank_plays
 from gammon.engine.met import MatchScore, mwc2eq
 
@@ -287,6 +287,12 @@ class CubeInfo:
     def is_money(self) -> bool:
         return self.score is None
 
+    def counted(self, level: Level) -> Level:
+        """What a game won at ``level`` scores here, as a level (the core's
+        :func:`~gammon.core.cube.counted_level`: single under the Jacoby rule while the cube
+        is centred)."""
+        return counted_level(level, jacoby=self.jacoby, centred=self.owner is Owner.CENTRED)
+
     def _may(self, holder: Owner) -> bool:
         if self.score is not None and self.score.crawford:
             return False
@@ -398,7 +404,7 @@ def _outcomes(probabilities: Outcomes) -> _Outcomes:
 
 def _money(o: _Outcomes, info: CubeInfo, x: float) -> float:
     """Cubeful money equity of the side on roll, in units of the present cube."""
-    jacoby = info.jacoby and info.owner is Owner.CENTRED
+    jacoby = info.counted(Level.GAMMON) is Level.SINGLE  # gammons count single (Jacoby)
     gammon_factor = 0.0 if jacoby else 1.0
     dead = (o.win_single - o.lose_single
             + (1.0 + gammon_factor) * (o.win_gammon - o.lose_gammon)
@@ -715,27 +721,15 @@ def resign_equity(info: CubeInfo, level: Level) -> float:
     in a match."""
     level = Level(level)
     if info.score is None:
-        if info.jacoby and info.owner is Owner.CENTRED:
-            return -1.0
-        return -float(level)
+        return -float(info.counted(level))
     return mwc2eq(info.score.after(int(level) * info.value, i_win=False), info.score, info.value)
 
 
 def _win_equity(info: CubeInfo, level: Level) -> float:
     """What winning ``level`` is worth to the side on roll, normalised to the present cube."""
     if info.score is None:
-        return 1.0 if info.jacoby and info.owner is Owner.CENTRED else float(level)
+        return float(info.counted(level))
     return mwc2eq(info.score.after(int(level) * info.value, i_win=True), info.score, info.value)
-
-
-def _result_level(finished: Position) -> Level:
-    """The level of a game just won by the side that moved (``finished`` from its view)."""
-    if finished.borne_off()[1] > 0:
-        return Level.SINGLE
-    board = finished.board
-    if board[0] < 0 or any(board[point] < 0 for point in range(1, 7)):
-        return Level.BACKGAMMON
-    return Level.GAMMON
 
 
 def resignation_offer(probabilities: Outcomes, info: CubeInfo, *,
@@ -846,7 +840,7 @@ def analyse_resignation(engine: Evaluator, position: Position, info: CubeInfo, l
         best = rank_plays(engine, position, roll, plies=plies)[0].play.position
         if best.winner() is not None:
             # the resigner's roll wins the game outright: playing on loses what it wins
-            play_on = -_win_equity(info, _result_level(best))
+            play_on = -_win_equity(info, win_level(best))
             return ResignDecision(accepted >= play_on - 1e-9, level, accepted, play_on,
                                   analyse_cube(engine, position, info, plies=plies), False)
         decision = analyse_cube(engine, best.swap(), info.swap(), plies=plies)

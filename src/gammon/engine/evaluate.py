@@ -90,7 +90,9 @@ def terminal_result(after: np.ndarray, out: np.ndarray) -> bool:
     """If the mover has borne off all 15 in ``after`` (mover's view), write the result.
 
     Gammon: the loser has borne off none; backgammon: and still has a checker in the
-    winner's home board (points 1..6) or on the bar (RULES.md §4).
+    winner's home board (points 1..6) or on the bar (RULES.md §4). The compiled copy of the
+    core's :func:`~gammon.core.cube.win_level`, checked against it by
+    ``tests/engine/test_kernel_rules.py``.
     """
     for i in range(1, 26):
         if after[i] > 0:
@@ -115,7 +117,9 @@ def terminal_result(after: np.ndarray, out: np.ndarray) -> bool:
 def lost_result(board: np.ndarray, out: np.ndarray) -> bool:
     """If the opponent has already borne off all 15, write the side on roll's (lost)
     result: a gammon if it has borne off none, a backgammon if also a checker of its is
-    on the bar or in the opponent's home board (its points 19..24)."""
+    on the bar or in the opponent's home board (its points 19..24). A compiled copy of the
+    core's :func:`~gammon.core.cube.win_level`, checked against it by
+    ``tests/engine/test_kernel_rules.py``."""
     for i in range(0, 25):
         if board[i] < 0:
             return False

@@ -5,10 +5,12 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from gammon.core.position import Position
+
 MAX_PLIES = 2000  # far beyond any real game; guards against an endless loop
 
-INITIAL = np.array([0, -2, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, -5, 5, 0, 0, 0, -3, 0, -5, 0, 0, 0, 0,
-                    2, 0], dtype=np.int8)
+INITIAL = Position.initial().array()
+"""The starting board (the core's :meth:`Position.initial`) as the kernels' int8 array."""
 
 _jit = nb.njit(cache=True, nogil=True)
 
@@ -20,7 +22,9 @@ def roll() -> tuple[int, int]:
 
 @_jit
 def opening_roll() -> tuple[int, int]:
-    """The opening: dice are rolled until they differ (RULES.md §2)."""
+    """The opening: dice are rolled until they differ (RULES.md §2); the side that moves
+    first plays them (the compiled games seat it as player 0, which the core's
+    :func:`~gammon.core.dice.deciding_throw` gives by the higher die)."""
     while True:
         d1, d2 = roll()
         if d1 != d2:
