@@ -45,7 +45,7 @@ What the files say and how it is read (GNU Backgammon's reading where it has one
   writes the first, gammon's ``.mat`` writer the second); points stated for a game the
   moves did not end are a resignation by the other player on their turn, read as GNU
   Backgammon reads them: the cube, twice or three times the cube is a single, gammon or
-  backgammon (:func:`~gammon.formats.matchfile.resign_level`), anything else is refused;
+  backgammon (:func:`~gammon.core.cube.resigned_level`), anything else is refused;
 * **score continuity**: each game after the first must start at the score the games before
   it end at, except under the Jacoby rule (GNU Backgammon scores an accepted resignation at
   its full level there, gammon's core single while the cube is centred); the first game
@@ -75,11 +75,11 @@ from gammon.core.actions import (
     Take,
     Timeout,
 )
-from gammon.core.cube import Level
-from gammon.core.dice import OpeningRoll, Roll
+from gammon.core.cube import Level, resigned_level
+from gammon.core.dice import OpeningRoll, Roll, deciding_throw
 from gammon.core.events import EndKind
 from gammon.core.game import Phase
-from gammon.core.match import Match, Rules
+from gammon.core.match import Match, Rules, is_crawford_game
 from gammon.core.moves import IllegalPlayError, Play
 from gammon.core.notation import NotationError, parse_play
 from gammon.core.position import Position
@@ -90,7 +90,6 @@ from gammon.formats.matchfile import (
     MatchRecordError,
     play_from_steps,
     points_written,
-    resign_level,
 )
 
 __all__ = [
@@ -433,8 +432,8 @@ class _Builder:
         """The first game: the match may start at any score."""
         score = step.score
         rules = self.rules
-        at_crawford = rules.crawford and rules.length > 1 and rules.length - 1 in score
-        self.crawford_reached = bool(at_crawford and step.crawford is False)
+        at_crawford = is_crawford_game(rules, score, reached=False)
+        self.crawford_reached = at_crawford and step.crawford is False
         if score == (0, 0) and not self.crawford_reached:
             return
         try:
@@ -513,8 +512,7 @@ class _Builder:
             return self.game.opening_throw
         if roll.is_double():
             raise self.error(f"the opening roll cannot be a double: {roll}", line)
-        high, low = max(roll.die1, roll.die2), min(roll.die1, roll.die2)
-        return (high, low) if player == 0 else (low, high)
+        return deciding_throw(player, roll)
 
     def play(self, position: Position, roll: Roll, written: WrittenPlay, text: str,
              line: int | None) -> Play:
@@ -544,18 +542,17 @@ class _Builder:
             raise self.error("raccoons (a redouble after a beaver) are not in gammon's rules",
                              step.line)
         game = self.match.game
-        value = game.cube.value
-        if game.phase is Phase.CUBE_OFFERED and step.player == game.opponent:
+        if game.can_take(step.player):  # a double by the player doubled: a beaver
             if game.rules.is_money and not game.rules.beavers:
                 raise _BeaversPlayed
-            expected = 4 * value
             self.apply(Beaver(step.player), step.line)
+            expected = self.match.game.cube.value
             self.beaver_by = game.turn
         elif step.kind == "beaver":
             raise self.error(f"{_side(step.player)} beavers, but no double is offered to them",
                              step.line)
         else:
-            expected = 2 * value
+            expected = 2 * game.cube.value
             self.apply(OfferDouble(step.player), step.line)
         if step.value is not None and step.value != expected:
             raise self.error(f"the cube goes to {expected} here, not {step.value}", step.line)
@@ -568,7 +565,7 @@ class _Builder:
             raise self.error(f"the file says {_side(winner)} won {_points(points)} without a "
                              f"resignation, but the moves do not end the game", step.line)
         game = self.match.game
-        if game.phase not in (Phase.BEFORE_ROLL, Phase.MOVING) or game.turn != loser:
+        if game.phase not in (Phase.BEFORE_ROLL, Phase.MOVING) or game.to_act != loser:
             raise self.error(
                 f"{_side(winner)} wins {_points(points)} before the game is over, so "
                 f"{_side(loser)} resigns; gammon's rules allow resigning only on one's own "
@@ -576,8 +573,8 @@ class _Builder:
                 step.line,
             )
         cube = game.cube.value
-        level = Level(resign_level(points, cube))
-        if points != int(level) * cube:
+        level = resigned_level(points, cube)
+        if level is None:
             raise self.error(
                 f"{_side(winner)} wins {_points(points)} by a resignation, but with the cube "
                 f"at {cube} a resignation wins {cube}, {2 * cube} or {3 * cube}",
@@ -585,7 +582,7 @@ class _Builder:
             )
         self.pending = None
         self.apply(OfferResign(loser, level), step.line)
-        if level is not Level.BACKGAMMON:  # a backgammon offer is accepted by itself
+        if level.needs_answer:  # a backgammon offer is accepted by itself
             self.apply(AcceptResign(winner), step.line)
 
     def check_result(self, step: Result) -> None:

@@ -69,12 +69,11 @@ from gammon.core.actions import (
     Timeout,
     UndoStep,
 )
-from gammon.core.cube import Level
 from gammon.core.dice import OpeningRoll, Roll
 from gammon.core.events import Event, GameEnded, GameStarted, TurnEnded
 from gammon.core.game import Phase
 from gammon.core.match import Match, Rules
-from gammon.core.moves import IllegalPlayError, Play, legal_plays, plays_with
+from gammon.core.moves import IllegalPlayError, Play, legal_plays, play_steps
 from gammon.core.position import BAR, Position
 
 __all__ = [
@@ -86,7 +85,7 @@ __all__ = [
     "ReplayStep",
     "normalized_rules",
     "play_from_steps",
-    "resign_level",
+    "points_written",
 ]
 
 
@@ -416,7 +415,8 @@ def play_from_steps(
     '8/5 6/5'
     """
     plays = legal_plays(position, roll)
-    reached = _walk(position, roll.moves(), tuple(steps))
+    walked = play_steps(position, steps, roll.moves())
+    reached = None if walked is None else walked[-1][2] if walked else position
     if reached is None:
         text = " ".join(f"{_name(a)}/{_name(b, off=True)}" for a, b in steps) or "no move"
         raise IllegalPlayError(f"{text!r} cannot be played step by step with {roll}")
@@ -430,46 +430,12 @@ def play_from_steps(
     )
 
 
-def _walk(
-    position: Position, dice: tuple[int, ...], steps: tuple[tuple[int, int], ...]
-) -> Position | None:
-    if not steps:
-        return position
-    (source, destination), rest = steps[0], steps[1:]
-    for die in sorted(set(dice)):
-        for play in plays_with(position, (die,)):
-            if play.moves and (play.moves[0].source, play.moves[0].destination) == (
-                source,
-                destination,
-            ):
-                left = list(dice)
-                left.remove(die)
-                reached = _walk(play.position, tuple(left), rest)
-                if reached is not None:
-                    return reached
-    return None
-
-
 def _name(point: int, *, off: bool = False) -> str:
     if point == BAR:
         return "bar"
     if point == 0 and off:
         return "off"
     return str(point)
-
-
-def resign_level(points: int, cube: int) -> int:
-    """The resignation level (1 single, 2 gammon, 3 backgammon) that wins ``points`` with
-    the cube at ``cube``, the way GNU Backgammon reads a resigned game's points.
-
-    >>> resign_level(4, 2), resign_level(1, 1), resign_level(12, 4)
-    (2, 1, 3)
-    """
-    if points <= cube:
-        return 1
-    if points <= 2 * cube:
-        return 2
-    return 3
 
 
 def points_written(result: GameEnded) -> int:
@@ -487,7 +453,7 @@ def _without_open_offers(actions: Sequence[Action]) -> list[Action]:
             continue
         if (
             isinstance(action, OfferResign)
-            and action.level is not Level.BACKGAMMON  # accepted by itself
+            and action.level.needs_answer  # a backgammon offer is accepted by itself
             and not (index + 1 < len(actions) and isinstance(actions[index + 1], AcceptResign))
         ):
             continue

@@ -105,6 +105,7 @@ from gammon.formats.matchfile import (
     MatchInfo,
     MatchRecord,
     ReplayStep,
+    points_written,
 )
 
 __all__ = ["SgfFormatError", "dump", "dumps", "load", "loads"]
@@ -331,7 +332,7 @@ def _root(record: MatchRecord, number: int, score: tuple[int, int], crawford: bo
 def _result(result: GameEnded) -> str:
     colour = _COLOURS[result.winner]
     if result.kind is EndKind.RESIGN:
-        return f"RE[{colour}+{int(result.level) * result.cube}R]"
+        return f"RE[{colour}+{points_written(result)}R]"
     return f"RE[{colour}+{result.points}]"
 
 

@@ -51,6 +51,7 @@ from enum import Enum, IntEnum
 from typing import Final
 
 from gammon.core.dice import Roll
+from gammon.core.game import Phase, player_to_act
 from gammon.core.position import BAR, OPPONENT_BAR, SLOTS, InvalidPositionError, Position
 from gammon.formats.match_id import GameState, MatchKey
 
@@ -297,13 +298,15 @@ class Xgid:
             raise InvalidXgidError(f"a Match ID cannot hold a {self.cube_action.name.lower()} cube")
         doubled = self.cube_action is CubeAction.DOUBLED
         mover = _player(self.on_roll)
+        deciding = player_to_act(Phase.CUBE_OFFERED if doubled else Phase.BEFORE_ROLL, mover)
+        assert deciding is not None  # someone acts while a game is in play
         return MatchKey(
             cube=self.cube,
             cube_owner=None if self.cube_owner is None else _player(self.cube_owner),
             dice_owner=mover,
             crawford=self.crawford,
             game_state=GameState.PLAYING,
-            turn=1 - mover if doubled else mover,
+            turn=deciding,
             double_offered=doubled,
             dice=self.dice,
             match_length=self.match_length,
