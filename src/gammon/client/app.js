@@ -5,6 +5,7 @@
 //   #/signin           sign in, register, or go on as a guest
 //   #/match/ID         a match: play it, join it, or watch it
 //   #/replay/ID        step through a match's moves; .mat download
+//   #/review/ID        a finished match with the engine's analysis (review.js)
 //   #/history[/NAME]   a player's matches
 //   #/leaderboard      players by rating
 //   #/fairness[/ID]    dice statistics, and a match's dice checked in the browser
@@ -14,10 +15,11 @@ import { BoardView, NS } from "./board.js";
 import { apply as applyI18n, browserLanguage, language, LANGUAGES, setLanguage, t } from "./i18n.js";
 import { MatchPage } from "./match.js";
 import { api, Socket } from "./net.js";
-import { describeEvent, diceValues, markCurrent, moveRows, renderMoveList } from "./movelist.js";
-import { buildFrames } from "./replay.js";
+import { markCurrent, moveRows, renderMoveList } from "./movelist.js";
+import { frameState, matchFrames } from "./replay.js";
+import { ReviewPage } from "./review.js";
 import { verifyRecord } from "./fairness.js";
-import { fmtDate, h, kindText, setSound, sound, toast } from "./ui.js";
+import { fmtDate, h, icon, ICONS, kindText, setSound, sound, toast } from "./ui.js";
 
 const DEFAULT_OPTIONS = {
   confirm_turn: false, auto_roll: false, graphics: "high", flip: false, auto_bearoff: false,
@@ -165,6 +167,7 @@ class App {
       match: () => new MatchPage(this, arg),
       watch: () => new MatchPage(this, arg),
       replay: () => new ReplayPage(this, arg),
+      review: () => new ReviewPage(this, arg),
       history: () => new HistoryPage(this, arg),
       leaderboard: () => new LeaderboardPage(this),
       fairness: () => new FairnessPage(this, arg),
@@ -452,29 +455,13 @@ class HistoryPage extends Page {
             h("td", { class: "actions" }, h("div", { class: "row" },
               playing ? h("a", { class: "button primary", href: `#/match/${r.id}` }, t("history.resume")) : null,
               h("a", { class: "button", href: `#/replay/${r.id}` }, t("history.replay")),
+              r.status === "finished" ? h("a", { class: "button", href: `#/review/${r.id}`, "data-act": "review" }, t("history.review")) : null,
               r.status !== "open" ? downloadLink(`/api/games/${r.id}/export.mat`, `${r.id}.mat`, t("history.download")) : null,
               r.status !== "open" ? downloadLink(`/api/games/${r.id}/export.sgf`, `${r.id}.sgf`, t("history.download_sgf")) : null,
               r.status === "finished" ? h("a", { class: "button", href: `#/fairness/${r.id}` }, t("history.check_dice")) : null)));
         }))));
     } catch (err) { body.replaceChildren(h("p", { class: "error-text" }, err.status === 404 ? t("history.no_player") : err.message)); }
   }
-}
-
-const ICONS = {
-  first: "M6 5h2v14H6zM20 5v14L9 12z",
-  prev: "M17 5v14L6 12z",
-  next: "M7 5v14l11-7z",
-  last: "M16 5h2v14h-2zM4 5v14l11-7z",
-};
-
-function icon(path) {
-  const svg = document.createElementNS(NS, "svg");
-  svg.setAttribute("viewBox", "0 0 24 24");
-  svg.setAttribute("aria-hidden", "true");
-  const p = document.createElementNS(NS, "path");
-  p.setAttribute("d", path);
-  svg.append(p);
-  return svg;
 }
 
 class ReplayPage extends Page {
@@ -521,6 +508,7 @@ class ReplayPage extends Page {
             downloadLink(`/api/games/${this.id}/export.mat${this.query}`, `${this.id}.mat`, t("history.download")),
             downloadLink(`/api/games/${this.id}/export.sgf${this.query}`, `${this.id}.sgf`, t("history.download_sgf")),
             h("a", { class: "button", href: `#/match/${this.id}${this.query}` }, t("replay.live")),
+            this.reviewLink = h("a", { class: "button", href: `#/review/${this.id}${this.query}`, "data-act": "review", hidden: true }, t("history.review")),
             h("a", { class: "button", href: `#/fairness/${this.id}` }, t("history.check_dice")))),
         h("section", { class: "card replay-side" }, h("h2", {}, t("match.log")), this.moveList)));
     this.keys = (e) => {
@@ -553,15 +541,12 @@ class ReplayPage extends Page {
     if (!this.info) return;
     const info = this.info;
     this.title.textContent = `${info.seats.map((s) => s?.name ?? "…").join(" – ")} · ${kindText(info)}`;
+    this.reviewLink.hidden = info.status !== "finished";
     const name = (seat) => info.seats[seat]?.name ?? "?";
     const anew = info.winner_rolls_anew ?? null;
     const events = this.feed.events;
     const atEnd = !this.frames.length || this.index >= this.frames.length - 1;
-    this.frames = buildFrames(events, {
-      length: info.length,
-      describe: (e) => describeEvent(e, events[events.indexOf(e) - 1], name, anew) || "",
-    });
-    if (!info.cube || info.kind === "single") for (const f of this.frames) f.cube.enabled = false;
+    this.frames = matchFrames(events, info);
     this.slider.max = String(Math.max(0, this.frames.length - 1));
     renderMoveList(this.moveList, moveRows(events, name, anew), {
       href: (v) => `#/replay/${this.id}/${v}${this.query}`,
@@ -585,15 +570,9 @@ class ReplayPage extends Page {
     if (!this.frames.length) return;
     this.index = Math.max(0, Math.min(this.frames.length - 1, i));
     const f = this.frames[this.index];
-    const info = this.info;
-    this.view.render({
-      board: f.board, bottom: this.bottom, flipped: !!this.app.options.flip, numbers: this.app.options.numbering !== false,
-      quality: this.app.options.graphics, dice: f.dice && { ...f.dice, values: diceValues(f.dice.values, true) }, roll: false, cube: f.cube, turn: f.turn,
-      last: f.event.type === "turn_ended" ? { seat: f.event.player, moves: f.event.moves } : null,
-      players: [0, 1].map((s) => ({ name: info.seats[s]?.name, rating: null, score: f.score[s], clock: null })),
-      match: { length: info.length, crawford: f.crawford, label: info.length ? t("board.length", { count: info.length }) : t("board.money") },
-      highlight: {}, compact: this.svg.clientWidth > 0 && this.svg.clientWidth < 620,
-    });
+    this.view.render(frameState(f, this.info, {
+      bottom: this.bottom, options: this.app.options, compact: this.svg.clientWidth > 0 && this.svg.clientWidth < 620,
+    }));
     this.caption.textContent = f.caption;
     this.slider.value = String(this.index);
     this.counter.textContent = `${this.index + 1} / ${this.frames.length}`;

@@ -3,7 +3,12 @@
 // The server's events say what happened (PROTOCOL.md); this module only does the
 // bookkeeping of putting the recorded moves on a board (a move's `from`, `to` and `hit`,
 // in the mover's own numbering), never deciding what is legal. The live board uses the
-// same helper to slide the opponent's checkers one move at a time.
+// same helper to slide the opponent's checkers one move at a time. `matchFrames` and
+// `frameState` are what the replay and review pages share: the frames in words, and a
+// frame as board.js draws it.
+
+import { t } from "./i18n.js";
+import { describeEvent, diceValues } from "./movelist.js";
 
 export const INITIAL = Object.freeze([0, -2, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, -5, 5, 0, 0, 0, -3, 0, -5, 0, 0, 0, 0, 2, 0]);
 
@@ -133,4 +138,31 @@ export function buildFrames(events, { length = 1, describe = () => "" } = {}) {
     }
   }
   return frames;
+}
+
+/** The frames of a match (`info`: its `GET /api/games/{id}` info) as the replay pages show
+ *  them: each event in words, the cube off where the match plays without one. */
+export function matchFrames(events, info) {
+  const name = (seat) => info.seats[seat]?.name ?? "?";
+  const anew = info.winner_rolls_anew ?? null;
+  const frames = buildFrames(events, {
+    length: info.length,
+    describe: (e) => describeEvent(e, events[events.indexOf(e) - 1], name, anew) || "",
+  });
+  if (!info.cube || info.kind === "single") for (const f of frames) f.cube.enabled = false;
+  return frames;
+}
+
+/** The board state (board.js) of frame `f`: `bottom` the seat drawn at the bottom,
+ *  `options` the player's (flip, numbering, graphics). */
+export function frameState(f, info, { bottom = 0, options = {}, compact = false } = {}) {
+  return {
+    board: f.board, bottom, flipped: !!options.flip, numbers: options.numbering !== false,
+    quality: options.graphics, dice: f.dice && { ...f.dice, values: diceValues(f.dice.values, true) },
+    roll: false, cube: f.cube, turn: f.turn,
+    last: f.event.type === "turn_ended" ? { seat: f.event.player, moves: f.event.moves } : null,
+    players: [0, 1].map((s) => ({ name: info.seats[s]?.name, rating: null, score: f.score[s], clock: null })),
+    match: { length: info.length, crawford: f.crawford, label: info.length ? t("board.length", { count: info.length }) : t("board.money") },
+    highlight: {}, compact,
+  };
 }

@@ -22,6 +22,26 @@ export function h(tag, attrs = {}, ...children) {
   return node;
 }
 
+/** The paths of the replay controls' icons (24×24), for `icon()`. */
+export const ICONS = {
+  first: "M6 5h2v14H6zM20 5v14L9 12z",
+  prev: "M17 5v14L6 12z",
+  next: "M7 5v14l11-7z",
+  last: "M16 5h2v14h-2zM4 5v14l11-7z",
+};
+
+/** An inline SVG icon of one path. */
+export function icon(path) {
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("viewBox", "0 0 24 24");
+  svg.setAttribute("aria-hidden", "true");
+  const p = document.createElementNS(ns, "path");
+  p.setAttribute("d", path);
+  svg.append(p);
+  return svg;
+}
+
 export function toast(message, { error = false, ms = 3500 } = {}) {
   const box = document.getElementById("toasts");
   if (!box) return;

@@ -1,0 +1,406 @@
+// review.js — the post-match review (#/review/ID): the match replayed with the engine's
+// analysis of every decision.
+//
+// The analysis is the server's (`GET /api/games/{id}/analysis`, the JSON of `gammon analyze
+// --format json`; 202 with its progress while it is made); the frames and the board are the
+// replay's (replay.js, board.js), the move list movelist.js's. This module only lays the
+// analysis over them: which frame each rated decision belongs to, the summary, the
+// win-chance graph.
+
+import { BoardView, NS } from "./board.js";
+import { t } from "./i18n.js";
+import { api } from "./net.js";
+import { markCurrent, moveRows, renderMoveList } from "./movelist.js";
+import { frameState, matchFrames } from "./replay.js";
+import { h, icon, ICONS, kindText } from "./ui.js";
+
+/** GNU Backgammon's rating scale on the error rate (millipoints lost per unforced
+ *  decision): the upper bound of each word, best first; above the last, "awful". */
+export const RATINGS = [
+  [2, "supernatural"], [5, "world_class"], [8, "expert"], [12, "advanced"],
+  [18, "intermediate"], [26, "casual"], [35, "beginner"],
+];
+
+export function ratingWord(errorRate) {
+  for (const [bound, word] of RATINGS) if (errorRate < bound) return word;
+  return "awful";
+}
+
+const signed = (x, digits = 3) => `${x >= 0 ? "+" : ""}${x.toFixed(digits)}`;
+const percent = (p) => `${(100 * p).toFixed(1)}%`;
+const MARK_CLASS = { "?": "error", "??": "blunder" };
+
+/** The cube event that a cube decision of the analysis is: the offer, the answer, or the
+ *  roll made without doubling. */
+function isCubeEvent(c, e) {
+  const type = { "no double": "dice_rolled", double: "cube_offered", take: "cube_taken", drop: "cube_dropped", beaver: "cube_beavered" }[c.chosen];
+  return e.type === type && e.player === c.player;
+}
+
+/** For each frame, the decisions rated there: {checker, cube} (null where none). A checker
+ *  play is the k-th turn of a game that moved checkers (the analysis numbers plays, not
+ *  turns without a move); a cube decision the next matching cube event after the plays it
+ *  follows. */
+export function decisionsByFrame(frames, analysis) {
+  const plays = new Map(analysis.decisions.map((d) => [`${d.game}/${d.move_number}`, d]));
+  const cubes = analysis.cube_decisions;
+  let game = 0;
+  let move = 0;
+  let next = 0; // the next cube decision to place
+  return frames.map((f) => {
+    const e = f.event;
+    const here = { checker: null, cube: null };
+    if (e.type === "game_started") { game += 1; move = 0; }
+    if (e.type === "turn_ended" && e.moves.length) {
+      move += 1;
+      here.checker = plays.get(`${game}/${move}`) ?? null;
+    }
+    const c = cubes[next];
+    if (c && c.game === game && c.move_number === move && isCubeEvent(c, e)) {
+      here.cube = c;
+      next += 1;
+    }
+    return here;
+  });
+}
+
+export class ReviewPage {
+  /** `arg`: ID, optionally with ?key=KEY (a private match's invite key). */
+  constructor(app, arg) {
+    this.app = app;
+    const [id, key] = arg.split("?key=");
+    this.id = id.split("/")[0];
+    this.key = key || null;
+    this.query = this.key ? `?key=${encodeURIComponent(this.key)}` : "";
+    this.frames = [];
+    this.rated = [];
+    this.index = 0;
+    this.bottom = 0;
+    this.analysis = null;
+    this.hints = new Map(); // the engine's ranked plays by position and roll
+    this.timer = null;
+    this.closed = false;
+  }
+
+  mount(main) {
+    this.svg = document.createElementNS(NS, "svg");
+    this.svg.setAttribute("aria-label", t("board.label"));
+    this.view = new BoardView(this.svg, t);
+    this.title = h("h1", {}, t("review.title"));
+    this.status = h("div", { class: "review-status", role: "status", "aria-live": "polite" }, t("common.loading"));
+    this.summary = h("div", { class: "review-summary" });
+    this.graph = h("div", { class: "review-graph" });
+    this.caption = h("p", { class: "caption", "aria-live": "polite" });
+    this.decision = h("section", { class: "card review-decision", "aria-live": "polite", "aria-label": t("review.decision") });
+    this.slider = h("input", { type: "range", min: 0, max: 0, value: 0, "aria-label": t("replay.position") });
+    this.slider.addEventListener("input", () => this.show(Number(this.slider.value)));
+    this.counter = h("span", { class: "muted small" });
+    this.moveList = h("div", { class: "movelist", role: "list", "aria-label": t("match.log"), tabindex: 0 });
+    const btn = (path, title, fn, act) => h("button", { type: "button", title, "aria-label": title, "data-act": act, onclick: fn }, icon(path));
+    const text = (label, fn, act) => h("button", { type: "button", "data-act": act, onclick: fn }, label);
+    main.replaceChildren(this.title, this.status,
+      h("div", { class: "review" },
+        h("div", { class: "replay-main" },
+          h("div", { class: "board-wrap" }, this.svg),
+          this.caption,
+          h("div", { class: "replay-controls" },
+            btn(ICONS.first, t("replay.first"), () => this.show(0), "first"),
+            btn(ICONS.prev, t("replay.prev"), () => this.show(this.index - 1), "prev"),
+            this.slider,
+            btn(ICONS.next, t("replay.next"), () => this.show(this.index + 1), "next"),
+            btn(ICONS.last, t("replay.last"), () => this.show(this.frames.length - 1), "last"),
+            this.counter),
+          h("div", { class: "row", style: "justify-content:center" },
+            text(t("review.prev_error"), () => this.seekError(-1), "prev-error"),
+            text(t("review.next_error"), () => this.seekError(1), "next-error"),
+            text(t("match.switch_side"), () => { this.bottom = 1 - this.bottom; this.show(this.index); }, "side"),
+            h("a", { class: "button", href: `#/replay/${this.id}${this.query}` }, t("history.replay"))),
+          this.decision),
+        h("div", { class: "review-side" },
+          h("section", { class: "card" }, h("h2", {}, t("review.summary")), this.summary),
+          h("section", { class: "card" }, h("h2", {}, t("review.graph")), this.graph),
+          h("section", { class: "card" }, h("h2", {}, t("match.log")), this.moveList))));
+    this.keys = (e) => {
+      if (["input", "select", "textarea"].includes((e.target.tagName || "").toLowerCase())) return;
+      if (e.key === "ArrowRight") this.show(this.index + 1);
+      else if (e.key === "ArrowLeft") this.show(this.index - 1);
+      else if (e.key === "Home") this.show(0);
+      else if (e.key === "End") this.show(this.frames.length - 1);
+      else return;
+      e.preventDefault();
+    };
+    document.addEventListener("keydown", this.keys);
+    // the match's events (every one, from version 0), and the analysis's progress messages
+    this.feed = this.app.socket.feed(this.id, 0, this.key);
+    this.onState = () => this.load();
+    this.feed.addEventListener("state", this.onState);
+    this.onMessage = (e) => {
+      const m = e.detail;
+      if (m.type === "analysis" && m.match === this.id && !this.analysis) {
+        this.progress(m);
+        if (m.status === "done" || m.status === "failed") this.fetchAnalysis();
+      }
+    };
+    this.app.socket.addEventListener("message", this.onMessage);
+    api("GET", `/api/games/${this.id}${this.query}`).then((state) => {
+      this.info = state.info;
+      this.load();
+      this.fetchAnalysis();
+    }).catch((err) => this.fail(err));
+  }
+
+  unmount() {
+    this.closed = true;
+    clearTimeout(this.timer);
+    document.removeEventListener("keydown", this.keys);
+    this.app.socket.removeEventListener("message", this.onMessage);
+    this.feed?.removeEventListener("state", this.onState);
+    this.app.socket.drop(this.id);
+  }
+
+  fail(err) {
+    const text = err.status === 404 ? t("replay.not_found")
+      : err.code === "not_finished" ? t("review.not_finished")
+        : err.code === "analysis_failed" ? t("review.failed", { message: err.message })
+          : err.message;
+    this.status.replaceChildren(h("p", { class: "error-text", "data-error": err.code || err.status }, text));
+  }
+
+  /** Ask for the analysis; while it is made (202), show its progress and ask again. */
+  async fetchAnalysis() {
+    clearTimeout(this.timer);
+    if (this.closed || this.analysis) return;
+    let wait = 2000;
+    try {
+      const response = await fetch(`/api/games/${this.id}/analysis${this.query}`, { credentials: "same-origin" });
+      const data = await response.json().catch(() => null);
+      if (this.closed || this.analysis) return;
+      if (response.status === 200) {
+        this.analysis = data;
+        this.status.replaceChildren(h("p", { class: "muted small", "data-status": "done" }, t("review.plies", { count: data.plies })));
+        this.load();
+        return;
+      }
+      if (response.status === 202) this.progress(data);
+      else {
+        const detail = data?.detail || {};
+        this.fail({ status: response.status, code: detail.code, message: detail.message || `HTTP ${response.status}` });
+        if (response.status !== 503) return;
+        wait = 30_000;
+      }
+    } catch (err) {
+      this.status.replaceChildren(h("p", { class: "error-text" }, err.message));
+    }
+    this.timer = setTimeout(() => this.fetchAnalysis(), wait);
+  }
+
+  progress(p) {
+    const running = p.status === "running" && p.total > 0;
+    this.status.replaceChildren(h("p", { "data-status": p.status },
+      running ? t("review.running", { done: p.done, total: p.total }) : t("review.queued"), " ",
+      h("progress", { max: running ? p.total : null, value: running ? p.done : null, "aria-hidden": "true" })));
+  }
+
+  load() {
+    if (!this.info) return;
+    const info = this.info;
+    this.title.textContent = `${t("review.title")}: ${info.seats.map((s) => s?.name ?? "…").join(" – ")} · ${kindText(info)}`;
+    const name = (seat) => info.seats[seat]?.name ?? "?";
+    const events = this.feed.events;
+    this.frames = matchFrames(events, info);
+    this.rated = this.analysis ? decisionsByFrame(this.frames, this.analysis) : this.frames.map(() => ({ checker: null, cube: null }));
+    this.slider.max = String(Math.max(0, this.frames.length - 1));
+    renderMoveList(this.moveList, moveRows(events, name, info.winner_rolls_anew ?? null), {
+      href: (v) => `#/replay/${this.id}/${v}${this.query}`,
+      onPick: (v) => this.jump(v),
+    });
+    this.renderSummary();
+    this.renderGraph();
+    this.markMoves();
+    if (!this.frames.length) { this.caption.textContent = t("replay.empty"); return; }
+    this.show(this.index);
+  }
+
+  /** The ?/?? of the analysis beside the moves and cube actions of the move list. */
+  markMoves() {
+    this.rated.forEach((r, i) => {
+      for (const d of [r.checker, r.cube]) {
+        if (!d?.mark) continue;
+        const v = this.frames[i].event.v;
+        // a play is its cell; a cube action the cube line that holds it (the line carries
+        // the version of its last action); a roll without doubling has no line
+        const cell = d === r.checker ? this.moveList.querySelector(`.ml-cell[data-v="${v}"]`)
+          : d.chosen === "no double" ? null
+            : [...this.moveList.querySelectorAll(".ml-cube[data-v]")].find((row) => Number(row.dataset.v) >= v);
+        cell?.append(h("span", { class: `rv-mark ${MARK_CLASS[d.mark]}`, title: t(`review.${MARK_CLASS[d.mark]}`) }, d.mark));
+      }
+    });
+  }
+
+  renderSummary() {
+    const a = this.analysis;
+    if (!a) { this.summary.replaceChildren(h("p", { class: "muted" }, t("review.waiting"))); return; }
+    const stat = (name, value) => h("td", { "data-stat": name }, value);
+    this.summary.replaceChildren(h("table", { class: "review-table" },
+      h("thead", {}, h("tr", {}, ...["review.player", "review.error_rate", "review.pr", "review.errors", "review.blunders", "review.luck", "review.rating"].map((k) => h("th", { scope: "col" }, t(k))))),
+      h("tbody", {}, a.players.map((p) => h("tr", { "data-player": p.player },
+        h("th", { scope: "row" }, this.info.seats[p.player]?.name ?? p.name),
+        stat("error_rate_mp", p.error_rate_mp.toFixed(1)),
+        stat("performance_rating", p.performance_rating.toFixed(1)),
+        stat("errors", String(p.errors)),
+        stat("blunders", String(p.blunders)),
+        stat("luck", signed(p.luck)),
+        stat("rating", t(`review.rating_${ratingWord(p.error_rate_mp)}`)))))),
+      h("p", { class: "muted small" }, t("review.legend")));
+  }
+
+  /** Player 0's chance of winning the game after each checker play, as the engine sees
+   *  it; a point is a link to that play. */
+  renderGraph() {
+    const points = [];
+    this.rated.forEach((r, i) => { if (r.checker) points.push({ d: r.checker, frame: i }); });
+    if (!points.length) { this.graph.replaceChildren(h("p", { class: "muted" }, this.analysis ? t("review.no_plays") : t("review.waiting"))); return; }
+    const [W, H, pad] = [600, 180, 8];
+    const x = (i) => pad + (points.length === 1 ? (W - 2 * pad) / 2 : (i * (W - 2 * pad)) / (points.length - 1));
+    const y = (p) => pad + (1 - p) * (H - 2 * pad);
+    const el = (tag, attrs) => {
+      const node = document.createElementNS(NS, tag);
+      for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+      return node;
+    };
+    const svg = el("svg", { viewBox: `0 0 ${W} ${H}`, class: "wc-graph", role: "img",
+      "aria-label": t("review.graph_label", { name: this.info.seats[0]?.name ?? "?" }) });
+    svg.append(el("rect", { x: 0, y: 0, width: W, height: H, class: "wc-bg" }),
+      el("line", { x1: 0, x2: W, y1: y(0.5), y2: y(0.5), class: "wc-half" }));
+    points.forEach((p, i) => {
+      if (i && p.d.game !== points[i - 1].d.game) {
+        const gx = (x(i - 1) + x(i)) / 2;
+        svg.append(el("line", { x1: gx, x2: gx, y1: 0, y2: H, class: "wc-game" }));
+      }
+    });
+    const chance = (d) => (d.player === 0 ? d.win_chance : 1 - d.win_chance);
+    svg.append(el("polyline", { class: "wc-line", points: points.map((p, i) => `${x(i).toFixed(1)},${y(chance(p.d)).toFixed(1)}`).join(" ") }));
+    this.cursor = el("line", { x1: 0, x2: 0, y1: 0, y2: H, class: "wc-cursor", visibility: "hidden" });
+    svg.append(this.cursor);
+    this.pointAt = new Map();
+    points.forEach((p, i) => {
+      const c = el("circle", { cx: x(i).toFixed(1), cy: y(chance(p.d)).toFixed(1), r: p.d.mark ? 5 : 3.5,
+        class: `wc-point ${MARK_CLASS[p.d.mark] || ""}`, "data-frame": p.frame, "data-game": p.d.game, "data-move": p.d.move_number });
+      const title = el("title", {});
+      title.textContent = `${this.moveLabel(p.d)}: ${percent(chance(p.d))}`;
+      c.append(title);
+      svg.append(c);
+      this.pointAt.set(p.frame, x(i));
+    });
+    // a click anywhere on the graph goes to the nearest play
+    svg.addEventListener("click", (e) => {
+      const box = svg.getBoundingClientRect();
+      const at = ((e.clientX - box.left) / box.width) * W;
+      let best = points[0];
+      let gap = Infinity;
+      points.forEach((p, i) => { if (Math.abs(x(i) - at) < gap) { gap = Math.abs(x(i) - at); best = p; } });
+      this.show(best.frame);
+    });
+    // the top is player 0 sure to win, the bottom player 1
+    this.graph.replaceChildren(h("div", { class: "wc-axis muted small" }, `▲ ${this.info.seats[0]?.name ?? "?"}`), svg,
+      h("div", { class: "wc-axis muted small" }, `▼ ${this.info.seats[1]?.name ?? "?"}`));
+  }
+
+  moveLabel(d) {
+    return t("review.move", { game: d.game, number: d.move_number, name: this.info.seats[d.player]?.name ?? "?", dice: d.roll });
+  }
+
+  /** Show the position after the event of version `v` (a move clicked in the list). */
+  jump(v) {
+    let index = 0;
+    this.frames.forEach((f, i) => { if ((f.event.v ?? 0) <= v) index = i; });
+    this.show(index);
+  }
+
+  /** Go to the previous (-1) or next (+1) frame with an error or a blunder. */
+  seekError(step) {
+    for (let i = this.index + step; i >= 0 && i < this.frames.length; i += step) {
+      const r = this.rated[i];
+      if (r && (r.checker?.mark || r.cube?.mark)) { this.show(i); return; }
+    }
+  }
+
+  show(i) {
+    if (!this.frames.length) return;
+    this.index = Math.max(0, Math.min(this.frames.length - 1, i));
+    const f = this.frames[this.index];
+    this.view.render(frameState(f, this.info, {
+      bottom: this.bottom, options: this.app.options, compact: this.svg.clientWidth > 0 && this.svg.clientWidth < 620,
+    }));
+    this.caption.textContent = f.caption;
+    this.slider.value = String(this.index);
+    this.counter.textContent = `${this.index + 1} / ${this.frames.length}`;
+    markCurrent(this.moveList, f.event.v ?? 0);
+    if (this.cursor) {
+      const gx = this.pointAt.get(this.index);
+      this.cursor.setAttribute("visibility", gx === undefined ? "hidden" : "visible");
+      if (gx !== undefined) { this.cursor.setAttribute("x1", gx); this.cursor.setAttribute("x2", gx); }
+      for (const c of this.graph.querySelectorAll(".wc-point")) c.classList.toggle("current", Number(c.dataset.frame) === this.index);
+    }
+    this.renderDecision(this.rated[this.index] || { checker: null, cube: null });
+  }
+
+  renderDecision({ checker, cube }) {
+    const box = this.decision;
+    box.dataset.frame = String(this.index);
+    if (!this.analysis) { box.replaceChildren(h("p", { class: "muted" }, t("review.waiting"))); return; }
+    const parts = [];
+    if (cube) {
+      const name = this.info.seats[cube.player]?.name ?? "?";
+      parts.push(h("div", { class: "rv-cube", "data-kind": "cube" },
+        h("h2", {}, t("review.cube_title", { name })),
+        h("p", {}, t("review.cube_chosen"), " ", h("strong", { "data-field": "chosen" }, t(`review.cube_${cube.chosen.replace(/ /g, "_")}`)), " ",
+          this.markText(cube.mark), cube.loss > 0 ? h("span", { class: "muted" }, ` ${signed(-cube.loss)}`) : null),
+        h("p", {}, t("review.cube_proper"), " ", h("strong", { "data-field": "proper" }, t(`review.cube_${cube.proper.replace(/ /g, "_")}`)))));
+    }
+    if (checker) parts.push(this.checkerPart(checker));
+    if (!parts.length) parts.push(h("p", { class: "muted" }, t("review.no_decision")));
+    box.replaceChildren(...parts);
+  }
+
+  markText(mark) {
+    return mark ? h("span", { class: `rv-mark ${MARK_CLASS[mark]}`, "data-field": "mark" }, `${mark} ${t(`review.${MARK_CLASS[mark]}`)}`) : null;
+  }
+
+  checkerPart(d) {
+    const played = d.played || t("moves.cannot_move");
+    const list = h("ol", { class: "rv-plays", "aria-label": t("review.top_plays") }, h("li", { class: "muted" }, t("common.loading")));
+    this.topPlays(d, list);
+    return h("div", { class: "rv-checker", "data-kind": "checker" },
+      h("h2", {}, this.moveLabel(d)),
+      h("p", {}, t("review.played"), " ", h("strong", { "data-field": "played" }, played), " ",
+        h("span", { class: "num" }, signed(d.played_equity)), " ", this.markText(d.mark),
+        d.loss > 0 ? h("span", { class: "muted", "data-field": "loss" }, ` ${signed(-d.loss)}`) : null,
+        d.forced ? h("span", { class: "muted" }, ` (${t("review.forced")})`) : null),
+      d.best !== d.played ? h("p", {}, t("review.best"), " ", h("strong", { "data-field": "best" }, d.best), " ", h("span", { class: "num" }, signed(d.best_equity))) : null,
+      h("p", { class: "small" }, t("review.luck"), ": ", h("span", { "data-field": "luck" }, signed(d.luck)), " · ",
+        t("review.win_chance", { name: this.info.seats[d.player]?.name ?? "?" }), " ", h("span", { "data-field": "win_chance" }, percent(d.win_chance))),
+      h("h3", { class: "small" }, t("review.top_plays")), list);
+  }
+
+  /** The engine's ranked plays of the decision (`POST /api/hint` at the analysis's depth),
+   *  the played one marked; the first five, and the played one where it is lower. */
+  async topPlays(d, list) {
+    const key = `${d.position_id}/${d.roll}`;
+    try {
+      if (!this.hints.has(key)) {
+        this.hints.set(key, api("POST", "/api/hint", { position_id: d.position_id, dice: d.roll, plies: this.analysis.plies }));
+      }
+      const plays = (await this.hints.get(key)).plays;
+      const best = plays[0]?.equity ?? 0;
+      const rows = plays.map((p, rank) => ({ ...p, rank })).filter((p) => p.rank < 5 || p.play === d.played);
+      list.replaceChildren(...rows.map((p) => h("li", { class: p.play === d.played ? "played" : null, value: p.rank + 1 },
+        h("span", { class: "rv-play" }, p.play || t("moves.cannot_move")), " ",
+        h("span", { class: "num" }, signed(p.play === d.played ? d.played_equity : p.equity)),
+        p.rank ? h("span", { class: "muted num" }, ` ${signed((p.play === d.played ? d.played_equity : p.equity) - best)}`) : null)));
+    } catch (err) {
+      this.hints.delete(key);
+      list.replaceChildren(h("li", { class: "error-text" }, err.message));
+    }
+  }
+}

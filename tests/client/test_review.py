@@ -1,0 +1,161 @@
+"""The post-match review page (issue 12, item 1): a bot match finished in the browser is
+reviewed at ``#/review/ID`` — the analysis's progress while it is made, then the summary of
+each player (the numbers of ``gammon analyze --format json`` for the match's exported
+``.mat``, and gnubg's rating word), the win-chance graph whose points jump to their play
+(the board and the decision shown with it), the move list with the analysis's marks; a
+private match's review only through its invite link."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from gammon.core.position import Position
+from tests.client.conftest import Pages
+from tests.client.support import MY_MOVE, MY_ROLL, point, wait_match
+
+PAGE = "window.gammon.app.page"
+OVER = "g.phase === 'match_over'"
+RATINGS = [(2, "Supernatural"), (5, "World class"), (8, "Expert"), (12, "Advanced"),
+           (18, "Intermediate"), (26, "Casual player"), (35, "Beginner")]
+"""GNU Backgammon's scale on the error rate (mp per unforced decision), in English."""
+
+
+def rating_word(error_rate: float) -> str:
+    return next((word for bound, word in RATINGS if error_rate < bound), "Awful")
+
+
+def play_to_the_end(page: Any, turns: int = 150) -> None:
+    """Play a bot match out by clicks: roll, then click checkers (each click plays that
+    checker's longest move) until the turn ends, until the match is over."""
+    for _ in range(turns):
+        state = wait_match(page, f"({MY_ROLL}) || ({MY_MOVE}) || {OVER}", timeout=60_000)
+        game = state["game"]
+        if game["phase"] == "match_over":
+            return
+        if game["phase"] == "before_roll":
+            page.click("[data-act=roll]")
+            wait_match(page, f"p.feed.v > {state['v']}", timeout=60_000)
+            continue
+        c = point(page, int(next(iter(game["legal"]))))
+        page.mouse.click(c["x"], c["y"])
+        wait_match(page, f"p.feed.v > {state['v']}", timeout=60_000)
+    raise AssertionError(f"the match did not end in {turns} of our actions")
+
+
+def analyse_export(base: str, match_id: str, plies: int, tmp_path: Path) -> dict[str, Any]:
+    """``gammon analyze --format json`` of the match's exported ``.mat``."""
+    with urllib.request.urlopen(f"{base}/api/games/{match_id}/export.mat") as response:
+        mat = tmp_path / f"{match_id}.mat"
+        mat.write_bytes(response.read())
+    out = subprocess.run(
+        [sys.executable, "-m", "gammon.cli.main", "analyze", str(mat), "--format", "json",
+         "--ply", str(plies)], capture_output=True, text=True, check=True, timeout=600)
+    return json.loads(out.stdout)  # type: ignore[no-any-return]
+
+
+def board_id(board: list[int], player: int) -> str:
+    """The Position ID of a client board (player 0's view) from ``player``'s side."""
+    position = Position.from_board(board)
+    return (position if player == 0 else position.swap()).id()
+
+
+def test_a_finished_bot_match_is_reviewed_with_the_numbers_of_gammon_analyze(
+        pages: Pages, tmp_path: Path) -> None:
+    page = pages.new()
+    page.goto(page.url.split("#")[0] + "#/")
+    page.select_option("[data-form=bot] [name=kind]", "match")
+    page.fill("[data-form=bot] [name=length]", "1")
+    page.click("[data-act=play-bot]")
+    page.wait_for_url("**/#/match/*")
+    play_to_the_end(page)
+    match_id = page.url.rsplit("/", 1)[1]
+
+    # the history links to the review of a finished match
+    page.goto(page.url.split("#")[0] + "#/history")
+    page.locator(f"tr[data-game='{match_id}'] a[data-act=review]").click()
+    page.wait_for_url(f"**/#/review/{match_id}")
+    # progress while the analysis is made (a request starts it), then the summary
+    page.wait_for_selector(".review-status [data-status]")
+    page.wait_for_selector(".review-status [data-status=done]", timeout=180_000)
+    analysis = page.evaluate(f"{PAGE}.analysis")
+    cli = analyse_export(pages.base, match_id, analysis["plies"], tmp_path)
+    assert analysis == cli
+
+    def cell(player: int, stat: str) -> str:
+        return str(page.locator(f".review-table tr[data-player='{player}'] "
+                                f"[data-stat={stat}]").inner_text())
+
+    for p in cli["players"]:
+        assert cell(p["player"], "error_rate_mp") == f"{p['error_rate_mp']:.1f}"
+        assert cell(p["player"], "performance_rating") == f"{p['performance_rating']:.1f}"
+        assert cell(p["player"], "errors") == str(p["errors"])
+        assert cell(p["player"], "blunders") == str(p["blunders"])
+        assert cell(p["player"], "luck") == f"{p['luck']:+.3f}"
+        assert cell(p["player"], "rating") == rating_word(p["error_rate_mp"])
+
+    # one graph point per checker play; a click on one shows that play
+    points = page.locator(".wc-graph .wc-point")
+    assert points.count() == len(cli["decisions"]) > 2
+    marked = page.eval_on_selector_all(".movelist .rv-mark", "els => els.map(e => e.textContent)")
+    assert sorted(marked) == sorted(d["mark"] for d in cli["decisions"] if d["mark"])
+    page.click("[data-act=first]")
+    before = page.evaluate(f"{PAGE}.view.state.board")
+    k = len(cli["decisions"]) // 2
+    decision = cli["decisions"][k]
+    target = points.nth(k)
+    frame = int(target.get_attribute("data-frame") or -1)
+    target.click()
+    assert page.evaluate(f"{PAGE}.index") == frame
+    board = page.evaluate(f"{PAGE}.view.state.board")
+    assert board != before
+    # the frame is the play itself: the board before it is the decision's position, the
+    # board after it the played move's result
+    frames = page.evaluate(f"{PAGE}.frames.map(f => ({{board: f.board, type: f.event.type}}))")
+    assert frames[frame]["type"] == "turn_ended" and board == frames[frame]["board"]
+    assert board_id(frames[frame - 1]["board"], decision["player"]) == decision["position_id"]
+    panel = page.locator(".review-decision")
+    assert panel.get_attribute("data-frame") == str(frame)
+    assert f"move {decision['move_number']}" in panel.locator("h2").inner_text()
+    assert panel.locator("[data-field=played]").inner_text() == decision["played"]
+    assert panel.locator("[data-field=luck]").inner_text() == f"{decision['luck']:+.3f}"
+    if decision["mark"]:
+        assert panel.locator("[data-field=mark]").inner_text().startswith(decision["mark"])
+    # the engine's ranked plays of that position, best first, the played one among them
+    panel.locator(".rv-plays li.played, .rv-plays li:first-child:not(.muted)").first.wait_for()
+    best = panel.locator(".rv-plays li").first.locator(".rv-play").inner_text()
+    assert best == decision["best"]
+    assert page.locator(".wc-graph .wc-point.current").get_attribute("data-frame") == str(frame)
+    # a move clicked in the list jumps too
+    first = cli["decisions"][0]
+    page.locator(".movelist a.ml-cell").first.click()
+    assert page.locator(".review-decision [data-field=played]").inner_text() == first["played"]
+
+
+def test_a_private_matchs_review_is_shown_only_through_its_invite_link(pages: Pages) -> None:
+    owner = pages.new()
+    game = owner.evaluate("""fetch('/api/games', {method: 'POST', credentials: 'same-origin',
+        headers: {'content-type': 'application/json'},
+        body: JSON.stringify({kind: 'single', bot: 1, private: true})}).then(r => r.json())""")
+    owner.goto(pages.base + game["invite"])
+    wait_match(owner, f"({MY_ROLL}) || ({MY_MOVE})")
+    owner.wait_for_selector("[data-act=resign]:not([disabled])")
+    owner.click("[data-act=resign]")
+    dialog = owner.locator("dialog[open]")
+    dialog.locator("input[name=level][value='1']").check()
+    dialog.locator("button[data-value=offer]").click()
+    wait_match(owner, OVER)
+    key = game["invite"].split("key=", 1)[1]
+
+    outsider = pages.new(f"/#/review/{game['id']}")
+    outsider.wait_for_selector(".review-status .error-text")
+    assert outsider.inner_text(".review-status") == "No such match."
+    assert outsider.locator(".review-table").count() == 0
+
+    holder = pages.new(f"/#/review/{game['id']}?key={key}")
+    holder.wait_for_selector(".review-status [data-status=done]", timeout=180_000)
+    assert holder.locator(".review-table tr[data-player]").count() == 2
