@@ -74,18 +74,18 @@ class MatchBot:
     def decide(self, match: Match, player: int) -> Action | None:
         """The action ``player`` takes now, or None when it is not theirs to act (or the
         next action is a roll)."""
-        if match.is_over:
+        if match.to_act != player:  # the core's one answer to "whose action is it?"
             return None
         game = match.game
         phase = game.phase
-        if phase is Phase.MOVING and game.turn == player and game.roll is not None:
+        if phase is Phase.MOVING and game.roll is not None:
             return PlayMove(player, choose(self.engine, game.position, game.roll, self.level,
                                            self.rng))
-        if phase is Phase.BEFORE_ROLL and game.turn == player:
+        if phase is Phase.BEFORE_ROLL:
             return self._before_roll(match, player)
-        if phase is Phase.CUBE_OFFERED and game.turn != player:
+        if phase is Phase.CUBE_OFFERED:
             return self._answer_double(match, player)
-        if phase is Phase.RESIGN_OFFERED and game.turn != player:
+        if phase is Phase.RESIGN_OFFERED:
             return self._answer_resignation(match, player)
         return None
 
