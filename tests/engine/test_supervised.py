@@ -15,7 +15,7 @@ from gammon.core import _movegen
 from gammon.core.position import Position
 from gammon.engine import evaluate, search
 from gammon.engine.evaluate import choose_play, choose_play_pruned, kernel_arrays, new_scratch
-from gammon.engine.expert import PRUNE_INPUTS, RACE
+from gammon.engine.expert import CRASHED, PRUNE_INPUTS, RACE
 from gammon.engine.network import Network, NetworkPair, equity, forward
 from gammon.engine.supervised import (
     FitRun,
@@ -69,6 +69,27 @@ def test_a_lost_shard_is_regenerated_identically(shards: Path, tmp_path: Path) -
     with np.load(shard_path(shards, 1)) as a, np.load(shard_path(copy, 1)) as b:
         np.testing.assert_array_equal(a["boards"], b["boards"])
         np.testing.assert_array_equal(a["labels"], b["labels"])
+
+
+def test_crashed_only_shards_hold_crashed_positions_with_their_search_value(
+        tmp_path: Path) -> None:
+    """--crashed-only keeps every crashed position met (side on roll), each labelled with
+    its search value, and its shards do not mix with the disagreement shards."""
+    run = LabelRun(shards=1, games=12, seed=5, plies=1, crashed_only=True)
+    label(SHIPPED, tmp_path, run, log=lambda line: None)
+    boards, labels = load_shards(tmp_path)
+    assert len(boards) > 0
+    assert (position_classes(boards) == CRASHED).all()
+    with np.load(shard_path(tmp_path, 0)) as data:
+        assert int(data["disagreements"]) == len(boards)  # here: the crashed positions met
+    arrays = kernel_arrays(NetworkPair.load(SHIPPED))
+    scratch, level = new_scratch(), _movegen.new_scratch()
+    out = np.empty(5)
+    for board, expected in zip(boards[:10], labels[:10], strict=True):
+        search.position_value(board, 1, arrays, scratch, level, level, out)
+        np.testing.assert_allclose(out, expected, atol=1e-6)
+    with pytest.raises(ValueError, match="was made with"):
+        label(SHIPPED, tmp_path, LabelRun(shards=2, games=12, seed=5, plies=1))
 
 
 def test_shards_of_other_settings_are_refused(shards: Path, tmp_path: Path) -> None:

@@ -72,12 +72,25 @@ MARGIN = np.array([0.16, 0.04], dtype=np.float64)
 
 
 @_jit
+def _grown(boards: np.ndarray, labels: np.ndarray, capacity: int
+           ) -> tuple[np.ndarray, np.ndarray, int]:
+    """``boards`` and ``labels`` (full, ``capacity`` rows) copied into buffers twice as long."""
+    more_boards = np.empty((2 * capacity, 26), dtype=np.int8)
+    more_boards[:capacity] = boards
+    more_labels = np.empty((2 * capacity, OUTPUTS), dtype=np.float64)
+    more_labels[:capacity] = labels
+    return more_boards, more_labels, 2 * capacity
+
+
+@_jit
 def label_games(nets: Arrays, games: int, seed: int, noise: float, plies: int,
-                keep: np.ndarray, margin: np.ndarray
+                keep: np.ndarray, margin: np.ndarray, crashed_only: bool = False
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Play ``games`` noisy 0-ply self-play games; returns the kept boards (side on roll),
     their labels at ``plies`` (side on roll's probabilities) and the counts [decisions,
-    disagreements]."""
+    disagreements]. With ``crashed_only`` the kept boards are instead every crashed
+    position met with the side on roll (before its roll), labelled at ``plies``, and the
+    counts are [decisions, crashed positions]."""
     np.random.seed(seed)
     gen = _movegen.new_scratch()
     level1 = _movegen.new_scratch()
@@ -109,6 +122,16 @@ def label_games(nets: Arrays, games: int, seed: int, noise: float, plies: int,
                     shallow = i
             if count > 1:
                 counts[0] += 1
+            if crashed_only:
+                if not is_race(board) and is_crashed(board):
+                    counts[1] += 1
+                    if n == capacity:
+                        boards, labels, capacity = _grown(boards, labels, capacity)
+                    boards[n] = board
+                    search.position_value(board, plies, nets, scratch, level1, level2,
+                                          labels[n])
+                    n += 1
+            elif count > 1:
                 search.rank_plays(gen[0], count, plies, keep, margin, nets, level1, level2,
                                   ranked, depth)
                 if search.best_ranked(ranked, depth, count) != shallow:
@@ -117,13 +140,7 @@ def label_games(nets: Arrays, games: int, seed: int, noise: float, plies: int,
                         if depth[i] != plies or terminal_result(gen[0][i], result):
                             continue
                         if n == capacity:
-                            capacity *= 2
-                            more_boards = np.empty((capacity, 26), dtype=np.int8)
-                            more_boards[:n] = boards
-                            boards = more_boards
-                            more_labels = np.empty((capacity, OUTPUTS), dtype=np.float64)
-                            more_labels[:n] = labels
-                            labels = more_labels
+                            boards, labels, capacity = _grown(boards, labels, capacity)
                         swap_board(gen[0][i], boards[n])
                         if is_bearoff_board(boards[n]):
                             continue  # exact from the bear-off database already
@@ -148,6 +165,7 @@ class LabelRun:
     seed: int = 1
     noise: float = 0.05
     plies: int = 2
+    crashed_only: bool = False  # every crashed position met instead of the disagreements
 
 
 def weights_digest(path: Path) -> str:
@@ -175,11 +193,13 @@ def _label(weights: Path, directory: Path, run: LabelRun, log: Callable[[str], N
     # Every shard records what determines it (a job may be extended to more shards).
     settings = {**asdict(run), "weights_sha256": weights_digest(weights)}
     del settings["shards"]
+    if not run.crashed_only:  # shards written before the setting existed stay valid
+        del settings["crashed_only"]
     directory.mkdir(parents=True, exist_ok=True)
     done = 0
     while shard_path(directory, done).exists():
         with np.load(shard_path(directory, done)) as data:
-            recorded = {key: data[f"meta_{key}"].item() for key in settings
+            recorded = {key: data[f"meta_{key}"].item() for key in {*settings, "crashed_only"}
                         if f"meta_{key}" in data}
         if recorded != settings:
             raise ValueError(f"{shard_path(directory, done)} was made with {recorded}, "
@@ -192,7 +212,8 @@ def _label(weights: Path, directory: Path, run: LabelRun, log: Callable[[str], N
     for index in range(done, run.shards):
         began = time.perf_counter()
         boards, labels, counts = label_games(arrays, run.games, run.seed * 1_000_003 + index,
-                                             run.noise, run.plies, KEEP, MARGIN)
+                                             run.noise, run.plies, KEEP, MARGIN,
+                                             run.crashed_only)
         path = shard_path(directory, index)
         temporary = path.with_suffix(".tmp.npz")
         np.savez_compressed(temporary, boards=boards, labels=labels.astype(np.float32),
@@ -200,8 +221,10 @@ def _label(weights: Path, directory: Path, run: LabelRun, log: Callable[[str], N
                             **{f"meta_{key}": value for key, value in settings.items()})
         temporary.replace(path)
         written += 1
-        log(f"shard {index + 1}/{run.shards}: {len(boards):,} positions from "
-            f"{counts[1]:,} of {counts[0]:,} decisions where {run.plies}-ply disagrees "
+        kept = (f"crashed positions in {run.games} games ({counts[0]:,} decisions)"
+                if run.crashed_only else f"positions from {counts[1]:,} of {counts[0]:,} "
+                f"decisions where {run.plies}-ply disagrees")
+        log(f"shard {index + 1}/{run.shards}: {len(boards):,} {kept} "
             f"({time.perf_counter() - began:.0f} s)")
     return written
 
