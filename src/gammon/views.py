@@ -335,8 +335,9 @@ and the dice to send as steps to get there."""
 
 
 class GameView(TypedDict):
-    """The ``game`` of ``state`` and ``update`` (PROTOCOL.md); ``legal``, ``reach``,
-    ``can_confirm`` and ``can_undo`` only while moving."""
+    """The ``game`` of ``state`` and ``update`` (PROTOCOL.md); ``can_confirm`` and
+    ``can_undo`` only while moving, ``legal`` and ``reach`` (:class:`MovesView`) only while
+    moving and only to the player on turn."""
 
     phase: PhaseName
     game: int
@@ -360,14 +361,34 @@ class GameView(TypedDict):
     can_undo: NotRequired[bool]
 
 
+class MovesView(TypedDict):
+    """What only the player on turn needs while moving (its client highlights and accepts
+    these steps): ``legal``, each die each checker may use and the point it reaches, and
+    ``reach`` (:func:`reach_view`). Spectators and the opponent do not get them: they cost
+    the most of the game view to compute and to send."""
+
+    legal: dict[str, dict[str, int]]
+    reach: ReachView
+
+
 def reach_view(game: Game) -> ReachView:
     """The core's :meth:`Game.reach <gammon.core.game.Game.reach>` with text keys."""
     return {str(source): {str(point): list(dice) for point, dice in found.items()}
             for source, found in game.reach().items()}
 
 
-def game_view(match: Match, reach: Callable[[Game], ReachView] = reach_view) -> GameView:
-    """The game being played in ``match`` (``reach``: a cache of :func:`reach_view`)."""
+def moves_view(game: Game) -> MovesView:
+    """The legal steps and the reach of ``game`` (moving), with text keys."""
+    return {"legal": {str(source): {str(die): move.destination for die, move in m.items()}
+                      for source, m in game.legal_steps().items()},
+            "reach": reach_view(game)}
+
+
+def game_view(match: Match, moves: Callable[[Game], MovesView] | None = moves_view
+              ) -> GameView:
+    """The game being played in ``match``. While moving, ``moves`` (:func:`moves_view`, or a
+    cache of it) gives ``legal`` and ``reach``; None leaves them out (the view for everyone
+    but the player on turn)."""
     game = match.game
     phase = match.phase
     out: GameView = {
@@ -387,9 +408,9 @@ def game_view(match: Match, reach: Callable[[Game], ReachView] = reach_view) -> 
         "resign_floor": 0 if game.refused is None else int(game.refused),
     }
     if phase is Phase.MOVING:
-        out["legal"] = {str(source): {str(die): move.destination for die, move in m.items()}
-                        for source, m in game.legal_steps().items()}
-        out["reach"] = reach(game)
+        if moves is not None:
+            found = moves(game)
+            out["legal"], out["reach"] = found["legal"], found["reach"]
         out["can_confirm"] = game.is_play_complete()
         out["can_undo"] = bool(game.steps)
     return out

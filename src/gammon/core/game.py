@@ -42,7 +42,7 @@ Decisions where the rules leave room (RULES.md §2–§6 and seed 000):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
@@ -390,25 +390,10 @@ class Game:
                 finishes[position, dice] = _can_finish(position, dice, targets)
             return finishes[position, dice]
 
-        def follow(position: Position, checker: int, dice: tuple[int, ...],
-                   path: tuple[int, ...], found: dict[int, tuple[int, ...]]) -> None:
-            for die in sorted(set(dice), reverse=True):
-                play = single(position, die).get(checker)
-                rest = _without(dice, [die])
-                if play is None or not can_finish(play.position, rest):
-                    continue
-                destination = play.moves[0].destination
-                steps = (*path, die)
-                known = found.get(destination)
-                if known is None or len(steps) < len(known):
-                    found[destination] = steps
-                if destination != 0 and rest:
-                    follow(play.position, destination, rest, steps, found)
-
         out: dict[int, dict[int, tuple[int, ...]]] = {}
         for source in self.legal_steps():
             found: dict[int, tuple[int, ...]] = {}
-            follow(self.position, source, self.dice_left, (), found)
+            _follow(single, can_finish, self.position, source, self.dice_left, (), found)
             out[source] = found
         return out
 
@@ -776,6 +761,29 @@ def _without(dice: Sequence[int], used: Sequence[int]) -> tuple[int, ...]:
     for die in used:
         left.remove(die)
     return tuple(left)
+
+
+def _follow(single: Callable[[Position, int], dict[int, Play]],
+            can_finish: Callable[[Position, tuple[int, ...]], bool], position: Position,
+            checker: int, dice: tuple[int, ...], path: tuple[int, ...],
+            found: dict[int, tuple[int, ...]]) -> None:
+    """:meth:`Game.reach` for one checker: record in ``found`` each point it reaches from
+    ``position`` by ``path`` and then the ``dice`` (the fewest steps first found), and go on
+    from there. A module function, not a closure that calls itself: such a closure is a
+    reference cycle, which kept every play the search made alive until a garbage collection
+    (some 200 objects per call; the server computes a reach per move)."""
+    for die in sorted(set(dice), reverse=True):
+        play = single(position, die).get(checker)
+        rest = _without(dice, [die])
+        if play is None or not can_finish(play.position, rest):
+            continue
+        destination = play.moves[0].destination
+        steps = (*path, die)
+        known = found.get(destination)
+        if known is None or len(steps) < len(known):
+            found[destination] = steps
+        if destination != 0 and rest:
+            _follow(single, can_finish, play.position, destination, rest, steps, found)
 
 
 def _can_finish(position: Position, dice: Sequence[int], targets: frozenset[Position]) -> bool:

@@ -36,7 +36,7 @@ from typing import Any, Protocol
 
 from gammon.core import actions as A
 from gammon.core.match import Match
-from gammon.server import protocol
+from gammon.server import jsontext, protocol
 from gammon.server.db import Repository, SeqConflict, User
 from gammon.server.ratings import new_ratings
 from gammon.server.rooms import PAUSE, Room, stored_row
@@ -341,14 +341,14 @@ class Hub:
         events: list[EventView] = []
         for n, (_kind, action, at) in enumerate(rows):
             if first + n == room.seq + 1:
-                events += room.replay(json.loads(action), float(at))
+                events += room.replay(jsontext.loads(action), float(at))
         return events
 
     # -- sending -------------------------------------------------------------------------
 
     def send_all(self, room: LiveRoom, message: protocol.ServerMessage | dict[str, Any], *,
                   chat: bool = False) -> None:
-        text = json.dumps(message)
+        text = jsontext.dumps(message)
         for conn in list(room.subscribers):
             if chat and room.id in conn.muted and message.get("seat") != room.seat_of(
                     conn.user.id):
@@ -356,12 +356,22 @@ class Hub:
             conn.send_text(text)
 
     def _broadcast_update(self, room: LiveRoom, events: list[EventView]) -> None:
-        self.send_all(room, room.update_message(events, time.time()))
+        """One ``update`` to every subscriber, written once per kind of viewer: the player
+        on turn (with ``legal`` and ``reach`` while moving) and everyone else."""
+        now = time.time()
+        texts: dict[bool, str] = {}
+        for conn in list(room.subscribers):
+            on_turn = room.on_turn(conn.user.id)
+            text = texts.get(on_turn)
+            if text is None:
+                text = texts[on_turn] = jsontext.dumps(
+                    room.update_message(events, now, on_turn=on_turn))
+            conn.send_text(text)
 
     def _broadcast_state(self, room: LiveRoom) -> None:
         now = time.time()
         for conn in list(room.subscribers):
-            conn.send_text(json.dumps(room.state_message(conn.user.id, now)))
+            conn.send_text(jsontext.dumps(room.state_message(conn.user.id, now)))
 
     # -- subscriptions -----------------------------------------------------------------
 
@@ -377,9 +387,10 @@ class Hub:
         room.subscribers.add(conn)
         now = time.time()
         if since is not None and since <= room.version:
-            conn.send_text(json.dumps(room.update_message(room.events[since:], now)))
+            conn.send_text(jsontext.dumps(room.update_message(
+                room.events[since:], now, on_turn=room.on_turn(conn.user.id))))
         else:
-            conn.send_text(json.dumps(room.state_message(conn.user.id, now)))
+            conn.send_text(jsontext.dumps(room.state_message(conn.user.id, now)))
         if room.version != version:
             self.after_change(room, local=False)
 

@@ -16,10 +16,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-import json
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
+
+from gammon.server import jsontext
 
 Handler = Callable[[dict[str, Any]], Awaitable[None]]
 log = logging.getLogger(__name__)
@@ -85,7 +86,7 @@ class RedisBus:
 
         async def handle(data: Any) -> None:
             try:
-                await handler(json.loads(data))
+                await handler(jsontext.loads(data))
             except Exception:  # one bad message must not stop the bus
                 log.exception("bus message failed")
 
@@ -100,7 +101,7 @@ class RedisBus:
         self._task = asyncio.create_task(listen())
 
     async def publish(self, message: dict[str, Any]) -> None:
-        await self._redis.publish(self.channel, json.dumps(message))
+        await self._redis.publish(self.channel, jsontext.dumps(message))
 
     async def close(self) -> None:
         if self._task is not None:

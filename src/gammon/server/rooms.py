@@ -42,7 +42,6 @@ from gammon.views import (
     EventView,
     GameView,
     InfoView,
-    ReachView,
     ResultView,
     SeatView,
     clock_paused_view,
@@ -51,7 +50,7 @@ from gammon.views import (
     event_view,
     game_view,
     info_view,
-    reach_view,
+    moves_view,
     rules_view,
     seat_view,
 )
@@ -152,15 +151,9 @@ def rules_from_json(text: str) -> Rules:
 
 
 def runner(match: Match) -> int | None:
-    """The side who must act now (whose clock runs), or None."""
-    if match.is_over:
-        return None
-    game = match.game
-    if game.phase in (Phase.BEFORE_ROLL, Phase.MOVING):
-        return game.turn
-    if game.phase in (Phase.CUBE_OFFERED, Phase.RESIGN_OFFERED):
-        return game.opponent
-    return None
+    """The side who must act now (whose clock runs), or None: the core's
+    :attr:`Match.to_act <gammon.core.match.Match.to_act>`."""
+    return match.to_act
 
 
 def reach(game: Game) -> dict[int, dict[int, list[int]]]:
@@ -242,7 +235,9 @@ class Room:
     events: list[EventView] = field(default_factory=list)
     chat: deque[ChatLine] = field(default_factory=lambda: deque(maxlen=50))
     result: ResultView | None = None
-    _reach: tuple[Game, ReachView] | None = None
+    _views: tuple[Match, GameView, GameView | None] | None = None
+    """The game views of the current state (the match object): for everyone, and with the
+    moves for the player on turn (made when first asked for)."""
 
     @classmethod
     def from_row(cls, row: Any) -> Self:
@@ -376,14 +371,29 @@ class Room:
         return None if clock is None else clock_view(clock, cast(ClockKind, self.config.clock),
                                                      now)
 
-    def _reach_of(self, game: Game) -> ReachView:
-        """The reach of the game on turn, computed once per game state."""
-        if self._reach is None or self._reach[0] is not game:
-            self._reach = (game, reach_view(game))
-        return self._reach[1]
+    def on_turn(self, user_id: int | None) -> bool:
+        """Whether ``user_id`` is the player on turn while moving: the one viewer whose game
+        view carries ``legal`` and ``reach`` (:class:`~gammon.views.MovesView`)."""
+        match = self.match
+        return (match is not None and match.phase is Phase.MOVING and user_id is not None
+                and self.players[match.game.turn] == user_id)
 
-    def game_json(self) -> GameView | None:
-        return None if self.match is None else game_view(self.match, self._reach_of)
+    def game_json(self, on_turn: bool = False) -> GameView | None:
+        """The game view, built once per state and shared by every message and socket (do
+        not change it): with ``legal`` and ``reach`` only ``on_turn`` (:meth:`on_turn`)."""
+        match = self.match
+        if match is None:
+            return None
+        if self._views is None or self._views[0] is not match:
+            self._views = (match, game_view(match, None), None)
+        _, shared, full = self._views
+        if not on_turn or match.phase is not Phase.MOVING:
+            return shared
+        if full is None:
+            moves = moves_view(match.game)
+            full = {**shared, "legal": moves["legal"], "reach": moves["reach"]}
+            self._views = (match, shared, full)
+        return full
 
     def seats_json(self) -> list[SeatView | None]:
         return [seat_view(self.users.get(player) if player is not None else None)
@@ -399,9 +409,12 @@ class Room:
     def state_message(self, viewer: int | None, now: float) -> StateMessage:
         seat = None if viewer is None else self.seat_of(viewer)
         return {"type": "state", "match": self.id, "v": self.version, "you": seat,
-                "info": self.info_json(), "game": self.game_json(),
+                "info": self.info_json(), "game": self.game_json(self.on_turn(viewer)),
                 "clock": self.clock_json(now), "chat": list(self.chat)}
 
-    def update_message(self, events: list[EventView], now: float) -> UpdateMessage:
+    def update_message(self, events: list[EventView], now: float, *,
+                       on_turn: bool = False) -> UpdateMessage:
+        """An ``update`` of ``events``; ``on_turn``: for the player on turn
+        (:meth:`game_json`)."""
         return {"type": "update", "match": self.id, "v": self.version, "events": events,
-                "game": self.game_json(), "clock": self.clock_json(now)}
+                "game": self.game_json(on_turn), "clock": self.clock_json(now)}

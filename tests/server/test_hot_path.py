@@ -1,0 +1,117 @@
+"""The per-action path of the server, kept cheap (docs/server.md § Load): ``legal`` and
+``reach`` go only to the player on turn, a played match leaves no reference cycles for the
+garbage collector, and the fast JSON encoder writes what the standard one writes."""
+
+from __future__ import annotations
+
+import gc
+import json
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from gammon.core.match import Phase
+from gammon.server import jsontext
+from gammon.views import moves_view
+from tests.server.conftest import Browser
+from tests.server.helpers import Player, play_turn, to_move
+from tests.server.test_rooms import a_move, seated_room
+
+
+def test_legal_and_reach_go_only_to_the_player_on_turn(client: TestClient) -> None:
+    a, b, watcher = Browser(client), Browser(client), Browser(client)
+    for browser in (a, b, watcher):
+        browser.get("/api/me")
+    match_id = a.post("/api/games", json={"kind": "match", "length": 3}).json()["id"]
+    assert b.post(f"/api/games/{match_id}/join").status_code == 200
+    with a.websocket_connect("/ws") as wa, b.websocket_connect("/ws") as wb, \
+            watcher.websocket_connect("/ws") as ww:
+        pa, pb = Player.over_testclient(wa, "a"), Player.over_testclient(wb, "b")
+        spectator = Player.over_testclient(ww, "watcher")
+        for player in (pa, pb, spectator):
+            player.subscribe(match_id)
+        players = {0: pa, 1: pb}
+        rng = random.Random(5)
+        moving = 0
+        for _ in range(12):  # rolls and plays: each update seen by all three
+            mover = to_move(players)
+            other = pb if mover is pa else pa
+            spectator.sync(mover.v)
+            for player in (mover, other, spectator):
+                assert player.game is not None
+            if mover.game["phase"] == "moving":  # type: ignore[index]
+                moving += 1
+                assert "legal" in mover.game and "reach" in mover.game  # type: ignore[operator]
+                for viewer in (other, spectator):
+                    assert "legal" not in viewer.game and "reach" not in viewer.game  # type: ignore[operator]
+                    # otherwise the same view, can_confirm and can_undo included
+                    assert viewer.game == {k: v for k, v in mover.game.items()  # type: ignore[union-attr]
+                                           if k not in ("legal", "reach")}
+            else:
+                assert all("legal" not in p.game for p in (mover, other, spectator))  # type: ignore[operator]
+            play_turn(players, rng)
+        assert moving >= 4
+        # a new subscriber on turn (a reload) gets them in its state too
+        mover = to_move(players)
+        if mover.game["phase"] == "moving":  # type: ignore[index]
+            state = mover.subscribe(match_id)
+            assert "legal" in state["game"] and "reach" in state["game"]
+
+
+def _played_messages() -> Iterator[dict[str, Any]]:
+    """A whole match played through a room: every update, for the player on turn and for
+    everyone else, as the hub builds them."""
+    room = seated_room(clock="polish")
+    at = 1000.0
+    events = [e for step in room.plan(None, at, at) for e in room.commit(step)]
+    while True:
+        for user in (1, 2):
+            yield room.update_message(events, at, on_turn=room.on_turn(user))
+        assert room.match is not None
+        if room.match.is_over:
+            return
+        at += 1.0
+        events = [e for step in room.plan(a_move(room), at, at) for e in room.commit(step)]
+
+
+def test_a_played_match_leaves_no_reference_cycles() -> None:
+    """Cyclic garbage waits for a collection: the server collects on a timer, and a reach
+    search that was a reference cycle left ~200 objects per move to it, which made the
+    collections of a loaded server take 0.2-1 s (docs/server.md § Load)."""
+    gc.collect()
+    gc.disable()
+    try:
+        moving = sum(1 for m in _played_messages()
+                     if m["game"]["phase"] == Phase.MOVING.value and "reach" in m["game"])
+        assert moving > 10
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
+
+
+def test_the_player_on_turn_gets_the_cores_moves() -> None:
+    room = seated_room()
+    at = 1000.0
+    for step in room.plan(None, at, at):
+        room.commit(step)
+    assert room.match is not None and room.match.phase is Phase.MOVING
+    mover = room.players[room.match.game.turn]
+    assert room.on_turn(mover) and not room.on_turn(room.players[1 - room.match.game.turn])
+    assert not room.on_turn(None) and not room.on_turn(99)
+    full = room.game_json(on_turn=True)
+    shared = room.game_json()
+    assert full is not None and shared is not None
+    moves = moves_view(room.match.game)
+    assert full["legal"] == moves["legal"] and full["reach"] == moves["reach"]
+    assert "legal" not in shared and "reach" not in shared
+    assert room.game_json() is shared  # built once per state
+
+
+@pytest.mark.parametrize("message", list(_played_messages())[::40])
+def test_fast_json_writes_what_json_writes(message: dict[str, Any]) -> None:
+    text = jsontext.dumps(message)
+    assert json.loads(text) == json.loads(json.dumps(message))
+    assert jsontext.loads(text) == json.loads(json.dumps(message))
