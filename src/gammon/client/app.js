@@ -19,7 +19,7 @@ import { markCurrent, moveRows, renderMoveList } from "./movelist.js";
 import { frameState, matchFrames } from "./replay.js";
 import { ReviewPage } from "./review.js";
 import { verifyRecord } from "./fairness.js";
-import { fmtDate, h, icon, ICONS, kindText, setSound, sound, toast } from "./ui.js";
+import { downloadLink, fmtDate, h, icon, ICONS, kindText, setSound, sound, toast } from "./ui.js";
 
 const DEFAULT_OPTIONS = {
   confirm_turn: false, auto_roll: false, graphics: "high", flip: false, auto_bearoff: false,
@@ -204,35 +204,6 @@ function check(label, name, checked = false) {
 
 function select(name, options, value) {
   return h("select", { name }, options.map(([v, label]) => h("option", { value: v, selected: String(v) === String(value) }, label)));
-}
-
-/** A download link (.mat, SGF) that says so when the server cannot give the file, instead
- *  of saving an error page or doing nothing. */
-function downloadLink(href, filename, label) {
-  const a = h("a", { class: "button", href, download: filename, "data-download": filename.split(".").pop() }, label);
-  a.addEventListener("click", async (e) => {
-    e.preventDefault();
-    try {
-      const response = await fetch(href, { credentials: "same-origin" });
-      if (!response.ok) {
-        let message = `HTTP ${response.status}`;
-        try {
-          const data = await response.json();
-          if (data?.detail?.message) message = data.detail.message;
-        } catch { /* not JSON */ }
-        throw new Error(message);
-      }
-      const url = URL.createObjectURL(await response.blob());
-      const save = h("a", { href: url, download: filename, hidden: true });
-      document.body.append(save);
-      save.click();
-      save.remove();
-      setTimeout(() => URL.revokeObjectURL(url), 30_000);
-    } catch (err) {
-      toast(t("error.download", { name: filename, message: err.message }), { error: true, ms: 6000 });
-    }
-  });
-  return a;
 }
 
 function clockOptions() {

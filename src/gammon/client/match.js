@@ -7,11 +7,11 @@
 // sends it — see docs/client.md, "Needs from the server").
 
 import { BoardView, NS, slotNeighbour, formatSeconds } from "./board.js";
-import { t } from "./i18n.js";
+import { language, t } from "./i18n.js";
 import { api } from "./net.js";
 import { describeEvent, diceValues, feedbackOf, moveRows, reduceFeedback, renderMoveList } from "./movelist.js";
 import { applyMove, INITIAL } from "./replay.js";
-import { announce, ask, copyText, h, kindText, sound, toast } from "./ui.js";
+import { announce, ask, copyText, downloadLink, h, kindText, sound, toast } from "./ui.js";
 
 const LEVEL_KEYS = { 1: "resign.single", 2: "resign.gammon", 3: "resign.backgammon" };
 
@@ -21,6 +21,65 @@ export const PACE = {
   high: { move: 420, roll: 550, opening: 900, game: 1100, own: 0 },
   low: { move: 160, roll: 250, opening: 450, game: 500, own: 0 },
 };
+
+/** A hint's look-ahead (as `gammon hint --plies`) and how many of its plays are listed. */
+const HINT_PLIES = 2;
+const HINT_PLAYS = 5;
+
+/** An equity with its sign, three decimals, in the page's language ("+0.143"). */
+function signed(value) {
+  if (value === null || value === undefined) return "—";
+  return new Intl.NumberFormat(language(), { minimumFractionDigits: 3, maximumFractionDigits: 3, signDisplay: "exceptZero" }).format(value);
+}
+
+function percent(value) {
+  return new Intl.NumberFormat(language(), { style: "percent", minimumFractionDigits: 1, maximumFractionDigits: 1 }).format(value);
+}
+
+/** The moves of a play in notation ("24/18 13/9*", "6/4(2)", "bar/20", "6/off"; a path
+ *  through a hit, 13/7* then /5, is two moves) as the board draws a last move:
+ *  [{from, to, hit}] in the mover's numbering (25 the bar, 0 off). */
+export function playMoves(text) {
+  const at = (word) => {
+    const w = word.replace("*", "").toLowerCase();
+    return w === "bar" ? 25 : w === "off" ? 0 : Number(w);
+  };
+  const moves = [];
+  for (const token of text.split(/\s+/).filter(Boolean)) {
+    const [, path, count] = /^(.*?)(?:\((\d)\))?$/.exec(token);
+    const points = path.split("/");
+    for (let n = 0; n < Number(count || 1); n++) {
+      for (let i = 1; i < points.length; i++) moves.push({ from: at(points[i - 1]), to: at(points[i]), hit: points[i].endsWith("*") });
+    }
+  }
+  return moves;
+}
+
+/** The GNU Backgammon Match ID (its manual, "A technical description of the Match ID"; the
+ *  server's reader is gammon.formats.match_id) of game `g` before the side on turn rolls:
+ *  what POST /api/eval reads the cube, score and turn from. Player numbers are seats. */
+export function gnubgMatchId(g, info) {
+  const key = new Uint8Array(9);
+  let bit = 0;
+  const put = (value, width) => { // least significant bit first, from bit 0 of byte 0
+    for (let i = 0; i < width; i++, bit++) if ((value >> i) & 1) key[bit >> 3] |= 1 << (bit & 7);
+  };
+  const money = !g.length;
+  put(Math.log2(g.cube.value), 4);
+  put(g.cube.owner === null || g.cube.owner === undefined ? 3 : g.cube.owner, 2); // 3: centred
+  put(g.turn, 1); // the dice owner: the side to roll
+  put(g.crawford ? 1 : 0, 1);
+  put(1, 3); // a game in play
+  put(g.turn, 1); // on turn
+  put(0, 1); // no double offered
+  put(0, 2); // no resignation offered
+  put(0, 6); // not rolled yet
+  put(money ? 0 : g.length, 15);
+  put(money ? 0 : g.score[0], 15);
+  put(money ? 0 : g.score[1], 15);
+  put(info?.jacoby ? 0 : 1, 1); // GNU Backgammon stores "no Jacoby rule"
+  return btoa(String.fromCharCode(...key));
+}
 
 export class MatchPage {
   constructor(app, matchId) {
@@ -80,6 +139,8 @@ export class MatchPage {
     button("flip", t("match.flip"), () => this.toggleOption("flip"));
     button("side", t("match.switch_side"), () => { this.spectatorBottom = 1 - this.spectatorBottom; this.render(true); });
     button("sound", t("match.sound"), () => this.toggleOption("sound"));
+    button("hint", t("hint.button"), () => this.hint());
+    this.hintBox = h("section", { class: "hint-panel card", "data-hint": "", hidden: true, "aria-live": "polite" });
     this.waiting = h("div");
     const help = h("p", { class: "kbd-help", id: "kbd-help" }, t("match.keyboard_help"));
     this.moveList = h("div", { class: "movelist", role: "log", "aria-label": t("match.log"), tabindex: 0 });
@@ -99,6 +160,7 @@ export class MatchPage {
         h("div", { class: "board-wrap" }, this.svg),
         this.status,
         this.controls,
+        this.hintBox,
         help),
       h("div", { class: "match-side" },
         h("section", { class: "card" }, h("h2", {}, t("match.log")), this.moveList),
@@ -111,13 +173,17 @@ export class MatchPage {
     this.listen(this.feed, "state", (e) => this.onState(e.detail));
     this.listen(this.feed, "error", (e) => this.onError(e.detail));
     this.listen(this.feed, "chat", (e) => this.addChat(e.detail));
-    this.listen(this.feed, "history", () => this.render());
+    this.listen(this.feed, "history", () => { this.render(); this.fillOver(); });
     this.listen(this.feed, "rematch", (e) => this.onRematch(e.detail));
     this.listen(this.feed, "cancelled", () => { toast(t("match.cancelled")); this.app.navigate("#/"); });
     this.listen(this.app.socket, "status", (e) => {
       // an answer lost with the connection never comes: the resync is the answer
       if (e.detail !== "open") { this.busy = false; this.chain = null; this.held = null; this.view.pinned = null; }
       this.render(true);
+    });
+    this.listen(this.app.socket, "message", (e) => {
+      // the post-match analysis moved on: ask for it now rather than at the next poll
+      if (e.detail.type === "analysis" && e.detail.match === this.id && this.overParts) this.loadAnalysis();
     });
     this.listen(window, "resize", () => this.render());
     this.bindBoard();
@@ -133,6 +199,9 @@ export class MatchPage {
     clearTimeout(this.frameTimer);
     clearTimeout(this.autoTimer);
     clearTimeout(this.rollTimer);
+    clearTimeout(this.analysisTimer);
+    clearTimeout(this.ratingTimer);
+    this.overParts = null;
     document.removeEventListener("keydown", this.keyHandler);
     for (const [target, type, fn] of this.handlers) target.removeEventListener(type, fn);
     this.dialog?.close();
@@ -213,6 +282,7 @@ export class MatchPage {
       for (const m of this.feed.chat) this.addChat(m, false);
     }
     if (events.length || full) this.held = null; // the board changed: a held step is void
+    this.noteTurnStart();
     if (!(this.myTurn && this.phase === "moving")) this.confirmAfter = false;
     this.noteClock();
     const before = this.frame?.board || this.prevBoard;
@@ -329,6 +399,10 @@ export class MatchPage {
         break;
       case "checker_moved":
         if (e.player === this.you) sound.checker();
+        if (e.player === this.you && this.hintShown?.preview) { // the board moved on from the drawn play
+          this.hintShown.preview = null;
+          this.drawHint();
+        }
         break;
       case "turn_ended":
         this.resignFloor = 0;
@@ -353,7 +427,7 @@ export class MatchPage {
   async refreshInfo() {
     try {
       const state = await api("GET", `/api/games/${this.id}${this.query}`);
-      if (state.info) { this.feed.info = state.info; this.render(); }
+      if (state.info) { this.feed.info = state.info; this.render(); this.fillOver(); }
     } catch { /* the board stays as it is */ }
   }
 
@@ -702,6 +776,148 @@ export class MatchPage {
     }, 350);
   }
 
+  // -- hints: practice against the computer ----------------------------------------------
+
+  /** Hints are for practice: only in an unrated match without a clock against the computer
+   *  (the server refuses them for a position of a rated match in play: 403 rated_match_live). */
+  hintAllowed() {
+    const info = this.info;
+    return !!info && info.bot !== null && info.bot !== undefined && (info.clock ?? "none") === "none" && !info.rated;
+  }
+
+  /** The position the turn started from (a hint ranks whole plays from there), noted when
+   *  the dice are in and no checker has moved yet; forgotten once the turn is over. */
+  noteTurnStart() {
+    const g = this.game;
+    if (!g || g.phase !== "moving" || !this.myTurn || !g.dice) { this.turnStart = null; return; }
+    const total = g.dice[0] === g.dice[1] ? 4 : 2;
+    if ((g.dice_left || []).length === total) this.turnStart = { position_id: g.position_id, dice: g.dice.join("") };
+  }
+
+  /** What a hint asks the server now, or null: the ranked plays of the roll while moving
+   *  (`undo` when the turn's start is not known here: after a reload mid-move); before the
+   *  roll, the cube decision (POST /api/eval with the GNU Backgammon Match ID), or only the
+   *  chances when the game has no cube to turn. */
+  hintRequest() {
+    const g = this.game;
+    if (!this.hintAllowed() || !this.isPlayer || !this.isLive() || !this.myTurn || this.animating) return null;
+    if (g.phase === "moving") {
+      if (!this.turnStart) return { kind: "undo", key: "undo" };
+      const { position_id, dice } = this.turnStart;
+      return { kind: "plays", key: `plays:${g.game}:${position_id}:${dice}`, path: "/api/hint",
+        body: { position_id, dice, plies: HINT_PLIES } };
+    }
+    if (g.phase === "before_roll") {
+      const body = { position_id: g.position_id, plies: HINT_PLIES };
+      if (g.cube?.enabled) {
+        body.match_id = gnubgMatchId(g, this.info);
+        body.beavers = !!this.info.beavers;
+      }
+      return { kind: "cube", key: `cube:${g.game}:${g.position_id}:${body.match_id || ""}`, path: "/api/eval", body };
+    }
+    return null;
+  }
+
+  async hint() {
+    const request = this.hintRequest();
+    if (!request || this.hintShown?.pending) return;
+    if (request.kind === "undo") {
+      this.setMessage(t("hint.undo_first"), true);
+      this.render();
+      return;
+    }
+    if (this.hintShown?.key === request.key && !this.hintShown.error) return; // on screen already
+    this.hintShown = { key: request.key, kind: request.kind, pending: true };
+    this.drawHint();
+    this.render();
+    let answer = null;
+    let error = null;
+    try {
+      answer = await api("POST", request.path, request.body);
+    } catch (err) {
+      error = err.code === "rated_match_live" ? t("hint.refused_rated") : t("hint.failed", { message: err.message });
+    }
+    if (this.hintShown?.key !== request.key) return; // the game moved on meanwhile
+    this.hintShown = { key: request.key, kind: request.kind, answer, error, preview: null };
+    this.drawHint();
+    this.render();
+  }
+
+  /** A hint stays while its decision is the one on the board (a play's hint for the whole
+   *  turn, while checkers are moved); then it goes. */
+  dropStaleHint() {
+    if (this.hintShown && this.hintRequest()?.key !== this.hintShown.key) this.closeHint();
+  }
+
+  closeHint() {
+    this.hintShown = null;
+    this.drawHint();
+  }
+
+  drawHint() {
+    const shown = this.hintShown;
+    const box = this.hintBox;
+    if (!shown) {
+      box.hidden = true;
+      box.replaceChildren();
+      return;
+    }
+    const close = h("button", { type: "button", class: "hint-close", "data-act": "hint-close", "aria-label": t("hint.close"),
+      onclick: () => { this.closeHint(); this.render(); } }, "×");
+    let body;
+    if (shown.pending) body = h("p", { class: "muted" }, t("hint.thinking"));
+    else if (shown.error) body = h("p", { class: "error", "data-hint-error": "" }, shown.error);
+    else if (shown.kind === "plays") body = this.hintPlays(shown.answer);
+    else body = this.hintCube(shown.answer);
+    box.replaceChildren(h("div", { class: "hint-head" },
+      h("h2", {}, shown.kind === "plays" ? t("hint.plays_title") : t("hint.cube_title")), close), body);
+    box.hidden = false;
+  }
+
+  /** The best plays, best first, with their equity and what each gives up to the best; a
+   *  click (or focus) draws the play on the board as arrows. */
+  hintPlays(answer) {
+    const plays = answer.plays.slice(0, HINT_PLAYS);
+    if (!plays.length || !plays[0].play) return h("p", {}, t("hint.no_play"));
+    const best = plays[0].equity;
+    const list = h("ol", { class: "hint-plays" });
+    for (const [i, p] of plays.entries()) {
+      const preview = { seat: this.you, moves: playMoves(p.play) };
+      const button = h("button", { type: "button", class: "hint-play", "data-play": p.play, "data-equity": p.equity, "aria-pressed": "false" },
+        h("span", { class: "hint-move" }, p.play),
+        h("span", { class: "hint-equity" }, signed(p.equity)),
+        h("span", { class: "hint-diff muted" }, i ? signed(p.equity - best) : ""));
+      const show = () => {
+        if (!this.hintShown || this.hintShown.preview === preview) return;
+        this.hintShown.preview = preview;
+        for (const b of list.querySelectorAll(".hint-play")) b.setAttribute("aria-pressed", String(b === button));
+        this.render();
+      };
+      button.addEventListener("click", show);
+      button.addEventListener("focus", show);
+      list.append(h("li", {}, button));
+    }
+    return h("div", {}, list, h("p", { class: "muted small" }, t("hint.plays_note", { plies: answer.plies })));
+  }
+
+  /** Before the roll: the right cube action with the equity of each choice, and the chances. */
+  hintCube(answer) {
+    const parts = [];
+    const cube = answer.cube;
+    if (cube?.cube_available) {
+      parts.push(h("p", { class: "hint-action", "data-cube-action": cube.action }, t(`hint.cube_${cube.action.replace(/-/g, "_")}`)));
+      const e = cube.equities;
+      const rows = [["hint.no_double", e.no_double], ["hint.double_take", e.double_take], ["hint.double_pass", e.double_pass]];
+      parts.push(h("dl", { class: "hint-equities" }, rows.flatMap(([key, value]) => [h("dt", {}, t(key)), h("dd", {}, signed(value))])));
+    } else if (cube) {
+      parts.push(h("p", { class: "hint-action", "data-cube-action": "unavailable" }, t("hint.cube_unavailable")));
+    }
+    const p = answer.probabilities;
+    parts.push(h("p", { "data-win": p.win }, t("hint.chances", { win: percent(p.win), gammon: percent(p.win_gammon), lose_gammon: percent(p.lose_gammon) })));
+    parts.push(h("p", { class: "muted small" }, t("hint.equity", { equity: signed(answer.equity), plies: answer.plies })));
+    return h("div", {}, parts);
+  }
+
   // -- dialogs ------------------------------------------------------------------------
 
   closeDialog() {
@@ -814,24 +1030,32 @@ export class MatchPage {
     });
   }
 
+  /** The dialog at the end of a match: who won and how, the final score (a money session:
+   *  the points won or lost), the ratings before and after (rated matches, as the server
+   *  stored them), each side's error rate once the analysis is done, and the ways on:
+   *  review, rematch, .mat download. Its parts fill in as the facts arrive. */
   overDialog() {
     this.overShown = true;
-    const g = this.game;
-    const end = this.matchEnd || this.info?.result || {};
-    const winner = end.winner ?? g?.winner;
-    const score = end.score || g?.score || [0, 0];
-    let title;
-    if (!this.isPlayer) title = t("over.winner", { name: this.name(winner) });
-    else title = winner === this.you ? t("over.you_won") : t("over.you_lost");
-    const body = [h("p", { class: "over-score" }, t("over.score", { a: this.name(0), b: this.name(1), score: score.join("–") }))];
-    const reason = end.reason;
-    if (reason && reason !== "points") body.push(h("p", { class: "muted" }, t(`over.reason_${reason}`)));
+    const link = (href, label, act) => h("a", { class: "button", href, "data-act": act }, label);
+    this.overParts = {
+      how: h("p", { class: "over-how", "data-over": "how" }),
+      score: h("p", { class: "over-score", "data-over": "score" }),
+      ratings: h("div", { class: "over-ratings", "data-over": "ratings" }),
+      analysis: h("div", { class: "over-analysis", "data-over": "analysis", "aria-live": "polite" }),
+    };
+    const links = h("p", { class: "over-links" },
+      link(`#/review/${this.id}${this.query}`, t("over.review"), "review"),
+      downloadLink(`/api/games/${this.id}/export.mat${this.query}`, `${this.id}.mat`, t("history.download")));
+    const { how, score, ratings, analysis } = this.overParts;
     const buttons = [{ label: t("over.lobby"), value: "lobby" }, { label: t("over.replay"), value: "replay" }];
     if (this.isPlayer) buttons.push({ label: t("over.rematch"), value: "rematch", class: "primary" });
     else buttons.push({ label: t("common.close"), value: "close", class: "primary" });
-    this.modal(title, body, buttons, async (answer) => {
+    const dialog = this.modal("", [how, score, ratings, analysis, links], buttons, async (answer) => {
+      this.overParts = null;
+      clearTimeout(this.analysisTimer);
+      clearTimeout(this.ratingTimer);
       if (answer === "lobby") this.app.navigate("#/");
-      else if (answer === "replay") this.app.navigate(`#/replay/${this.id}`);
+      else if (answer === "replay") this.app.navigate(`#/replay/${this.id}${this.query}`);
       else if (answer === "rematch") {
         try {
           const info = await api("POST", `/api/games/${this.id}/rematch`);
@@ -839,7 +1063,153 @@ export class MatchPage {
         } catch (err) { toast(err.message, { error: true }); }
       }
     });
+    dialog.classList.add("over-dialog");
+    this.overParts.title = dialog.querySelector("h2");
+    this.fillOver();
+    this.loadRatings();
+    this.loadAnalysis();
     this.app.refreshMe();
+  }
+
+  /** How the match ended, from the events held (the last game's end, the match's end) and
+   *  the match info: {winner, score, reason, game} (`game`: the last game_ended, or null). */
+  overFacts() {
+    const events = this.feed.events;
+    const ended = this.matchEnd || [...events].reverse().find((e) => e.type === "match_ended");
+    const end = ended || this.info?.result || {};
+    const g = this.game;
+    const winner = end.winner ?? g?.winner ?? null;
+    const score = end.score || g?.score || [0, 0];
+    const upTo = ended ? events.indexOf(ended) : events.length;
+    const game = [...events.slice(0, upTo < 0 ? events.length : upTo)].reverse().find((e) => e.type === "game_ended") || null;
+    return { winner, score, reason: end.reason ?? null, game };
+  }
+
+  fillOver() {
+    const parts = this.overParts;
+    if (!parts) return;
+    const { winner, score, reason, game } = this.overFacts();
+    const kind = this.info?.kind ?? "match";
+    if (winner === null) return;
+    const name = this.name(winner);
+    const loser = this.name(1 - winner);
+    // the title: who won (a money session: the points won or lost)
+    let title;
+    if (kind === "money") {
+      const seat = this.isPlayer ? this.you : (score[0] >= score[1] ? 0 : 1);
+      const net = score[seat] - score[1 - seat];
+      if (net === 0) title = t("over.money_even");
+      else if (this.isPlayer) title = t(net > 0 ? "over.money_you_won" : "over.money_you_lost", { count: Math.abs(net) });
+      else title = t("over.money_won", { name: this.name(seat), count: net });
+    } else if (!this.isPlayer) title = t(kind === "single" ? "over.winner_game" : "over.winner", { name });
+    else if (kind === "single") title = winner === this.you ? t("over.you_won_game") : t("over.you_lost_game");
+    else title = winner === this.you ? t("over.you_won") : t("over.you_lost");
+    parts.title.textContent = title;
+    // how: the way the last game (or the match) was lost
+    const points = game ? t("over.points", { count: game.points }) : "";
+    let how = "";
+    if (reason === "abandon" || reason === "timeout") {
+      const forfeit = game && game.kind === reason; // the game in play was lost with the match
+      if (kind === "money") how = t(forfeit ? `over.how_${reason}_money` : `over.how_${reason}_between`, { name, loser, points });
+      else how = t(`over.how_${reason}`, { name, loser });
+    } else if (game) {
+      how = t(`over.how_${game.kind}`, { name: this.name(game.winner), loser: this.name(1 - game.winner), points });
+      if (kind === "match") how = `${t("over.last_game")} ${how}`;
+    }
+    parts.how.textContent = how;
+    parts.how.dataset.reason = reason || "";
+    parts.how.dataset.kind = game?.kind || "";
+    parts.score.textContent = t("over.score", { a: this.name(0), b: this.name(1), score: score.join("–") });
+    this.fillRatings();
+    this.fillAnalysis();
+  }
+
+  /** Rated matches: each player's rating before and after, as the server's rating history
+   *  holds it for this match (asked again a few times while it is not there yet). */
+  async loadRatings(tries = 6) {
+    if (!this.overParts || !this.info?.rated) return;
+    const seats = (this.info.seats || []).filter((s) => s && s.kind === "user");
+    const found = {};
+    for (const s of seats) {
+      try {
+        const answer = await api("GET", `/api/users/${encodeURIComponent(s.name)}/ratings`);
+        const change = answer.history.find((c) => c.match === this.id);
+        if (change) found[s.name] = change;
+      } catch { /* asked again below */ }
+    }
+    if (!this.overParts) return;
+    this.ratingChanges = found;
+    this.fillRatings();
+    if (Object.keys(found).length < seats.length && tries > 1) {
+      this.ratingTimer = setTimeout(() => this.loadRatings(tries - 1), 1500);
+    }
+  }
+
+  fillRatings() {
+    const box = this.overParts?.ratings;
+    if (!box) return;
+    if (!this.info?.rated) { box.replaceChildren(); return; }
+    const fmt = new Intl.NumberFormat(language(), { minimumFractionDigits: 1, maximumFractionDigits: 1, useGrouping: false });
+    const rows = (this.info.seats || []).filter((s) => s && s.kind === "user").map((s) => {
+      const change = this.ratingChanges?.[s.name];
+      return h("li", { "data-rating": s.name },
+        change ? t("over.rating_change", { name: s.name, before: fmt.format(change.before), after: fmt.format(change.after) })
+          : t("over.rating_pending", { name: s.name }));
+    });
+    box.replaceChildren(h("h3", {}, t("over.ratings")), h("ul", { class: "plain" }, rows));
+  }
+
+  /** The post-match analysis: its progress while it runs (polled, and asked at once when
+   *  the socket says it moved), then each side's error rate. */
+  async loadAnalysis() {
+    clearTimeout(this.analysisTimer);
+    if (!this.overParts || this.analysis || this.analysisLoading) return;
+    this.analysisLoading = true;
+    let answer = null;
+    let retry = 2000;
+    try {
+      answer = await api("GET", `/api/games/${this.id}/analysis${this.query}`);
+      if (answer.players) this.analysis = answer;
+      else this.analysisState = { progress: answer };
+    } catch (err) {
+      if (err.code === "analysis_busy") { this.analysisState = { busy: true }; retry = 30_000; }
+      else { this.analysisState = { error: err.message }; retry = 0; }
+    } finally {
+      this.analysisLoading = false;
+    }
+    if (!this.overParts) return;
+    this.fillAnalysis();
+    if (!this.analysis && retry) this.analysisTimer = setTimeout(() => this.loadAnalysis(), retry);
+  }
+
+  fillAnalysis() {
+    const box = this.overParts?.analysis;
+    if (!box) return;
+    const a = this.analysis;
+    if (!a) {
+      const state = this.analysisState || {};
+      let text = t("over.analysing", { percent: 0 });
+      if (state.error) text = t("over.analysis_failed", { message: state.error });
+      else if (state.busy) text = t("over.analysis_busy");
+      else if (state.progress) {
+        const { done, total } = state.progress;
+        text = t("over.analysing", { percent: total ? Math.round((100 * done) / total) : 0 });
+      }
+      box.replaceChildren(h("p", { class: "muted", "data-analysis": state.error ? "failed" : "running" }, text));
+      return;
+    }
+    const one = new Intl.NumberFormat(language(), { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+    const rows = a.players.map((p) => h("tr", { "data-player": p.player },
+      h("th", { scope: "row" }, this.name(p.player)),
+      h("td", { "data-stat": "error_rate" }, one.format(p.error_rate_mp)),
+      h("td", { "data-stat": "pr" }, one.format(p.performance_rating)),
+      h("td", {}, String(p.errors)),
+      h("td", {}, String(p.blunders))));
+    box.replaceChildren(h("table", { class: "over-stats", "data-analysis": "done" },
+      h("caption", {}, t("over.analysis_title")),
+      h("thead", {}, h("tr", {}, h("th", {}, ""), h("th", { scope: "col" }, t("over.error_rate")),
+        h("th", { scope: "col" }, t("over.pr")), h("th", { scope: "col" }, t("over.errors")), h("th", { scope: "col" }, t("over.blunders")))),
+      h("tbody", {}, rows)));
   }
 
   // -- input: pointer, keyboard --------------------------------------------------------
@@ -1115,7 +1485,8 @@ export class MatchPage {
     const dice = this.diceState(g, fb, frame);
     // the last move of either side stays marked until the next roll (not while one's own
     // move is in the making)
-    const last = moving ? null : fb.last;
+    this.dropStaleHint();
+    const last = this.hintShown?.preview || (moving ? null : fb.last); // a hint's play previewed, else the last move
     const cube = g ? {
       value: g.cube.value, owner: g.cube.owner, enabled: g.cube.enabled,
       offered: g.phase === "cube_offered" ? { by: g.turn, value: g.cube.value * 2 } : null,
@@ -1155,6 +1526,7 @@ export class MatchPage {
     show("flip", true);
     show("side", !this.isPlayer && !!g);
     show("sound", true);
+    show("hint", player && this.hintAllowed(), this.hintRequest() !== null && !this.hintShown?.pending);
     this.buttons.flip.setAttribute("aria-pressed", String(!!o.flip));
     this.buttons.sound.setAttribute("aria-pressed", String(o.sound !== false));
     this.buttons.sound.textContent = o.sound !== false ? t("match.sound_on") : t("match.sound_off");

@@ -50,6 +50,35 @@ export function toast(message, { error = false, ms = 3500 } = {}) {
   setTimeout(() => node.remove(), ms);
 }
 
+/** A download link (.mat, SGF) that says so when the server cannot give the file, instead
+ *  of saving an error page or doing nothing. */
+export function downloadLink(href, filename, label) {
+  const a = h("a", { class: "button", href, download: filename, "data-download": filename.split(".").pop() }, label);
+  a.addEventListener("click", async (e) => {
+    e.preventDefault();
+    try {
+      const response = await fetch(href, { credentials: "same-origin" });
+      if (!response.ok) {
+        let message = `HTTP ${response.status}`;
+        try {
+          const data = await response.json();
+          if (data?.detail?.message) message = data.detail.message;
+        } catch { /* not JSON */ }
+        throw new Error(message);
+      }
+      const url = URL.createObjectURL(await response.blob());
+      const save = h("a", { href: url, download: filename, hidden: true });
+      document.body.append(save);
+      save.click();
+      save.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 30_000);
+    } catch (err) {
+      toast(t("error.download", { name: filename, message: err.message }), { error: true, ms: 6000 });
+    }
+  });
+  return a;
+}
+
 export function announce(message) {
   const node = document.getElementById("announcer");
   if (!node) return;
