@@ -107,24 +107,25 @@ def test_show_draws_the_board_with_pips_and_match_details() -> None:
     assert "Match to" in text and "Cube: 1 (centred)" in text and "Dice: 6-3" in text
 
 
-def test_analyze_rates_a_match_file_in_text_json_and_html(tmp_path: Path) -> None:
+def test_analyse_rates_a_match_file_in_text_json_and_html(tmp_path: Path) -> None:
     match_file = Path(__file__).parents[1] / "data" / "matches" / "handwritten.mat"
-    code, text = run(["analyze", str(match_file)])
+    code, text = run(["analyse", str(match_file)])
     assert code == 0
     assert "unforced decisions" in text and "PR" in text
-    code, text = run(["analyze", str(match_file), "--format", "json"])
+    assert run(["analyze", str(match_file)]) == (code, text)  # the American spelling too
+    code, text = run(["analyse", str(match_file), "--format", "json"])
     data = json.loads(text)
     assert code == 0 and len(data["players"]) == 2 and data["decisions"]
     report = tmp_path / "report.html"
-    code, _ = run(["analyze", str(match_file), "--format", "html", "--out", str(report)])
+    code, _ = run(["analyse", str(match_file), "--format", "html", "--out", str(report)])
     assert code == 0 and report.read_text().startswith("<!doctype html>")
 
 
-def test_analyze_refuses_a_missing_or_malformed_file(
+def test_analyse_refuses_a_missing_or_malformed_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert run(["analyze", "/no/such/file.mat"])[0] == 2
+    assert run(["analyse", "/no/such/file.mat"])[0] == 2
     broken = tmp_path / "broken.mat"
     broken.write_text(" 5 point match\n\n Game 1\n Alice : 0     Bob : 0\n  1) 99: 8/5 6/5\n")
-    assert run(["analyze", str(broken)])[0] == 2
+    assert run(["analyse", str(broken)])[0] == 2
     assert "line" in capsys.readouterr().err

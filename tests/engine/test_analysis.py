@@ -12,7 +12,7 @@ from gammon.core.game import Game, Rules
 from gammon.core.match import Match
 from gammon.core.moves import legal_plays
 from gammon.core.position import Position
-from gammon.engine.analysis import BLUNDER, ERROR, analyze_actions
+from gammon.engine.analysis import BLUNDER, ERROR, analyse_actions
 from gammon.engine.player import Engine
 
 
@@ -29,9 +29,9 @@ def opening(first: int, roll: Roll) -> RollOpening:
 
 def test_the_best_play_loses_nothing_and_a_bad_one_is_a_blunder(engine: Engine) -> None:
     rules = Rules(length=1)
-    good = analyze_actions([opening(0, Roll(3, 1)), PlayMove(0, "8/5 6/5")], rules,
+    good = analyse_actions([opening(0, Roll(3, 1)), PlayMove(0, "8/5 6/5")], rules,
                            engine=engine)
-    bad = analyze_actions([opening(0, Roll(3, 1)), PlayMove(0, "24/23 13/10")], rules,
+    bad = analyse_actions([opening(0, Roll(3, 1)), PlayMove(0, "24/23 13/10")], rules,
                           engine=engine)
     assert good.decisions[0].loss == 0
     assert good.decisions[0].best == "8/5 6/5"
@@ -49,7 +49,7 @@ def test_a_forced_play_is_not_an_unforced_decision(engine: Engine) -> None:
     (only,) = legal_plays(position, Roll(5, 5))
     start = Match(Rules(length=1), Game.from_position(position, 0, rules=Rules(length=1)))
     actions = [RollDice(0, Roll(5, 5)), PlayMove(0, only)]
-    analysis = analyze_actions(actions, Rules(length=1), engine=engine, start=start)
+    analysis = analyse_actions(actions, Rules(length=1), engine=engine, start=start)
     (decision,) = analysis.decisions
     assert decision.forced and decision.mark == ""
     assert analysis.summaries()[0].unforced == 0
@@ -65,14 +65,14 @@ def test_luck_is_zero_on_average_over_the_rolls(engine: Engine) -> None:
         best = engine.rank_plays(reply_position, roll)[0].play
         actions = [opening(0, Roll(3, 1)), PlayMove(0, "8/5 6/5"), RollDice(1, roll),
                    PlayMove(1, best)]
-        analysis = analyze_actions(actions, Rules(length=1), engine=engine)
+        analysis = analyse_actions(actions, Rules(length=1), engine=engine)
         total += analysis.decisions[1].luck * (1 if roll.is_double() else 2) / 36
     assert abs(total) < 1e-9
 
 
 def test_reports_name_both_players_and_every_decision(engine: Engine) -> None:
     actions = [opening(0, Roll(3, 1)), PlayMove(0, "24/23 13/10")]
-    analysis = analyze_actions(actions, Rules(length=1), names=("alice", "bob"), engine=engine)
+    analysis = analyse_actions(actions, Rules(length=1), names=("alice", "bob"), engine=engine)
     data = json.loads(analysis.to_json())
     assert data["names"] == ["alice", "bob"]
     assert data["decisions"][0]["mark"] == "??"
@@ -86,7 +86,7 @@ def test_dropping_a_take_and_missing_a_double_are_cube_errors(engine: Engine) ->
     # Doubled in the opening position: dropping gives away a whole point for a position
     # that is about even — a blunder; taking is right.
     start = Match(rules, Game.from_position(Position.initial(), 0, rules=rules))
-    analysis = analyze_actions([OfferDouble(0), Drop(1)], rules, engine=engine, start=start)
+    analysis = analyse_actions([OfferDouble(0), Drop(1)], rules, engine=engine, start=start)
     (offer, answer) = analysis.cube
     assert (offer.chosen, offer.proper) == ("double", "no double")
     assert offer.loss > 0
@@ -94,7 +94,7 @@ def test_dropping_a_take_and_missing_a_double_are_cube_errors(engine: Engine) ->
     # A 94% bear-off race with no gammons: rolling on instead of doubling (double/pass).
     race = Position.from_points({3: 2, 2: 2}, {6: 2, 5: 2})
     start = Match(rules, Game.from_position(race, 0, rules=rules))
-    analysis = analyze_actions([RollDice(0, Roll(2, 1))], rules, engine=engine, start=start)
+    analysis = analyse_actions([RollDice(0, Roll(2, 1))], rules, engine=engine, start=start)
     (missed,) = analysis.cube
     assert (missed.chosen, missed.proper) == ("no double", "double pass")
     assert missed.loss >= ERROR

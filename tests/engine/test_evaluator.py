@@ -14,7 +14,7 @@ from gammon.core.dice import Roll
 from gammon.core.game import Rules
 from gammon.core.moves import legal_plays
 from gammon.core.position import Position
-from gammon.engine.analysis import analyze_actions
+from gammon.engine.analysis import analyse_actions
 from gammon.engine.cube import (
     CubeInfo,
     analyse_cube,
@@ -112,7 +112,7 @@ def test_bots_on_a_stand_in_play_a_match_and_the_analysis_rates_it_with_it() -> 
     bots = (MatchBot(fake, rng=random.Random(1)), MatchBot(fake, rng=random.Random(2)))
     match = play_match(bots, rules, random.Random(5), record=record)
     assert match.is_over and max(match.score) >= 3
-    analysis = analyze_actions(record, rules, engine=fake)
+    analysis = analyse_actions(record, rules, engine=fake)
     moves = [a for a in record if isinstance(a, PlayMove)]
     assert 0 < len(analysis.decisions) <= len(moves)
     for decision in analysis.decisions:

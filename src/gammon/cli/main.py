@@ -6,7 +6,9 @@
 lists every legal play with the Position ID that follows it (seen from the opponent, who is
 on roll next — GNU Backgammon's convention); without a position it reads ``POSITION_ID DICE``
 lines from standard input and answers each with one JSON array, flushed per line.
-``gammon bench NAME`` runs ``benchmarks/NAME.py`` of a source checkout.
+``gammon bench NAME`` runs ``benchmarks/NAME.py``: a source checkout's, else the copy an
+installed package keeps in ``<prefix>/share/gammon/benchmarks``. ``gammon --version`` is the
+installed package's version.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import argparse
 import json
 import runpy
 import sys
+import sysconfig
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
@@ -103,19 +106,33 @@ def _describe_match(match_id: str) -> list[str]:
     return lines
 
 
+SERVER_MODULES = frozenset({"fastapi", "starlette", "uvicorn", "websockets", "sqlalchemy",
+                            "alembic", "aiosqlite", "pydantic", "pydantic_settings", "argon2",
+                            "itsdangerous", "dotenv", "httpx", "orjson", "asyncpg", "redis"})
+"""Modules of the ``server``, ``postgres`` and ``redis`` extras (pyproject.toml)."""
+
+
+def benchmarks_folder() -> Path | None:
+    """The benchmark scripts: the source checkout's ``benchmarks/`` when this package runs
+    from one, else the installed copy (pyproject.toml, ``data-files``)."""
+    checkout = Path(__file__).resolve().parents[3] / "benchmarks"
+    installed = Path(sysconfig.get_path("data")) / "share" / "gammon" / "benchmarks"
+    return next((folder for folder in (checkout, installed) if folder.is_dir()), None)
+
+
 def cmd_bench(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
-    root = Path(__file__).resolve().parents[3] / "benchmarks"
-    script = root / f"{args.name}.py"
-    if not script.is_file():
-        known = sorted(p.stem for p in root.glob("*.py")) if root.is_dir() else []
+    root = benchmarks_folder()
+    script = root / f"{args.name}.py" if root is not None else None
+    if script is None or not script.is_file():
+        known = sorted(p.stem for p in root.glob("*.py")) if root is not None else []
         raise UsageError(f"no benchmark {args.name!r} (known: {', '.join(known) or 'none'})")
     sys.argv = [str(script), *args.rest]
     runpy.run_path(str(script), run_name="__main__")
     return 0
 
 
-def cmd_analyze(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
-    from gammon.engine.analysis import analyze_actions
+def cmd_analyse(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
+    from gammon.engine.analysis import analyse_actions
     from gammon.formats import mat, sgf
 
     path = Path(args.file)
@@ -127,7 +144,7 @@ def cmd_analyze(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
     def progress(game: int) -> None:
         print(f"analysing game {game} of {len(record.games)} ...", file=sys.stderr, flush=True)
 
-    analysis = analyze_actions(record.actions(), record.rules, names=record.players,
+    analysis = analyse_actions(record.actions(), record.rules, names=record.players,
                                plies=args.ply, start=record.new_match(), progress=progress)
     text = {"text": analysis.to_text, "json": analysis.to_json,
             "html": analysis.to_html}[args.format]()
@@ -180,8 +197,7 @@ def cmd_train(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
             label(Path(args.start), Path(args.out),
                   LabelRun(shards=100 if args.shards is None else args.shards,
                            games=args.games, seed=args.seed,
-                           noise=args.noise, plies=args.plies,
-                           crashed_only=args.crashed_only), log=log)
+                           noise=args.noise, plies=args.plies), log=log)
         except ValueError as error:
             raise UsageError(str(error)) from None
         return 0
@@ -206,6 +222,7 @@ def cmd_train(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gammon", description="The gammon backgammon system.")
+    parser.add_argument("--version", action="version", version=f"gammon {version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     show = commands.add_parser("show", help="draw a position as text")
@@ -220,13 +237,14 @@ def build_parser() -> argparse.ArgumentParser:
     moves.add_argument("--json", action="store_true", help="print a JSON array")
     moves.set_defaults(handler=cmd_moves)
 
-    analyze = commands.add_parser(
-        "analyze", help="rate every play of a match file (.mat or .sgf) against the engine")
-    analyze.add_argument("file", metavar="FILE")
-    analyze.add_argument("--ply", type=int, default=0, choices=(0, 1, 2))
-    analyze.add_argument("--format", choices=("text", "json", "html"), default="text")
-    analyze.add_argument("--out", help="write the report to this file")
-    analyze.set_defaults(handler=cmd_analyze)
+    analyse = commands.add_parser(
+        "analyse", aliases=["analyze"],
+        help="rate every play of a match file (.mat or .sgf) against the engine")
+    analyse.add_argument("file", metavar="FILE")
+    analyse.add_argument("--ply", type=int, default=0, choices=(0, 1, 2))
+    analyse.add_argument("--format", choices=("text", "json", "html"), default="text")
+    analyse.add_argument("--out", help="write the report to this file")
+    analyse.set_defaults(handler=cmd_analyse)
 
     train = commands.add_parser(
         "train", help="self-play TD training of the networks (resumes from --out)")
@@ -258,9 +276,6 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--noise", type=float, default=0.05,
                        help="label, prune: equity noise of the self-play choices")
     train.add_argument("--plies", type=int, default=2, help="label: depth of the labels")
-    train.add_argument("--crashed-only", action="store_true",
-                       help="label: keep every crashed position met (side on roll), not the "
-                            "positions where search disagrees with 0-ply")
     train.add_argument("--min-class", type=int, default=300,
                        help="fit: a class's network is fitted only on at least this many "
                             "positions of it")
@@ -292,6 +307,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def version() -> str:
+    """The installed package's version (its metadata)."""
+    from gammon import __version__
+
+    return __version__
+
+
 def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
          stdin: TextIO | None = None) -> int:
     parser = build_parser()
@@ -300,6 +322,13 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
         return int(args.handler(args, out or sys.stdout, stdin or sys.stdin))
     except ValueError as error:  # every malformed input raises a narrow ValueError
         print(f"gammon: error: {error}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as error:
+        if (error.name or "").partition(".")[0] not in SERVER_MODULES:
+            raise
+        print(f"gammon: error: 'gammon {args.command}' needs the web stack, which this "
+              f"installation lacks (no module {error.name!r}): pip install 'gammon[server]'",
+              file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0

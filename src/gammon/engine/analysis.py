@@ -280,7 +280,7 @@ def _roll_luck(engine: Evaluator, position: Position, roll: Roll) -> float:
     return values[key] - average
 
 
-def analyze_actions(actions: Sequence[Action], rules: Rules, *,
+def analyse_actions(actions: Sequence[Action], rules: Rules, *,
                     names: tuple[str, str] = ("player 0", "player 1"), plies: int = 0,
                     engine: Evaluator | None = None, start: Match | None = None,
                     progress: Callable[[int], None] | None = None) -> Analysis:

@@ -5,10 +5,10 @@ Kept apart from the worker so that the child imports only what the analysis need
 light at the top: :func:`init` runs in the child before the engine (and numpy) is imported,
 so it can still limit the numeric libraries to one thread and lower the child's priority.
 
-The match is analysed exactly as ``gammon analyze --format json`` analyses the match's
+The match is analysed exactly as ``gammon analyse --format json`` analyses the match's
 exported ``.mat`` file: the stored actions become a :class:`MatchRecord` (as the export
 builds it), whose actions are replayed from its start by
-:func:`gammon.engine.analysis.analyze_actions`, and the report is its ``to_json()``.
+:func:`gammon.engine.analysis.analyse_actions`, and the report is its ``to_json()``.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def analyse(match_id: str, plies: int, rules: str, names: Sequence[str],
     game as the analysis reaches it."""
     import json
 
-    from gammon.engine.analysis import analyze_actions
+    from gammon.engine.analysis import analyse_actions
     from gammon.formats.matchfile import MatchRecord
     from gammon.server import protocol
     from gammon.server.exports import player_name
@@ -75,6 +75,6 @@ def analyse(match_id: str, plies: int, rules: str, names: Sequence[str],
         if game > 1:  # the first game's start is the report above
             _report(match_id, plies, game - 1, total)
 
-    analysis = analyze_actions(record.actions(), record.rules, names=record.players,
+    analysis = analyse_actions(record.actions(), record.rules, names=record.players,
                                plies=plies, start=record.new_match(), progress=progress)
     return analysis.to_json()
