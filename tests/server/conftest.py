@@ -27,7 +27,8 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from gammon.server.app import COOKIE, create_app
+from gammon.server.accounts import COOKIE
+from gammon.server.app import create_app
 from gammon.server.settings import Settings
 
 POSTGRES = "postgresql+asyncpg://postgres@127.0.0.1:5432"

@@ -11,7 +11,8 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
-from gammon.server.app import create_app, hasher
+from gammon.server.accounts import hasher
+from gammon.server.app import create_app
 from tests.server.conftest import Browser, make_settings
 
 

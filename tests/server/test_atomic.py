@@ -99,7 +99,7 @@ class Server:
         self.hub = Hub(settings, self.repo,
                        RedisBus(redis_url, settings.bus_channel) if redis_url else LocalBus())
         self.play = Play(self.hub)
-        self.lobby = Lobby(self.hub)
+        self.lobby = Lobby(self.hub, invite_secret=b"not a secret")
 
     async def start(self) -> Server:
         await migrate(self.engine)

@@ -39,7 +39,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
-from gammon.server.app import COOKIE
+from gammon.server.accounts import COOKIE
 from gammon.server.db import CRASH_AFTER_COMMIT
 from tests.server.conftest import ServerProcess
 from tests.server.helpers import Player, random_play

@@ -26,7 +26,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from gammon.server import ops
-from gammon.server.app import COOKIE
+from gammon.server.accounts import COOKIE
 from tests.server.conftest import free_port, postgres_database, redis_reachable
 from tests.server.helpers import Player, play_turn
 

@@ -17,7 +17,8 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from gammon.core.position import Position
-from gammon.server.app import COOKIE, create_app
+from gammon.server.accounts import COOKIE
+from gammon.server.app import create_app
 from gammon.server.protocol import ProtocolError, parse_client_message
 from gammon.server.settings import Settings
 from tests.server.conftest import Browser, ServerProcess

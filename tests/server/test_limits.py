@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from gammon.server.app import RateLimiter, RedisRateLimiter, create_app
+from gammon.server.app import create_app
+from gammon.server.limits import RateLimiter, RedisRateLimiter
 from gammon.server.protocol import ProtocolError, parse_client_message
 from tests.server.conftest import Browser, make_settings, redis_reachable, run_async
 

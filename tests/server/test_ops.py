@@ -22,7 +22,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from gammon.server import ops
-from gammon.server.app import COOKIE
+from gammon.server.accounts import COOKIE
 from tests.server.conftest import Browser, free_port
 from tests.server.helpers import Player, act, play_turn, random_play
 from tests.server.test_match import register

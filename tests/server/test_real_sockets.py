@@ -15,7 +15,7 @@ import httpx
 import pytest
 from websockets.sync.client import ClientConnection, connect
 
-from gammon.server.app import COOKIE
+from gammon.server.accounts import COOKIE
 from tests.server.conftest import ServerProcess
 from tests.server.helpers import Player, act, play_turn, to_move
 

@@ -130,6 +130,6 @@ def test_a_cookie_of_the_old_kind_signs_nobody_in(clients: tuple[Browser, Browse
     it could not be revoked."""
     a, forger = clients
     uid = _sign_up(a, "carol")
-    signer = a.client.app.state.signer  # type: ignore[attr-defined]
+    signer = a.client.app.state.sessions.signer  # type: ignore[attr-defined]
     forger.cookie = signer.dumps({"uid": uid})
     assert forger.get("/api/me").json()["user"]["id"] != uid

@@ -17,6 +17,7 @@ from typing_extensions import is_typeddict
 from gammon import views
 from gammon.core import events as core_events
 from gammon.server import protocol
+from gammon.server.routes.deps import status_of
 
 DOC = (Path(__file__).resolve().parents[2] / "PROTOCOL.md").read_text(encoding="utf-8")
 
@@ -114,6 +115,17 @@ def test_every_client_message_is_listed_with_exactly_its_fields() -> None:
 def test_the_error_codes_are_those_the_server_sends() -> None:
     text = section("Error codes").split("HTTP errors")[0]
     assert set(names(text)) == set(get_args(protocol.ErrorCode))
+
+
+def test_the_http_error_codes_are_listed_with_their_status() -> None:
+    """Every reason code of an HTTP refusal is in PROTOCOL.md's table, with the status the
+    server answers it with."""
+    documented = {}
+    for cells in table(section("HTTP error codes")):
+        (code,) = re.findall(r"`([a-z_]+)`", cells[0])
+        documented[code] = int(cells[1])
+    assert set(documented) == set(get_args(protocol.HTTPErrorCode))
+    assert documented == {code: status_of(code) for code in documented}
 
 
 def test_the_game_example_has_every_field_of_the_game_view() -> None:

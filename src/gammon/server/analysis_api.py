@@ -4,7 +4,7 @@
 of a finished match at ``N`` plies (default ``analysis_plies``) as
 ``gammon analyze --format json`` prints it for the match's exported ``.mat``, once done
 (200); while it is queued or running, 202 with its progress — the first request queues it.
-Whoever may see the match may see its analysis (the app's visibility check: anyone for a
+Whoever may see the match may see its analysis (the routes' visibility check: anyone for a
 public match, its players and the holders of its invite link for a private one).
 
 :func:`refuse_in_live_rated`: ``/api/hint`` and ``/api/eval`` answer 403
@@ -13,29 +13,33 @@ public match, its players and the holders of its invite link for a private one).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Literal
 
 import sqlalchemy as sa
-from fastapi import FastAPI, HTTPException, Query, Request, Response
-from fastapi import Path as PathParam
+from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import ConfigDict
+from starlette.requests import HTTPConnection
 from typing_extensions import TypedDict
 
 from gammon.core.position import Position
 from gammon.server import protocol
 from gammon.server.analysis_worker import AnalysisWorker
-from gammon.server.db import User, matches
-from gammon.server.protocol import Text
+from gammon.server.db import Repository, User, matches
+from gammon.server.hub import Hub, ServiceError
+from gammon.server.routes.deps import (
+    HubDep,
+    InviteKey,
+    LobbyDep,
+    MatchId,
+    SessionsDep,
+    SettingsDep,
+    visible_room,
+)
 
-MatchId = Annotated[str, PathParam(pattern=protocol.MATCH_ID, description="a match id")]
-InviteKey = Annotated[Text | None, Query(max_length=64, description=
-                                         "the key of a private match's invite link")]
 Ply = Annotated[int | None, Query(ge=0, le=2, description=
                                   "the analysis depth, as `gammon analyze --ply` "
                                   "(default: the server's `analysis_plies`)")]
-VisibleRoom = Callable[[Request, str, str | None], Awaitable[Any]]
 
 
 # -- the answers' types (as ``gammon.engine.analysis.Analysis.to_json`` writes them) --------
@@ -110,56 +114,56 @@ for _type in _TYPES:  # validated strictly, as protocol.py's answers are
     _type.__pydantic_config__ = ConfigDict(extra="forbid", strict=True)
 
 
-def install(app: FastAPI, visible_room: VisibleRoom) -> None:
-    """Add the analysis route; ``visible_room(request, match_id, key)`` is the app's
-    visibility check (the room, or 404 ``not_found``)."""
-
-    @app.get("/api/games/{match_id}/analysis", tags=["history"], response_model=None,
-             responses={200: {"model": AnalysisReport, "description": "the analysis"},
-                        202: {"model": AnalysisProgress,
-                              "description": "queued or running: its progress"},
-                        "4XX": {"model": protocol.HTTPError, "description":
-                                "refused: detail.code says why (PROTOCOL.md)"}})
-    async def analysis(match_id: MatchId, request: Request, ply: Ply = None,
-                       key: InviteKey = None) -> Response:
-        """The engine's analysis of a finished match (200, the JSON of
-        ``gammon analyze --format json``), or 202 with ``{"match", "plies", "status":
-        "queued" | "running", "done", "total"}`` (games analysed of the match's games)
-        while it is made; the first request queues it."""
-        settings = request.app.state.settings
-        plies = settings.analysis_plies if ply is None else ply
-        if plies > settings.analysis_max_plies:
-            raise HTTPException(422, {"code": "bad_input", "message":
-                                      f"ply: this server analyses at 0 to "
-                                      f"{settings.analysis_max_plies} plies"})
-        room = await visible_room(request, match_id, key)
-        if room.status != "finished":
-            raise HTTPException(409, {"code": "not_finished",
-                                      "message": "a match is analysed once it is over"})
-        worker: AnalysisWorker = request.app.state.analysis
-        status = await worker.request(match_id, plies)
-        if status is None:
-            raise HTTPException(503, {"code": "analysis_busy", "message":
-                                      "too many analyses are waiting: ask again later"},
-                                headers={"retry-after": "30"})
-        if status.status == "done" and status.result is not None:
-            return Response(status.result, media_type="application/json")
-        if status.status == "failed":
-            raise HTTPException(409, {"code": "analysis_failed", "message":
-                                      f"the analysis failed: {status.error}"})
-        return JSONResponse(status.progress_json(), 202, headers={"retry-after": "2"})
+router = APIRouter()
 
 
-async def _live_rated_positions(app: Any, user: User) -> set[str]:
+def _worker(conn: HTTPConnection) -> AnalysisWorker:
+    return conn.app.state.analysis  # type: ignore[no-any-return]
+
+
+@router.get("/api/games/{match_id}/analysis", tags=["history"], response_model=None,
+            responses={200: {"model": AnalysisReport, "description": "the analysis"},
+                       202: {"model": AnalysisProgress,
+                             "description": "queued or running: its progress"},
+                       "4XX": {"model": protocol.HTTPError, "description":
+                               "refused: detail.code says why (PROTOCOL.md)"}})
+async def analysis(match_id: MatchId, request: Request, settings: SettingsDep, hub: HubDep,
+                   lobby: LobbyDep, sessions: SessionsDep,
+                   worker: Annotated[AnalysisWorker, Depends(_worker)], ply: Ply = None,
+                   key: InviteKey = None) -> Response:
+    """The engine's analysis of a finished match (200, the JSON of
+    ``gammon analyze --format json``), or 202 with ``{"match", "plies", "status":
+    "queued" | "running", "done", "total"}`` (games analysed of the match's games)
+    while it is made; the first request queues it."""
+    plies = settings.analysis_plies if ply is None else ply
+    if plies > settings.analysis_max_plies:
+        raise ServiceError("bad_input", f"ply: this server analyses at 0 to "
+                                        f"{settings.analysis_max_plies} plies")
+    room = await visible_room(match_id, request, hub, lobby, sessions, key)
+    if room.status != "finished":
+        raise ServiceError("not_finished", "a match is analysed once it is over")
+    status = await worker.request(match_id, plies)
+    if status is None:
+        raise HTTPException(503, {"code": "analysis_busy", "message":
+                                  "too many analyses are waiting: ask again later"},
+                            headers={"retry-after": "30"})
+    if status.status == "done" and status.result is not None:
+        return Response(status.result, media_type="application/json")
+    if status.status == "failed":
+        raise ServiceError("analysis_failed", f"the analysis failed: {status.error}")
+    return JSONResponse(status.progress_json(), 202, headers={"retry-after": "2"})
+
+
+async def _live_rated_positions(repo: Repository, hub: Hub, user: User) -> set[str]:
     """The Position IDs (both sides' views, at the start of the turn and now) of the rated
     matches ``user`` is playing."""
-    async with app.state.repo.engine.connect() as conn:
+    async with repo.engine.connect() as conn:
         ids = (await conn.scalars(sa.select(matches.c.id).where(
             matches.c.status == "playing", matches.c.rated.is_(True),
             sa.or_(matches.c.player0 == user.id, matches.c.player1 == user.id)))).all()
     found: set[str] = set()
     for match_id in ids:
-        room = await app.state.hub.room(match_id)
+        room = await hub.room(match_id)
         if room is None or room.match is None or room.match.is_over:
             continue
         game = room.match.game
@@ -168,12 +172,12 @@ async def _live_rated_positions(app: Any, user: User) -> set[str]:
     return found
 
 
-async def refuse_in_live_rated(app: Any, user: User | None, position: Position) -> None:
-    """403 ``rated_match_live`` when ``position`` (either side's view) is the position of a
+async def refuse_in_live_rated(repo: Repository, hub: Hub, user: User | None,
+                               position: Position) -> None:
+    """``rated_match_live`` (403) when ``position`` (either side's view) is the position of a
     rated match ``user`` is playing now: the engine does not help in rated play."""
     if user is None or user.is_guest or user.is_bot:
         return  # rated matches are between registered players
-    if position.id() in await _live_rated_positions(app, user):
-        raise HTTPException(403, {"code": "rated_match_live", "message":
-                                  "no engine help for a position of your rated match in "
-                                  "play"})
+    if position.id() in await _live_rated_positions(repo, hub, user):
+        raise ServiceError("rated_match_live",
+                           "no engine help for a position of your rated match in play")

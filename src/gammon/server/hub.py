@@ -46,9 +46,11 @@ from gammon.views import EventView, result_view
 log = logging.getLogger(__name__)
 
 class ServiceError(Exception):
-    """A request the service refuses; ``code`` and ``message`` go back to the client."""
+    """A request the service refuses; ``code`` (a stable reason code, PROTOCOL.md) and
+    ``message`` go back to the client: as an ``error`` message on the socket, as
+    ``{"detail": {"code", "message"}}`` over HTTP with the code's status."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: protocol.RefusalCode, message: str) -> None:
         super().__init__(message)
         self.code = code
         self.message = message

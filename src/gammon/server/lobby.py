@@ -1,9 +1,17 @@
 """The lobby: a match is created (open for a second player, or against a bot and started
 at once), joined, cancelled while open, or followed by a rematch. A join stores the seat and
-the first opening roll in one transaction; so does a bot match's creation."""
+the first opening roll in one transaction; so does a bot match's creation.
+Private matches: a private match is seen only by its players, the player it is reserved for
+(a rematch) and whoever holds its invite link, ``/#/match/ID?key=KEY``. KEY is a keyed hash
+of the match id (HMAC-SHA256 under a secret derived from the server's secret key, first 128
+bits, base64url): nothing to store, unguessable, and the id alone (in logs, in the players'
+history) gives no access. To anyone else the match does not exist (``not_found``)."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
 import secrets
 import time
 from types import SimpleNamespace
@@ -17,10 +25,11 @@ from gammon.server.rooms import MatchConfig, Room, rules_for, rules_json, stored
 
 
 class Lobby:
-    """Matches made and unmade, through ``hub``."""
+    """Matches made and unmade, through ``hub``; ``invite_secret`` keys the invite links."""
 
-    def __init__(self, hub: Hub) -> None:
+    def __init__(self, hub: Hub, invite_secret: bytes) -> None:
         self.hub = hub
+        self.invite_secret = invite_secret
         self.repo = hub.repo
         self.settings = hub.settings
 
@@ -125,3 +134,24 @@ class Lobby:
         self.hub.send_all(room, payload)
         await self.hub.publish({"kind": "rematch", "match": match_id, "payload": payload})
         return new
+
+    # -- private matches -------------------------------------------------------------------
+
+    def invite_key(self, match_id: str) -> str:
+        digest = hmac.new(self.invite_secret, match_id.encode(), hashlib.sha256).digest()
+        return base64.urlsafe_b64encode(digest[:16]).decode().rstrip("=")
+
+    def invite(self, room: Room) -> str:
+        """The link that shows a match to whoever holds it (PROTOCOL.md, *Private
+        matches*)."""
+        link = f"/#/match/{room.id}"
+        return f"{link}?key={self.invite_key(room.id)}" if room.private else link
+
+    def may_see(self, room: Room, user_id: int | None, key: str | None) -> bool:
+        if not room.private:
+            return True
+        if user_id is not None and (room.seat_of(user_id) is not None
+                                    or room.reserved_for == user_id):
+            return True
+        return key is not None and hmac.compare_digest(key.encode(),
+                                                       self.invite_key(room.id).encode())

@@ -437,6 +437,17 @@ ErrorCode: TypeAlias = Literal[
     "unauthenticated"]
 """Every ``code`` of an ``error`` message (PROTOCOL.md, *Error codes*)."""
 
+HTTPErrorCode: TypeAlias = Literal[
+    "bad_input", "bad_name", "weak_password", "bad_credentials", "unauthenticated",
+    "not_a_player", "reserved", "rated_match_live", "not_found", "not_open", "own_game",
+    "name_taken", "not_started", "not_finished", "not_exportable", "analysis_failed",
+    "too_many_games", "rate_limited", "internal", "busy", "analysis_busy"]
+"""Every ``detail.code`` of an HTTP refusal (PROTOCOL.md, *HTTP error codes*, with each
+one's status)."""
+
+RefusalCode: TypeAlias = ErrorCode | HTTPErrorCode
+"""Every reason code of a refusal, on the socket or over HTTP."""
+
 
 class ErrorMessage(TypedDict):
     """A refused message (nothing changed): ``id`` is the message's (null when it had none;
@@ -497,7 +508,7 @@ def error_message(code: ErrorCode, message: str) -> ErrorMessage:
 
 
 class ErrorDetail(TypedDict):
-    code: str
+    code: HTTPErrorCode
     message: str
 
 

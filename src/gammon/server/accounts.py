@@ -1,0 +1,188 @@
+"""Accounts and sessions: registration and sign-in (argon2id password hashes), guests, and
+the sessions that sign a browser in.
+
+A session is a signed cookie (``gammon_session``, itsdangerous, signed with the database's
+secret key or ``GAMMON_SECRET_KEY``) holding a random token; the ``sessions`` table holds
+the token's SHA-256, so signing out (one session, or all of a user's) revokes it for good.
+A browser without one becomes a guest on its first request that needs a player, so guests
+can play at once. This process's sockets are registered by the session they were opened
+with: revoking a session closes them here, and :meth:`Sessions.watch` closes those whose
+session another process revoked (or that expired).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import re
+import secrets
+import time
+from typing import Protocol
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+from itsdangerous import BadSignature, URLSafeTimedSerializer
+from sqlalchemy.exc import IntegrityError
+
+from gammon.server import protocol
+from gammon.server.db import Repository, User
+from gammon.server.hub import ServiceError
+
+log = logging.getLogger(__name__)
+COOKIE = "gammon_session"
+SESSION_AGE = 30 * 24 * 3600
+NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{2,19}$")
+SIGNED_OUT = protocol.error_message(
+    "unauthenticated", "no session: call /api/me, /api/login or /api/guest first")
+"""The last message of a socket whose session ended (closed with code 4401)."""
+# argon2id with the library's RFC 9106 "low memory" profile
+hasher = PasswordHasher()
+_DUMMY_HASH = hasher.hash("not a password of anyone")
+
+
+class Socket(Protocol):
+    """A socket as the sessions see it: its user, and a way to close it."""
+
+    user: User
+
+    def close(self, code: int, last: protocol.ServerMessage | None = None) -> None: ...
+
+
+def stored_id(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class Sessions:
+    """The sessions of one server process: cookies made and read, stored sessions, and the
+    sockets opened with each."""
+
+    def __init__(self, repo: Repository, key: str, *, secure: bool) -> None:
+        self.repo = repo
+        self.signer = URLSafeTimedSerializer(key, salt="gammon-session")
+        self.secure = secure
+        self.sockets: dict[str, set[Socket]] = {}
+        """Session id -> the sockets of this process opened with it."""
+
+    def session_id(self, cookie: str | None) -> str | None:
+        """The stored id of the session whose token ``cookie`` holds (its SHA-256), or None
+        without a well-signed cookie of this kind (one holding a bare user id, from before
+        sessions were stored, is refused: it could not be revoked)."""
+        if not cookie:
+            return None
+        try:
+            data = self.signer.loads(cookie, max_age=SESSION_AGE)
+        except BadSignature:
+            return None
+        token = data.get("sid") if isinstance(data, dict) else None
+        return stored_id(token) if isinstance(token, str) else None
+
+    async def session(self, cookie: str | None) -> tuple[str, User] | None:
+        """The live session of ``cookie`` (its stored id and user), or None."""
+        session_id = self.session_id(cookie)
+        if session_id is None:
+            return None
+        user = await self.repo.session_user(session_id)
+        return None if user is None else (session_id, user)
+
+    async def sign_in(self, user: User, previous: str | None) -> str:
+        """A new stored session for ``user``: the cookie that holds its random token. The
+        session of the cookie ``previous`` (a guest's, say) is revoked."""
+        previous_id = self.session_id(previous)
+        if previous_id is not None:
+            await self.revoke([previous_id])
+        token = secrets.token_urlsafe(32)
+        await self.repo.create_session(stored_id(token), user.id, time.time() + SESSION_AGE)
+        return self.signer.dumps({"sid": token})
+
+    async def revoke(self, session_ids: list[str] | None = None, *,
+                     user_id: int | None = None) -> int:
+        """Revoke sessions (by stored id, or every one of ``user_id``) and close this
+        process's sockets opened with them; other processes close theirs at their next
+        check (:meth:`watch`). How many sessions of ``user_id`` there were (0 when revoking
+        by id)."""
+        count = 0
+        if user_id is not None:
+            count = await self.repo.revoke_sessions(user_id)
+        for session_id in session_ids or ():
+            await self.repo.revoke_session(session_id)
+        for session_id, conns in list(self.sockets.items()):
+            if session_id in (session_ids or ()) or any(c.user.id == user_id for c in conns):
+                for conn in list(conns):
+                    conn.close(4401, SIGNED_OUT)
+        return count
+
+    def opened(self, session_id: str, conn: Socket) -> None:
+        self.sockets.setdefault(session_id, set()).add(conn)
+
+    def closed(self, session_id: str, conn: Socket) -> None:
+        same_session = self.sockets.get(session_id, set())
+        same_session.discard(conn)
+        if not same_session:
+            self.sockets.pop(session_id, None)
+
+    async def watch(self, interval: float) -> None:
+        """Every ``interval`` seconds, check that the sessions of this process's open
+        sockets still live (another process may have revoked one, or it expired) and close
+        the sockets of those that do not (4401). One query for all of them: a query per
+        socket and ping (2,000 sockets: 200 queries a second) exhausted the connection pool
+        at 1,000 matches."""
+        while True:
+            await asyncio.sleep(interval)
+            checked = list(self.sockets)
+            if not checked:
+                continue
+            try:
+                alive = await self.repo.live_sessions(checked)
+            except Exception:  # the database is away: the next round checks again
+                log.exception("session check failed")
+                continue
+            for session_id in checked:
+                if session_id not in alive:
+                    for conn in list(self.sockets.get(session_id, ())):
+                        conn.close(4401, SIGNED_OUT)
+
+
+# -- accounts ----------------------------------------------------------------------------
+
+
+async def new_guest(repo: Repository) -> User:
+    for _ in range(5):
+        try:
+            return await repo.create_user(f"guest-{secrets.token_hex(4)}", "guest")
+        except IntegrityError:
+            continue
+    raise ServiceError("internal", "could not name a guest")
+
+
+async def register(repo: Repository, name: str, password: str) -> User:
+    """A new registered player, or a refusal: ``bad_name``, ``weak_password``,
+    ``name_taken``."""
+    if not NAME.match(name) or name.lower().startswith(("guest-", "bot-")):
+        raise ServiceError("bad_name", "a name is 3-20 letters, digits, '_' or '-', "
+                                       "starting with a letter")
+    if len(password) < 8:
+        raise ServiceError("weak_password", "a password has at least 8 characters")
+    digest = await asyncio.to_thread(hasher.hash, password)
+    try:
+        return await repo.create_user(name, "user", digest)
+    except IntegrityError:
+        raise ServiceError("name_taken", "that name is taken") from None
+
+
+async def login(repo: Repository, name: str, password: str) -> User:
+    """The player of ``name`` if ``password`` is theirs, else ``bad_credentials``: a wrong
+    name and a wrong password get the same answer in the same time."""
+    found = await repo.user_by_name(name)
+    digest = found[1] if found is not None and found[1] else _DUMMY_HASH
+    ok: bool
+    try:
+        ok = await asyncio.to_thread(hasher.verify, digest, password)
+    except (VerificationError, InvalidHashError):
+        ok = False
+    if not ok or found is None or not found[1]:
+        raise ServiceError("bad_credentials", "wrong name or password")
+    user = found[0]
+    if hasher.check_needs_rehash(digest):
+        await repo.set_password(user.id, await asyncio.to_thread(hasher.hash, password))
+    return user

@@ -1,0 +1,167 @@
+"""The routes' typed dependencies (FastAPI ``Depends``): the process's services, the
+signed-in user (or a new guest), rate limits and the room of a match the caller may see;
+the parameter types; and :func:`returns`, a route's answer type for the OpenAPI document.
+
+The services are made by the app's lifespan (:func:`gammon.server.app.create_app`) and
+read here, in one place; a route names what it needs by type (``hub: HubDep``). A refusal
+is a :class:`~gammon.server.hub.ServiceError` raised anywhere: the app answers it with its
+reason code and the status of :data:`STATUS`."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, cast
+
+from fastapi import Depends, Query, Request, Response
+from fastapi import Path as PathParam
+from starlette.requests import HTTPConnection
+
+from gammon.server import protocol
+from gammon.server.accounts import COOKIE, SESSION_AGE, Sessions, new_guest
+from gammon.server.db import Repository, User
+from gammon.server.hub import Hub, LiveRoom, ServiceError
+from gammon.server.limits import RateLimiter, RedisRateLimiter
+from gammon.server.lobby import Lobby
+from gammon.server.play import Play
+from gammon.server.protocol import RESPONSES, Text
+from gammon.server.settings import Settings
+
+STATUS: dict[protocol.HTTPErrorCode, int] = {
+    "bad_input": 422, "bad_name": 422, "weak_password": 422,
+    "unauthenticated": 401, "bad_credentials": 401,
+    "not_a_player": 403, "reserved": 403, "rated_match_live": 403,
+    "not_found": 404,
+    "too_many_games": 429, "rate_limited": 429,
+    "internal": 500, "busy": 503, "analysis_busy": 503,
+}
+"""The HTTP status of a refusal, by its reason code; any other code is 409 (the request
+conflicts with the state: ``not_open``, ``name_taken``, ``not_finished``, …)."""
+
+
+def status_of(code: str) -> int:
+    return STATUS.get(cast(protocol.HTTPErrorCode, code), 409)
+
+
+def returns(kind: str, status: int = 200) -> dict[str, Any]:
+    """The route options that show the answer's type (``protocol.RESPONSES[kind]``) in the
+    OpenAPI document. The route returns a plain dict of that type: shown, not re-validated
+    on each request (the tests validate every answer they get, strictly)."""
+    return {"response_model": None,
+            "responses": {status: {"model": RESPONSES[kind], "description": "OK"},
+                          "4XX": {"model": protocol.HTTPError, "description": "refused: "
+                                  "detail.code says why (PROTOCOL.md)"}}}
+
+
+# -- the services ------------------------------------------------------------------------
+
+
+def _settings(conn: HTTPConnection) -> Settings:
+    return conn.app.state.settings  # type: ignore[no-any-return]
+
+
+def _repo(conn: HTTPConnection) -> Repository:
+    return conn.app.state.repo  # type: ignore[no-any-return]
+
+
+def _hub(conn: HTTPConnection) -> Hub:
+    return conn.app.state.hub  # type: ignore[no-any-return]
+
+
+def _lobby(conn: HTTPConnection) -> Lobby:
+    return conn.app.state.lobby  # type: ignore[no-any-return]
+
+
+def _play(conn: HTTPConnection) -> Play:
+    return conn.app.state.play  # type: ignore[no-any-return]
+
+
+def _sessions(conn: HTTPConnection) -> Sessions:
+    return conn.app.state.sessions  # type: ignore[no-any-return]
+
+
+def _limiter(conn: HTTPConnection) -> RateLimiter | RedisRateLimiter:
+    return conn.app.state.limiter  # type: ignore[no-any-return]
+
+
+SettingsDep = Annotated[Settings, Depends(_settings)]
+RepoDep = Annotated[Repository, Depends(_repo)]
+HubDep = Annotated[Hub, Depends(_hub)]
+LobbyDep = Annotated[Lobby, Depends(_lobby)]
+PlayDep = Annotated[Play, Depends(_play)]
+SessionsDep = Annotated[Sessions, Depends(_sessions)]
+LimiterDep = Annotated[RateLimiter | RedisRateLimiter, Depends(_limiter)]
+
+# Path and query parameters are client input like a body: checked the same way (422
+# bad_input).
+MatchId = Annotated[str, PathParam(pattern=protocol.MATCH_ID, description="a match id")]
+UserName = Annotated[Text, PathParam(max_length=40, description="a player's name")]
+InviteKey = Annotated[Text | None, Query(max_length=64, description=
+                                         "the key of a private match's invite link")]
+
+
+# -- rate limits -------------------------------------------------------------------------
+
+
+async def limit(request: Request, limiter: RateLimiter | RedisRateLimiter, kind: str,
+                per_minute: float, burst: int) -> None:
+    """``rate_limited`` past ``per_minute`` (after a ``burst``) requests of ``kind`` from
+    the request's address. Called in a route's body, so a request refused as
+    ``bad_input`` spends nothing."""
+    client = request.client.host if request.client else "?"
+    if not await limiter.allow(f"{kind}:{client}", per_minute, burst):
+        raise ServiceError("rate_limited", f"too many {kind} requests")
+
+
+# -- who asks ----------------------------------------------------------------------------
+
+
+async def current_user(request: Request, sessions: SessionsDep) -> User | None:
+    """The user of the request's live session, or None."""
+    session = await sessions.session(request.cookies.get(COOKIE))
+    return None if session is None else session[1]
+
+
+CurrentUser = Annotated[User | None, Depends(current_user)]
+
+
+async def sign_in(request: Request, response: Response, sessions: Sessions,
+                  user: User) -> None:
+    """Sign ``user`` in: a new stored session, its random token in the cookie; the session
+    the request came with (a guest's, say) is revoked."""
+    cookie = await sessions.sign_in(user, request.cookies.get(COOKIE))
+    response.set_cookie(COOKIE, cookie, max_age=SESSION_AGE, httponly=True, samesite="lax",
+                        secure=sessions.secure)
+
+
+async def guest(request: Request, response: Response, sessions: SessionsDep,
+                limiter: LimiterDep, repo: RepoDep) -> User:
+    """A new guest, signed in (its session cookie set on the response)."""
+    await limit(request, limiter, "guest", 30, 30)
+    user = await new_guest(repo)
+    await sign_in(request, response, sessions, user)
+    return user
+
+
+async def player(request: Request, response: Response, user: CurrentUser,
+                 sessions: SessionsDep, limiter: LimiterDep, repo: RepoDep) -> User:
+    """The signed-in user, or a new guest (whose session cookie is set on the response)."""
+    if user is not None:
+        return user
+    return await guest(request, response, sessions, limiter, repo)
+
+
+Player = Annotated[User, Depends(player)]
+
+
+async def visible_room(match_id: MatchId, request: Request, hub: HubDep, lobby: LobbyDep,
+                       sessions: SessionsDep, key: InviteKey = None) -> LiveRoom:
+    """The room of a match the request may see, or ``not_found`` — the same for a private
+    match without the key as for no match at all (:meth:`Lobby.may_see
+    <gammon.server.lobby.Lobby.may_see>`)."""
+    room = await hub.room(match_id)
+    user = None if room is None or not room.private else await current_user(request, sessions)
+    if room is None or not lobby.may_see(room, None if user is None else user.id, key):
+        raise ServiceError("not_found", "no such match")
+    return room
+
+
+VisibleRoom = Annotated[LiveRoom, Depends(visible_room)]

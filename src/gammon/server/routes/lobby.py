@@ -1,0 +1,94 @@
+"""``/api/games``: the open games, a new game, a match's state, join, cancel and rematch
+(:mod:`gammon.server.lobby`)."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import cast
+
+from fastapi import APIRouter
+
+from gammon import views
+from gammon.server import protocol
+from gammon.server.hub import ServiceError
+from gammon.server.protocol import Join, NewGame
+from gammon.server.rooms import MatchConfig
+from gammon.server.routes.deps import (
+    CurrentUser,
+    HubDep,
+    InviteKey,
+    LimiterDep,
+    LobbyDep,
+    MatchId,
+    Player,
+    RepoDep,
+    SettingsDep,
+    VisibleRoom,
+    returns,
+)
+
+router = APIRouter(prefix="/api/games", tags=["lobby"])
+
+
+@router.get("", **returns("open_games"))
+async def open_games(repo: RepoDep) -> list[protocol.OpenGame]:
+    rows = await repo.open_matches()
+    creators = await repo.users([r.player0 for r in rows])
+    out: list[protocol.OpenGame] = []
+    for row in rows:
+        config: views.ConfigView = json.loads(row.config)  # as stored
+        creator = creators.get(row.player0)
+        out.append({"id": row.id, "created_at": row.created_at,
+                    **config, "creator": views.user_view(creator) if creator else None})
+    return out
+
+
+@router.post("", status_code=201, **returns("created", 201))
+async def create_game(body: NewGame, user: Player, lobby: LobbyDep, limiter: LimiterDep,
+                      settings: SettingsDep) -> protocol.CreatedGame:
+    if not await limiter.allow(f"create:{user.id}", 10, 10):
+        raise ServiceError("rate_limited", "too many games created")
+    config = MatchConfig(
+        kind=body.kind, length=body.length if body.kind == "match" else 1,
+        cube=body.cube, clock="none" if body.bot is not None else body.clock,
+        bot=body.bot, jacoby=body.jacoby, beavers=body.beavers,
+        winner_rolls_anew=body.winner_rolls_anew, private=body.private,
+        clock_scale=settings.clock_scale)
+    room = await lobby.create(user, config, client_seed=body.client_seed)
+    return {**room.info_json(), "invite": lobby.invite(room)}
+
+
+@router.get("/{match_id}", **returns("state"))
+async def game(room: VisibleRoom, user: CurrentUser, lobby: LobbyDep) -> protocol.GameState:
+    """A match's ``state``; a private match's needs a seat or the invite ``key`` (its
+    players also get the ``invite`` link)."""
+    state = cast(protocol.GameState,
+                 room.state_message(None if user is None else user.id, time.time()))
+    if state["you"] is not None:
+        state["invite"] = lobby.invite(room)
+    return state
+
+
+@router.post("/{match_id}/join", **returns("info"))
+async def join(match_id: MatchId, user: Player, hub: HubDep, lobby: LobbyDep,
+               key: InviteKey = None, body: Join | None = None) -> views.InfoView:
+    """Take the free seat; a private match needs the invite ``key`` (or a reservation
+    for this user: a rematch)."""
+    room = await hub.room(match_id)
+    if room is None or not lobby.may_see(room, user.id, key):
+        raise ServiceError("not_found", "no such match")
+    room = await lobby.join(user, match_id, body.client_seed if body else "")
+    return room.info_json()
+
+
+@router.delete("/{match_id}", **returns("ok"))
+async def cancel(match_id: MatchId, user: Player, lobby: LobbyDep) -> protocol.OkResponse:
+    await lobby.cancel(user, match_id)
+    return {"ok": True}
+
+
+@router.post("/{match_id}/rematch", status_code=201, **returns("info", 201))
+async def rematch(match_id: MatchId, user: Player, lobby: LobbyDep) -> views.InfoView:
+    room = await lobby.rematch(user, match_id)
+    return room.info_json()
