@@ -1,7 +1,9 @@
 """The layers hold (pyproject.toml, ``[tool.importlinter]``; docs/architecture.md): a module
 imports only from its own layer and those below — cli > server > views > engine > formats >
 core — so no server module imports the command line, and the rules library, the engine and
-the views load without the web stack.
+the views load without the web stack. Inside the server, app > routes > the services
+(accounts, lobby, play, the analysis worker) > hub > rooms; the rooms, the hub and the
+services import nothing of HTTP, and the room state machine no event loop, storage or bus.
 
 Two checks of the same contracts: import-linter (every chain of imports, direct or not) and
 a reading of every ``import`` statement in the source, which needs no tool."""
@@ -84,8 +86,12 @@ def test_no_server_module_imports_the_command_line() -> None:
     assert wrong == []
 
 
-def test_the_library_and_the_views_import_no_web_stack() -> None:
-    contract: dict[str, Any] = CONTRACTS["no-web-stack"]
+@pytest.mark.parametrize("contract_id", ["no-web-stack", "services-no-http", "rooms-pure"])
+def test_no_module_imports_what_a_forbidden_contract_forbids(contract_id: str) -> None:
+    """The rules library, the engine and the views load without the web stack; the rooms,
+    the hub and the server's services know nothing of HTTP; the room state machine imports
+    no event loop, storage or bus."""
+    contract: dict[str, Any] = CONTRACTS[contract_id]
     wrong = []
     for path in MODULES:
         if within(module_name(path), contract["source_modules"]) is None:
@@ -94,6 +100,46 @@ def test_the_library_and_the_views_import_no_web_stack() -> None:
             if within(target, contract["forbidden_modules"]) is not None:
                 wrong.append(f"{path.relative_to(ROOT)}:{line} imports {target}")
     assert wrong == []
+
+
+def server_layers() -> list[list[tuple[str, bool]]]:
+    """The server's layers, top first: each a list of (module, independent) — siblings
+    written ``a | b`` may not import each other, ``a : b`` may."""
+    found = []
+    for layer in CONTRACTS["server-layers"]["layers"]:
+        independent = "|" in layer
+        names = [n.strip() for n in layer.replace(":", "|").split("|")]
+        found.append([(name, independent) for name in names])
+    return found
+
+
+def test_the_server_parts_import_only_the_parts_below_them() -> None:
+    """app > routes > accounts | lobby | play | analysis worker > hub > rooms: the hub
+    knows nothing of play or the lobby, the services nothing of the routes, and the
+    lobby and play nothing of each other."""
+    layers = server_layers()
+    level = {name: n for n, layer in enumerate(layers) for name, _ in layer}
+    independent = {name for layer in layers for name, alone in layer if alone}
+    wrong = []
+    for path in MODULES:
+        importer = within(module_name(path), list(level))
+        if importer is None:
+            continue
+        for line, target in imports(path):
+            imported = within(target, list(level))
+            if imported is None or imported == importer:
+                continue
+            if level[imported] < level[importer] or (
+                    level[imported] == level[importer] and importer in independent):
+                wrong.append(f"{path.relative_to(ROOT)}:{line} imports {target}")
+    assert wrong == []
+
+
+def test_the_server_layers_name_modules_that_exist() -> None:
+    names = {module_name(p) for p in MODULES}
+    for layer in server_layers():
+        for name, _ in layer:
+            assert name in names, name
 
 
 def test_a_reversed_import_would_be_caught() -> None:

@@ -93,6 +93,35 @@ def click_turn(page: Any) -> None:
         wait_match(page, f"p.feed.v > {v}")
 
 
+def hint_panel(s: Shooter) -> None:
+    """The Hint panel of a match against the computer: the best plays of a roll, the first
+    one drawn on the board."""
+    page = s.page()
+    bot_match(page)
+    for _ in range(20):
+        state = wait_match(page, f"({MY_ROLL}) || ({MY_MOVE})", timeout=60_000)
+        if state["game"]["phase"] == "moving":
+            break
+        page.click("[data-act=roll]")
+        wait_match(page, f"!({MY_ROLL})", timeout=60_000)
+    page.click("[data-act=hint]")
+    page.locator(".hint-play").first.wait_for(timeout=60_000)
+    page.locator(".hint-play").first.click()
+    s.shot(page, "hint", full=True)
+
+
+def match_end(s: Shooter) -> None:
+    """The match-end dialog of a 1-point match against the computer, its analysis in."""
+    page = s.page()
+    bot_match(page, length=1)
+    page.wait_for_selector("[data-act=resign]:not([disabled])")
+    page.click("[data-act=resign]")
+    page.locator("dialog[open] input[name=level][value='2']").check()
+    page.locator("dialog[open] button[data-value=offer]").click()
+    page.locator("dialog.over-dialog [data-analysis=done]").wait_for(timeout=180_000)
+    s.shot(page, "match-end")
+
+
 def main(out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp, gammon_server(Path(tmp)) as base, \
@@ -203,6 +232,8 @@ def main(out: Path) -> None:
         italian = s.page(locale="it-IT")
         bot_match(italian)
         s.shot(italian, "match-it")
+        match_end(s)
+        hint_panel(s)
 
 
 if __name__ == "__main__":
