@@ -20,7 +20,8 @@ Prints progress on stderr, then: sustained concurrent matches (in play at every 
 the ramp), actions per second, p50 / p99 latency from a player's action to the opponent's
 update carrying it, the server processes' CPU seconds per action (psutil, every process),
 their resident memory per match, the errors by kind, the simulator's own event-loop lag,
-and the load average at the start and at the end; the last line is the same as one JSON
+the servers' own event-loop lag and garbage-collection pauses (their ``/metrics``), and
+the load average at the start and at the end; the last line is the same as one JSON
 object.
 
 Run: ``python benchmarks/load.py [--matches 500] [--duration 60] [--think 2.0]
@@ -36,6 +37,7 @@ import collections
 import contextlib
 import gc
 import json
+import math
 import os
 import random
 import secrets
@@ -369,6 +371,40 @@ def rss(processes: list[psutil.Process]) -> int:
     return total
 
 
+async def server_histograms(urls: list[str]) -> dict[str, collections.Counter[float]]:
+    """The cumulative buckets (upper bound -> count) of the servers' event-loop lag and
+    garbage-collection histograms (``/metrics``), summed over the processes, and their sums
+    (under the bound ``-1``)."""
+    out: dict[str, collections.Counter[float]] = {
+        name: collections.Counter() for name in ("gammon_event_loop_lag_seconds",
+                                                 "gammon_gc_seconds")}
+    async with httpx.AsyncClient(timeout=30) as client:
+        for url in urls:
+            with contextlib.suppress(httpx.HTTPError):
+                for line in (await client.get(f"{url}/metrics")).text.splitlines():
+                    for name, counts in out.items():
+                        if line.startswith(f"{name}_bucket"):
+                            bound = line.split('le="')[1].split('"')[0]
+                            counts[float(bound)] += int(float(line.split()[-1]))
+                        elif line.startswith(f"{name}_sum "):
+                            counts[-1.0] += float(line.split()[-1])
+    return out
+
+
+def bucket_quantile(before: collections.Counter[float], after: collections.Counter[float],
+                    q: float) -> float | None:
+    """The upper bound of the bucket holding quantile ``q`` of the observations made
+    between two readings of a cumulative histogram (None without any)."""
+    bounds = sorted(b for b in after if b >= 0)
+    total = after[math.inf] - before[math.inf]
+    if total <= 0:
+        return None
+    for bound in bounds:
+        if after[bound] - before[bound] >= q * total:
+            return bound
+    return math.inf
+
+
 def progress(args: argparse.Namespace, text: str) -> None:
     if args.progress:
         print(text, file=sys.stderr, flush=True)
@@ -448,6 +484,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         measured_from = time.monotonic()
         actions_from = stats.actions
         cpu_from = cpu_seconds(servers)
+        histograms_from = await server_histograms(urls)
         client_cpu_from = cpu_seconds([psutil.Process()])
         peak_rss = 0
         window = 0
@@ -464,6 +501,12 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         elapsed = time.monotonic() - measured_from
         actions = stats.actions - actions_from
         server_cpu = cpu_seconds(servers) - cpu_from
+        histograms = await server_histograms(urls)
+        lag_before, lag_after = (histograms_from["gammon_event_loop_lag_seconds"],
+                                 histograms["gammon_event_loop_lag_seconds"])
+        gc_before, gc_after = histograms_from["gammon_gc_seconds"], histograms["gammon_gc_seconds"]
+        loop_lag_p99 = bucket_quantile(lag_before, lag_after, 0.99)
+        gc_p99 = bucket_quantile(gc_before, gc_after, 0.99)
         client_cpu = cpu_seconds([psutil.Process()]) - client_cpu_from
         load_end = os.getloadavg()
         lag_task.cancel()
@@ -494,6 +537,11 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             "server_cpu_share": round(server_cpu / elapsed, 2) if servers else None,
             "client_cpu_share": round(client_cpu / elapsed, 2),
             "client_lag_p99_ms": round(lag[int(0.99 * (len(lag) - 1))] * 1000, 1) if lag else None,
+            # the servers' own event loops (/metrics): p99 as the bound of its bucket
+            "server_loop_lag_p99_ms_at_most": None if loop_lag_p99 is None
+            else loop_lag_p99 * 1000,
+            "server_gc_ms_per_s": round((gc_after[-1.0] - gc_before[-1.0]) / elapsed * 1000, 1),
+            "server_gc_p99_ms_at_most": None if gc_p99 is None else gc_p99 * 1000,
             "rss_per_match_kib": round((peak_rss - idle_rss) / args.matches / 1024, 1)
             if servers else None,
             "server_rss_mib": round(peak_rss / 2**20, 1) if servers else None,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import gc
 import json
 import random
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -115,3 +116,19 @@ def test_fast_json_writes_what_json_writes(message: dict[str, Any]) -> None:
     text = jsontext.dumps(message)
     assert json.loads(text) == json.loads(json.dumps(message))
     assert jsontext.loads(text) == json.loads(json.dumps(message))
+
+
+def _metric(text: str, name: str) -> float:
+    return float(next(line.split()[-1] for line in text.splitlines()
+                      if line.startswith(name + " ")))
+
+
+def test_metrics_show_the_event_loops_lag_and_the_collections(client: TestClient) -> None:
+    """The server measures its own event loop: a timer's lateness, and each collection."""
+    before = client.get("/metrics").text
+    gc.collect()
+    time.sleep(0.35)  # the loop (the test client's thread) reads its lag every 0.1 s
+    after = client.get("/metrics").text
+    assert _metric(after, "gammon_gc_seconds_count") > _metric(before, "gammon_gc_seconds_count")
+    assert _metric(after, "gammon_event_loop_lag_seconds_count") >= \
+        _metric(before, "gammon_event_loop_lag_seconds_count") + 2

@@ -7,7 +7,10 @@
   action's result is ``ok`` or the error code it got; its rate is actions per second),
   ``gammon_action_seconds`` (a histogram of the time from receiving an action to its
   broadcast, storage included), ``gammon_database_errors_total``, ``gammon_bus_errors_total``,
-  ``gammon_bot_queue`` (bot turns waiting for or in the engine) and ``gammon_draining``.
+  ``gammon_bot_queue`` (bot turns waiting for or in the engine), ``gammon_draining``,
+  ``gammon_event_loop_lag_seconds`` (how late a 0.1 s timer of the event loop fires: the
+  time every socket and request of the process waits behind the work in hand) and
+  ``gammon_gc_seconds`` (each garbage collection, which stops the loop while it runs).
   Each process serves its own numbers: scrape every process, not the proxy.
 * ``GET /readyz``: 200 when the database answers a query and, in scale-out mode, Redis
   answers a PING; 503 with what failed otherwise, and while the process shuts down (so a
@@ -26,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import gc
 import json
 import logging
 import math
@@ -180,13 +184,47 @@ class Metrics:
             "taken, two processes storing the same move of a match).")
         self.bus_errors = Counter("gammon_bus_errors_total",
                                   "Messages the bus (Redis in scale-out mode) failed to publish.")
+        pauses = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+        self.loop_lag = Histogram(
+            "gammon_event_loop_lag_seconds",
+            f"How late a {LAG_PERIOD} s timer of the event loop fires (every socket and "
+            "request waits as long).", pauses)
+        self.gc_seconds = Histogram("gammon_gc_seconds",
+                                    "Garbage collections, each stopping the process.", pauses)
 
     def all(self) -> list[Metric]:
         return [self.active_matches, self.sockets, self.actions, self.action_seconds,
-                self.database_errors, self.bus_errors, self.bot_queue, self.draining]
+                self.database_errors, self.bus_errors, self.bot_queue, self.draining,
+                self.loop_lag, self.gc_seconds]
 
     def render(self) -> str:
         return "".join(metric.render() for metric in self.all())
+
+
+LAG_PERIOD = 0.1
+"""Seconds between two readings of the event loop's lag."""
+
+
+async def watch_loop_lag(histogram: Histogram, period: float = LAG_PERIOD) -> None:
+    """Observe forever how late a ``period`` sleep wakes up: the event loop's lag."""
+    loop = asyncio.get_running_loop()
+    while True:
+        before = loop.time()
+        await asyncio.sleep(period)
+        histogram.observe(max(0.0, loop.time() - before - period))
+
+
+def time_collections(histogram: Histogram) -> Callable[[str, dict[str, int]], None]:
+    """A :data:`gc.callbacks` entry observing the duration of every collection."""
+    started = [0.0]
+
+    def callback(phase: str, _info: dict[str, int]) -> None:
+        if phase == "start":
+            started[0] = time.perf_counter()
+        else:
+            histogram.observe(time.perf_counter() - started[0])
+
+    return callback
 
 
 # -- structured logs ------------------------------------------------------------------------
@@ -411,9 +449,16 @@ def install(app: FastAPI) -> Ops:
     async def attached(app: FastAPI) -> AsyncIterator[Any]:
         async with lifespan(app) as state:
             ops.attach(app.state.hub, app.state.play)
+            lag = asyncio.create_task(watch_loop_lag(ops.metrics.loop_lag))
+            collections = time_collections(ops.metrics.gc_seconds)
+            gc.callbacks.append(collections)
             try:
                 yield state
             finally:
+                gc.callbacks.remove(collections)
+                lag.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await lag
                 if ops.redis is not None:
                     await ops.redis.aclose()
 
