@@ -12,7 +12,7 @@ from gammon.core.position import Position
 from gammon.engine.cube import (
     BEAROFF_EFFICIENCY,
     CONTACT_EFFICIENCY,
-    Action,
+    CubeAction,
     CubeError,
     CubeInfo,
     Owner,
@@ -41,7 +41,7 @@ def probs(win: float, win_gammon: float = 0.0, win_backgammon: float = 0.0,
     return Probabilities(win, win_gammon, win_backgammon, lose_gammon, lose_backgammon)
 
 
-def action(p: Probabilities, info: CubeInfo, efficiency: float = CONTACT_EFFICIENCY) -> Action:
+def action(p: Probabilities, info: CubeInfo, efficiency: float = CONTACT_EFFICIENCY) -> CubeAction:
     return cube_decision(p, info, efficiency=efficiency).action
 
 
@@ -52,11 +52,11 @@ MONEY = CubeInfo()
 
 @pytest.mark.parametrize(
     ("win", "expected"),
-    [(0.49, Action.NO_DOUBLE), (0.51, Action.DOUBLE_TAKE), (0.74, Action.DOUBLE_TAKE),
-     (0.76, Action.DOUBLE_PASS)],
+    [(0.49, CubeAction.NO_DOUBLE), (0.51, CubeAction.DOUBLE_TAKE), (0.74, CubeAction.DOUBLE_TAKE),
+     (0.76, CubeAction.DOUBLE_PASS)],
 )
 def test_money_dead_cube_doubles_from_50_percent_and_is_taken_down_to_a_25_percent_take_point(
-    win: float, expected: Action
+    win: float, expected: CubeAction
 ) -> None:
     # x = 0, no gammons: ND = 2p - 1, DT = 2(2p - 1), DP = 1. DT > ND from p = 50%; the
     # receiver passes once DT > 1, at p = 75% (his 25% take point).
@@ -71,10 +71,11 @@ def test_money_fully_live_cube_take_point_is_20_percent(win: float, expected: Re
 
 @pytest.mark.parametrize(
     ("win", "expected"),
-    [(0.68, Action.NO_DOUBLE), (0.70, Action.DOUBLE_TAKE), (0.78, Action.DOUBLE_TAKE),
-     (0.79, Action.DOUBLE_PASS), (0.80, Action.DOUBLE_PASS)],
+    [(0.68, CubeAction.NO_DOUBLE), (0.70, CubeAction.DOUBLE_TAKE), (0.78, CubeAction.DOUBLE_TAKE),
+     (0.79, CubeAction.DOUBLE_PASS), (0.80, CubeAction.DOUBLE_PASS)],
 )
-def test_money_without_gammons_the_doubling_window_at_x_068(win: float, expected: Action) -> None:
+def test_money_without_gammons_the_doubling_window_at_x_068(win: float,
+                                                            expected: CubeAction) -> None:
     # W = L = 1, x = 0.68. Centred: live = -1 + (p - 0.2) / 0.3 between TP 20% and CP 80%,
     # so ND = 0.68 live + 0.32 (2p - 1) = 2.9067 p - 1.4533. After the take the opponent owns
     # the cube: live = -1 + 2.5 (p - 0.2), DT = 2 (2.34 p - 1.34) = 4.68 p - 2.68.
@@ -102,7 +103,7 @@ def test_money_huge_gammon_chances_without_jacoby_are_too_good_to_double() -> No
     # cubeless +1.4 and beyond the +1 of double/pass: play on for the gammon; a double
     # would be passed (DT = 2.73).
     d = cube_decision(GAMMONISH, MONEY)
-    assert d.action is Action.TOO_GOOD_PASS
+    assert d.action is CubeAction.TOO_GOOD_PASS
     assert d.no_double > 1.4 and d.double_take is not None and d.double_take > 2.7
     assert d.equity == d.no_double
 
@@ -111,14 +112,14 @@ def test_jacoby_rule_makes_the_same_position_a_double_pass() -> None:
     # With the Jacoby rule a gammon counts only once the cube is turned: playing on with a
     # centred cube wins at most +1 (dead: 2p - 1 = 0.8, live: cashed), so cash it now.
     d = cube_decision(GAMMONISH, CubeInfo.money(jacoby=True))
-    assert d.action is Action.DOUBLE_PASS
+    assert d.action is CubeAction.DOUBLE_PASS
     assert d.no_double == pytest.approx(0.68 * 1.0 + 0.32 * 0.8)
     assert d.equity == 1.0
 
 
 def test_jacoby_rule_does_not_apply_once_the_cube_is_turned() -> None:
     owned = CubeInfo.money(2, Owner.ME, jacoby=True)
-    assert action(GAMMONISH, owned) is Action.TOO_GOOD_PASS
+    assert action(GAMMONISH, owned) is CubeAction.TOO_GOOD_PASS
 
 
 def test_jacoby_rule_makes_a_resigned_gammon_a_single_with_the_cube_centred() -> None:
@@ -128,7 +129,7 @@ def test_jacoby_rule_makes_a_resigned_gammon_a_single_with_the_cube_centred() ->
 
 def test_money_no_double_when_the_opponent_owns_the_cube() -> None:
     d = cube_decision(probs(0.9), CubeInfo.money(2, Owner.OPPONENT))
-    assert d.action is Action.NO_DOUBLE and d.reason == "the opponent owns the cube"
+    assert d.action is CubeAction.NO_DOUBLE and d.reason == "the opponent owns the cube"
     assert d.double_take is None and d.double_pass is None and d.response is None
     with pytest.raises(CubeError, match="no double can be pending"):
         take_decision(probs(0.9), CubeInfo.money(2, Owner.OPPONENT))
@@ -136,7 +137,7 @@ def test_money_no_double_when_the_opponent_owns_the_cube() -> None:
 
 def test_the_cube_stops_at_64() -> None:
     d = cube_decision(probs(0.9), CubeInfo.money(64, Owner.ME))
-    assert d.action is Action.NO_DOUBLE and "maximum of 64" in (d.reason or "")
+    assert d.action is CubeAction.NO_DOUBLE and "maximum of 64" in (d.reason or "")
     # doubling 32 -> 64 leaves the taker a cube he can never turn: the doubled game is dead
     d = cube_decision(probs(0.7), CubeInfo.money(32, Owner.ME))
     assert d.double_take == pytest.approx(2 * (2 * 0.7 - 1))
@@ -152,7 +153,7 @@ def test_beaver_when_taking_is_better_than_even_for_the_receiver() -> None:
     assert answer.response is Response.BEAVER
     assert answer.take > 0 and answer.beaver == pytest.approx(2 * answer.take)
     assert take_decision(probs(0.4), MONEY).response is Response.TAKE
-    assert cube_decision(probs(0.4), beavers).action is Action.NO_DOUBLE
+    assert cube_decision(probs(0.4), beavers).action is CubeAction.NO_DOUBLE
     # a beaver would take a 32-cube past 64: not offered
     high = take_decision(probs(0.4), CubeInfo.money(32, Owner.ME, beavers=True))
     assert high.response is Response.TAKE and high.beaver is None
@@ -172,11 +173,11 @@ def test_money_cubeful_equity_with_a_cube_i_own_is_worth_more_than_a_dead_one() 
 
 @pytest.mark.parametrize(
     ("win", "expected"),
-    [(0.49, Action.NO_DOUBLE), (0.51, Action.DOUBLE_TAKE), (0.677, Action.DOUBLE_TAKE),
-     (0.678, Action.DOUBLE_PASS)],
+    [(0.49, CubeAction.NO_DOUBLE), (0.51, CubeAction.DOUBLE_TAKE), (0.677, CubeAction.DOUBLE_TAKE),
+     (0.678, CubeAction.DOUBLE_PASS)],
 )
 def test_2_away_2_away_take_point_is_32_percent_from_the_table(
-    win: float, expected: Action
+    win: float, expected: CubeAction
 ) -> None:
     # After a double at 2-away/2-away any win ends the match (double match point): the taker
     # wins with his game chances. Passing leaves him 2-away against 1-away in the Crawford
@@ -198,7 +199,7 @@ def test_2_away_2_away_gammons_are_a_reason_to_hold_the_cube() -> None:
     d = cube_decision(probs(0.6, 0.3), CubeInfo.match(2, 2))
     assert d.mwc_no_double == pytest.approx(0.3 * 0.67736 + 0.3 + 0.4 * 0.32264)
     assert d.mwc_double_take == pytest.approx(0.6)
-    assert d.action is Action.NO_DOUBLE
+    assert d.action is CubeAction.NO_DOUBLE
 
 
 @pytest.mark.parametrize(("away_me", "away_opp"), [(1, 3), (3, 1), (1, 2)])
@@ -206,7 +207,7 @@ def test_crawford_game_never_has_a_double(away_me: int, away_opp: int) -> None:
     info = CubeInfo.match(away_me, away_opp, crawford=True)
     for win in (0.05, 0.5, 0.95):
         d = cube_decision(probs(win, win / 2), info)
-        assert d.action is Action.NO_DOUBLE
+        assert d.action is CubeAction.NO_DOUBLE
         assert d.reason == "the Crawford game: no cube"
         assert d.double_take is None and d.response is None
     with pytest.raises(CubeError):
@@ -237,7 +238,7 @@ def test_post_crawford_trailer_doubles_at_once(away: int) -> None:
     for win in (0.05, 0.2, 0.35, 0.5, 0.65, 0.8, 0.95):
         for gammon_share in (0.0, 0.2, 0.5):
             a = action(probs(win, win * gammon_share, 0.0, (1 - win) * 0.2), info)
-            assert a is not Action.NO_DOUBLE, (win, gammon_share, a)
+            assert a is not CubeAction.NO_DOUBLE, (win, gammon_share, a)
 
 
 def test_post_crawford_leader_takes_the_trailers_early_double() -> None:
@@ -250,9 +251,9 @@ def test_post_crawford_leader_takes_the_trailers_early_double() -> None:
     assert answer.mwc_pass == pytest.approx(1 - 0.48803)
 
 
-@pytest.mark.parametrize(("win", "expected"), [(0.49, Action.DOUBLE_TAKE),
-                                                (0.51, Action.DOUBLE_PASS)])
-def test_post_crawford_free_drop_at_2_away(win: float, expected: Action) -> None:
+@pytest.mark.parametrize(("win", "expected"), [(0.49, CubeAction.DOUBLE_TAKE),
+                                                (0.51, CubeAction.DOUBLE_PASS)])
+def test_post_crawford_free_drop_at_2_away(win: float, expected: CubeAction) -> None:
     # Trailer 2-away: after a take every game decides the match (DT = p); a drop gives
     # 1-away/1-away (0.5). The leader takes only as the favourite: his drop costs him just
     # 0.5 - 0.48803 of what the score was worth, the "free drop".
@@ -265,7 +266,7 @@ def test_post_crawford_leader_has_a_dead_cube() -> None:
     info = CubeInfo.match(1, 3, post_crawford=True)
     assert info.is_dead_for_me()
     d = cube_decision(probs(0.7), info)
-    assert d.action is Action.NO_DOUBLE and "dead cube" in (d.reason or "")
+    assert d.action is CubeAction.NO_DOUBLE and "dead cube" in (d.reason or "")
     assert d.double_take is not None  # legal, just pointless
 
 
@@ -273,7 +274,7 @@ def test_dead_cube_when_a_single_win_already_wins_the_match() -> None:
     # 2-away owning a 2-cube: any win ends the match, so a redouble can only lose more
     info = CubeInfo.match(2, 5, 2, Owner.ME)
     d = cube_decision(probs(0.8, 0.2), info)
-    assert d.action is Action.NO_DOUBLE and "dead cube" in (d.reason or "")
+    assert d.action is CubeAction.NO_DOUBLE and "dead cube" in (d.reason or "")
     assert d.mwc_double_take is not None and d.mwc_no_double is not None
     assert d.mwc_double_take <= d.mwc_no_double
 
@@ -558,7 +559,7 @@ def engine() -> Engine:
 def test_analyse_cube_evaluates_at_the_requested_ply(engine: Engine) -> None:
     d = analyse_cube(engine, Position.initial(), MONEY, plies=1)
     assert d.plies == 1 and d.efficiency == CONTACT_EFFICIENCY
-    assert d.action is Action.NO_DOUBLE  # nobody doubles the opening position
+    assert d.action is CubeAction.NO_DOUBLE  # nobody doubles the opening position
     assert d.probabilities == engine.evaluate(Position.initial(), plies=1)
 
 

@@ -19,7 +19,7 @@ from gammon.core.dice import Roll
 from gammon.core.position import Position
 from gammon.formats import xgid as xgid_module
 from gammon.formats.match_id import MatchKey
-from gammon.formats.xgid import CubeAction, InvalidXgidError, Seat, Xgid
+from gammon.formats.xgid import InvalidXgidError, PendingDouble, Seat, Xgid
 
 REFERENCE = Path(__file__).parent.parent / "data" / "xgid_reference.tsv"
 START = "-b----E-C---eE---c-e----B-"
@@ -44,7 +44,7 @@ def test_published_example_every_field() -> None:
     assert x.on_roll is Seat.BOTTOM
     assert (x.cube, x.cube_owner) == (1, None)
     assert x.dice == (5, 2) and x.roll == Roll(5, 2)
-    assert x.cube_action is CubeAction.NONE
+    assert x.cube_action is PendingDouble.NONE
     assert x.score == (0, 0)
     assert (x.jacoby, x.beaver, x.crawford) == (True, True, False)
     assert x.match_length == 0
@@ -74,7 +74,7 @@ def test_top_on_roll_gives_the_position_from_the_top_player() -> None:
 def test_double_offered_turn_is_the_doubler() -> None:
     """With 'D' the turn field names the doubler; the position is seen from the doubler."""
     x = Xgid.from_id(f"XGID={START}:1:1:-1:D:2:4:0:9:10")
-    assert x.cube_action is CubeAction.DOUBLED and x.dice is None
+    assert x.cube_action is PendingDouble.DOUBLED and x.dice is None
     assert (x.on_roll, x.cube, x.cube_owner) == (Seat.TOP, 2, Seat.BOTTOM)
     key = x.match_key()
     assert key.double_offered and key.dice_owner == 0 and key.turn == 1
@@ -84,7 +84,7 @@ def test_double_offered_turn_is_the_doubler() -> None:
 def test_beaver_and_raccoon(code: str) -> None:
     text = f"XGID={START}:2:0:1:{code}:0:0:2:0:10"
     x = Xgid.from_id(text)
-    assert x.cube_action is CubeAction(code)
+    assert x.cube_action is PendingDouble(code)
     assert x.id() == text
     with pytest.raises(InvalidXgidError, match="cannot hold"):
         x.match_key()
@@ -152,7 +152,7 @@ def test_agrees_with_gnubg_import(row: dict[str, str]) -> None:
     x = Xgid.from_id(row["xgid"])
     assert x.position.id() == row["position_id"]
     expected = x.match_key()
-    if x.cube_action is CubeAction.DOUBLED:
+    if x.cube_action is PendingDouble.DOUBLED:
         expected = dataclasses.replace(expected, double_offered=False, turn=expected.dice_owner)
     if row["swapped"] == "1":
         assert x.on_roll is Seat.TOP
@@ -228,7 +228,7 @@ def test_non_string_raises_the_narrow_error() -> None:
         {"cube": 2048},  # above the default max cube 1024
         {"cube_owner": 2},
         {"dice": (0, 1)},
-        {"dice": (3, 1), "cube_action": CubeAction.DOUBLED},
+        {"dice": (3, 1), "cube_action": PendingDouble.DOUBLED},
         {"cube_action": "D"},
         {"score": (1, -1)},
         {"match_length": 3, "score": (3, 0)},
@@ -264,8 +264,8 @@ def xgids(draw: st.DrawFn) -> Xgid:
     match_length = draw(st.one_of(st.just(0), st.integers(1, 99)))
     score_limit = match_length - 1 if match_length else 999
     max_log = draw(st.integers(0, 15))
-    action = draw(st.sampled_from(CubeAction))
-    rolled = action is CubeAction.NONE and draw(st.booleans())
+    action = draw(st.sampled_from(PendingDouble))
+    rolled = action is PendingDouble.NONE and draw(st.booleans())
     money = match_length == 0
     return Xgid(
         position=draw(positions()),

@@ -65,7 +65,7 @@ So races are not *more* efficient than contact here: at most 0.7, from 120 pips 
 >>> from gammon.engine.player import Probabilities
 >>> decision = cube_decision(Probabilities(0.72, 0.0, 0.0, 0.0, 0.0), CubeInfo())
 >>> decision.action, round(decision.no_double, 3), round(decision.double_take, 3)
-(<Action.DOUBLE_TAKE: 'double-take'>, 0.639, 0.69)
+(<CubeAction.DOUBLE_TAKE: 'double-take'>, 0.639, 0.69)
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BEAROFF_EFFICIENCY",
     "CONTACT_EFFICIENCY",
-    "Action",
+    "CubeAction",
     "CubeDecision",
     "CubeError",
     "CubeInfo",
@@ -139,7 +139,7 @@ class Owner(StrEnum):
     OPPONENT = "opponent"
 
 
-class Action(StrEnum):
+class CubeAction(StrEnum):
     """The right cube action of the side on roll before it rolls."""
 
     NO_DOUBLE = "no-double"
@@ -152,7 +152,7 @@ class Action(StrEnum):
 
     @property
     def doubles(self) -> bool:
-        return self in (Action.DOUBLE_TAKE, Action.DOUBLE_PASS)
+        return self in (CubeAction.DOUBLE_TAKE, CubeAction.DOUBLE_PASS)
 
 
 class Response(StrEnum):
@@ -569,7 +569,7 @@ class CubeDecision:
     ``response`` is the opponent's right answer to a double.
     """
 
-    action: Action
+    action: CubeAction
     response: Response | None
     no_double: float
     double_take: float | None
@@ -618,7 +618,7 @@ def cube_decision(probabilities: Outcomes, info: CubeInfo, *,
 
     >>> from gammon.engine.player import Probabilities
     >>> cube_decision(Probabilities(0.8, 0.0, 0.0, 0.0, 0.0), CubeInfo()).action
-    <Action.DOUBLE_PASS: 'double-pass'>
+    <CubeAction.DOUBLE_PASS: 'double-pass'>
     >>> cube_decision(Probabilities(0.9, 0.0, 0.0, 0.0, 0.0), CubeInfo.match(1, 3)).reason
     'the Crawford game: no cube'
     """
@@ -639,7 +639,7 @@ def cube_decision(probabilities: Outcomes, info: CubeInfo, *,
             reason = "the opponent owns the cube"
         else:
             reason = f"the cube is at its maximum of {MAX_CUBE}"
-        return CubeDecision(Action.NO_DOUBLE, None, no_double, None, None, None, mwc_no_double,
+        return CubeDecision(CubeAction.NO_DOUBLE, None, no_double, None, None, None, mwc_no_double,
                             None, None, reason, info, probabilities, x, plies)
 
     taken = info.after_take()
@@ -661,15 +661,15 @@ def cube_decision(probabilities: Outcomes, info: CubeInfo, *,
                 Response.BEAVER: double_beaver}[response]
     assert answered is not None
     if info.is_dead_for_me():
-        action = Action.NO_DOUBLE
+        action = CubeAction.NO_DOUBLE
         reason = ("dead cube: a single win at the present cube already wins the match, so "
                   "doubling cannot gain")
     elif answered >= no_double:
-        action = Action.DOUBLE_PASS if response is Response.PASS else Action.DOUBLE_TAKE
+        action = CubeAction.DOUBLE_PASS if response is Response.PASS else CubeAction.DOUBLE_TAKE
     elif no_double >= double_pass:
-        action = Action.TOO_GOOD_PASS if response is Response.PASS else Action.TOO_GOOD_TAKE
+        action = CubeAction.TOO_GOOD_PASS if response is Response.PASS else CubeAction.TOO_GOOD_TAKE
     else:
-        action = Action.NO_DOUBLE
+        action = CubeAction.NO_DOUBLE
     return CubeDecision(action, response, no_double, double_take, double_pass, double_beaver,
                         mwc_no_double, mwc_take, mwc_pass, reason, info, probabilities, x,
                         plies)

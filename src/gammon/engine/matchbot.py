@@ -29,8 +29,8 @@ from gammon.core.actions import (
 from gammon.core.dice import DiceSource
 from gammon.core.game import Phase, Rules
 from gammon.core.match import Match
-from gammon.engine.cube import Action as CubeAction
 from gammon.engine.cube import (
+    CubeAction,
     CubeInfo,
     Owner,
     Response,

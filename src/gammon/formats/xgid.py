@@ -55,7 +55,7 @@ from gammon.core.game import Phase, player_to_act
 from gammon.core.position import BAR, OPPONENT_BAR, SLOTS, InvalidPositionError, Position
 from gammon.formats.match_id import GameState, MatchKey
 
-__all__ = ["CubeAction", "InvalidXgidError", "Seat", "Xgid"]
+__all__ = ["InvalidXgidError", "PendingDouble", "Seat", "Xgid"]
 
 _PREFIX: Final = "XGID="
 _FIELDS: Final = 10
@@ -82,8 +82,9 @@ class Seat(IntEnum):
         return f"Seat.{self.name}"
 
 
-class CubeAction(Enum):
-    """A cube action in progress, written in the dice field instead of dice."""
+class PendingDouble(Enum):
+    """A double in progress (doubled, beavered, raccooned), written in the dice field instead
+    of dice."""
 
     NONE = ""
     DOUBLED = "D"
@@ -94,7 +95,7 @@ class CubeAction(Enum):
     """The beaver was raccooned (eXtreme Gammon only)."""
 
     def __repr__(self) -> str:
-        return f"CubeAction.{self.name}"
+        return f"PendingDouble.{self.name}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +119,7 @@ class Xgid:
     """None for a centred cube."""
     dice: tuple[int, int] | None = None
     """The dice in the order written, or None when not rolled (``00``) or for a cube action."""
-    cube_action: CubeAction = CubeAction.NONE
+    cube_action: PendingDouble = PendingDouble.NONE
     score: tuple[int, int] = (0, 0)
     """(bottom, top), as the format writes them."""
     match_length: int = 0
@@ -138,8 +139,8 @@ class Xgid:
         object.__setattr__(self, "on_roll", _seat("on_roll", self.on_roll))
         if self.cube_owner is not None:
             object.__setattr__(self, "cube_owner", _seat("cube_owner", self.cube_owner))
-        if not isinstance(self.cube_action, CubeAction):
-            raise InvalidXgidError(f"cube_action must be a CubeAction, got {self.cube_action!r}")
+        if not isinstance(self.cube_action, PendingDouble):
+            raise InvalidXgidError(f"cube_action must be a PendingDouble, got {self.cube_action!r}")
         for name in ("cube", "max_cube"):
             value = getattr(self, name)
             if (
@@ -154,7 +155,7 @@ class Xgid:
         if self.cube > self.max_cube:
             raise InvalidXgidError(f"cube {self.cube} is above the max cube {self.max_cube}")
         if self.dice is not None:
-            if self.cube_action is not CubeAction.NONE:
+            if self.cube_action is not PendingDouble.NONE:
                 raise InvalidXgidError("the dice field holds either dice or a cube action")
             if not isinstance(self.dice, tuple) or len(self.dice) != 2:
                 raise InvalidXgidError(f"dice must be a pair or None, got {self.dice!r}")
@@ -186,7 +187,7 @@ class Xgid:
         """Decode an XGID, with or without its ``XGID=`` prefix.
 
         >>> Xgid.from_id('XGID=-b----E-C---eE---c-e----B-:1:-1:1:D:2:4:0:9:10').cube_action
-        CubeAction.DOUBLED
+        PendingDouble.DOUBLED
         >>> try:
         ...     Xgid.from_id('XGID=-b----E')
         ... except InvalidXgidError as error:
@@ -212,9 +213,9 @@ class Xgid:
         bottom_view = _parse_board(board_text)
         on_roll = _turn_field(turn)
         dice: tuple[int, int] | None = None
-        action = CubeAction.NONE
+        action = PendingDouble.NONE
         if dice_text in ("D", "B", "R"):
-            action = CubeAction(dice_text)
+            action = PendingDouble(dice_text)
         elif dice_text != "00":
             if len(dice_text) != 2 or any(c not in "123456" for c in dice_text):
                 raise InvalidXgidError(
@@ -252,7 +253,7 @@ class Xgid:
             flags = int(self.crawford)
         else:
             flags = int(self.jacoby) | int(self.beaver) << 1
-        if self.cube_action is not CubeAction.NONE:
+        if self.cube_action is not PendingDouble.NONE:
             dice = self.cube_action.value
         elif self.dice is not None:
             dice = f"{self.dice[0]}{self.dice[1]}"
@@ -294,9 +295,9 @@ class Xgid:
         >>> Xgid.from_id('XGID=-b----E-C---eE---c-e----B-:1:-1:1:D:2:4:0:9:10').match_key().id()
         'QREgAUAAEAAE'
         """
-        if self.cube_action in (CubeAction.BEAVERED, CubeAction.RACCOONED):
+        if self.cube_action in (PendingDouble.BEAVERED, PendingDouble.RACCOONED):
             raise InvalidXgidError(f"a Match ID cannot hold a {self.cube_action.name.lower()} cube")
-        doubled = self.cube_action is CubeAction.DOUBLED
+        doubled = self.cube_action is PendingDouble.DOUBLED
         mover = _player(self.on_roll)
         deciding = player_to_act(Phase.CUBE_OFFERED if doubled else Phase.BEFORE_ROLL, mover)
         assert deciding is not None  # someone acts while a game is in play
