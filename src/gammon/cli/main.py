@@ -197,7 +197,8 @@ def cmd_train(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
             label(Path(args.start), Path(args.out),
                   LabelRun(shards=100 if args.shards is None else args.shards,
                            games=args.games, seed=args.seed,
-                           noise=args.noise, plies=args.plies), log=log)
+                           noise=args.noise, plies=args.plies,
+                           crashed_only=args.crashed_only), log=log)
         except ValueError as error:
             raise UsageError(str(error)) from None
         return 0
@@ -276,6 +277,9 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--noise", type=float, default=0.05,
                        help="label, prune: equity noise of the self-play choices")
     train.add_argument("--plies", type=int, default=2, help="label: depth of the labels")
+    train.add_argument("--crashed-only", action="store_true",
+                       help="label: keep every crashed position met (side on roll), not the "
+                            "positions where search disagrees with 0-ply")
     train.add_argument("--min-class", type=int, default=300,
                        help="fit: a class's network is fitted only on at least this many "
                             "positions of it")
