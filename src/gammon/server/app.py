@@ -25,11 +25,13 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI, Request, Response
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import TimeoutError as PoolTimeout
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from gammon.core.dice import Roll
 from gammon.core.position import Position
@@ -120,6 +122,7 @@ def create_app(settings: Settings | None = None, *, bus: Any = None) -> FastAPI:
     app.add_exception_handler(RequestValidationError, _bad_input)
     app.add_exception_handler(PoolTimeout, _busy)
     app.add_exception_handler(ServiceError, _refused)
+    app.add_exception_handler(StarletteHTTPException, _no_route)
     for router in (account_routes.router, lobby_routes.router, history_routes.router,
                    analysis_api.router, engine_routes.router, socket_routes.router):
         app.include_router(router)
@@ -155,6 +158,22 @@ async def _refused(_request: Request, error: Exception) -> JSONResponse:
     assert isinstance(error, ServiceError)
     return JSONResponse({"detail": {"code": error.code, "message": error.message}},
                         status_of(error.code))
+
+
+_NO_ROUTE: dict[int, protocol.HTTPErrorCode] = {404: "not_found", 405: "method_not_allowed"}
+
+
+async def _no_route(request: Request, error: Exception) -> Response:
+    """An ``/api/`` path with no route (404) or none for this method (405) is refused with
+    a reason code like any refusal; the framework answers any other path (the static
+    client's) as it does."""
+    assert isinstance(error, StarletteHTTPException)
+    code = _NO_ROUTE.get(error.status_code)
+    if code is None or not isinstance(error.detail, str) \
+            or not request.url.path.startswith("/api/"):
+        return await http_exception_handler(request, error)
+    return JSONResponse({"detail": {"code": code, "message": error.detail}},
+                        error.status_code, headers=error.headers)
 
 
 async def _healthz() -> protocol.OkResponse:

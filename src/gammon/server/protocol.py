@@ -441,7 +441,7 @@ HTTPErrorCode: TypeAlias = Literal[
     "bad_input", "bad_name", "weak_password", "bad_credentials", "unauthenticated",
     "not_a_player", "reserved", "rated_match_live", "not_found", "not_open", "own_game",
     "name_taken", "not_started", "not_finished", "not_exportable", "analysis_failed",
-    "too_many_games", "rate_limited", "internal", "busy", "analysis_busy"]
+    "too_many_games", "rate_limited", "internal", "busy", "analysis_busy", "method_not_allowed"]
 """Every ``detail.code`` of an HTTP refusal (PROTOCOL.md, *HTTP error codes*, with each
 one's status)."""
 

@@ -29,7 +29,7 @@ STATUS: dict[protocol.HTTPErrorCode, int] = {
     "bad_input": 422, "bad_name": 422, "weak_password": 422,
     "unauthenticated": 401, "bad_credentials": 401,
     "not_a_player": 403, "reserved": 403, "rated_match_live": 403,
-    "not_found": 404,
+    "not_found": 404, "method_not_allowed": 405,
     "too_many_games": 429, "rate_limited": 429,
     "internal": 500, "busy": 503, "analysis_busy": 503,
 }
