@@ -82,6 +82,10 @@ def _limiter(conn: HTTPConnection) -> RateLimiter | RedisRateLimiter:
     return conn.app.state.limiter  # type: ignore[no-any-return]
 
 
+def _dice_cache(conn: HTTPConnection) -> dict[str, Any]:
+    return conn.app.state.__dict__.setdefault("dice_cache", {})  # type: ignore[no-any-return]
+
+
 SettingsDep = Annotated[Settings, Depends(_settings)]
 RepoDep = Annotated[Repository, Depends(_repo)]
 HubDep = Annotated[Hub, Depends(_hub)]
@@ -89,6 +93,8 @@ LobbyDep = Annotated[Lobby, Depends(_lobby)]
 PlayDep = Annotated[Play, Depends(_play)]
 SessionsDep = Annotated[Sessions, Depends(_sessions)]
 LimiterDep = Annotated[RateLimiter | RedisRateLimiter, Depends(_limiter)]
+DiceCache = Annotated[dict[str, Any], Depends(_dice_cache)]
+"""This app's cache of the dice statistics."""
 
 # Path and query parameters are client input like a body: checked the same way (422
 # bad_input).

@@ -18,6 +18,7 @@ from gammon.server.hub import ServiceError
 from gammon.server.rooms import PAUSE, MatchConfig
 from gammon.server.routes.deps import (
     CurrentUser,
+    DiceCache,
     HubDep,
     InviteKey,
     LobbyDep,
@@ -112,9 +113,9 @@ async def leaderboard(repo: RepoDep) -> list[protocol.LeaderboardEntry]:
 
 
 @router.get("/dice-stats", **returns("dice_stats"))
-async def dice_stats(request: Request, repo: RepoDep) -> protocol.DiceStats:
-    """How often each face and each roll came up on this server (public)."""
-    cache = request.app.state.__dict__.setdefault("dice_cache", {})  # this app's, 30 s
+async def dice_stats(repo: RepoDep, cache: DiceCache) -> protocol.DiceStats:
+    """How often each face and each roll came up on this server (public; counted again
+    at most every 30 s)."""
     if cache.get("at", 0) > time.monotonic() - 30:
         return cache["value"]  # type: ignore[no-any-return]
     faces = [0] * 6
