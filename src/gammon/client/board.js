@@ -31,50 +31,59 @@
 
 export const NS = "http://www.w3.org/2000/svg";
 
-export const GEO = (() => {
-  const g = {
-    SIDE: 84, FRAME: 26, PW: 62, BAR: 70, TRAY: 84, STRIP: 74, R: 29, PL: 290, MID: 80,
-  };
+/** The board's measures (SVG units). Desktop: a cube column at the left, wide frames and
+ *  tray. Compact (phones): no cube column (the cube and the match length sit in the middle
+ *  of the tray column, which a taller middle band leaves free), thin side frames, and
+ *  checkers that fill their points, so that a phone's width goes to the points: at 375 px
+ *  a checker is 25 px wide (18.6 px with the desktop measures). FRAME is the side frames'
+ *  width, FY the top and bottom frames' height (the point numbers are written there). */
+function geometry(compact) {
+  const g = compact
+    ? { SIDE: 0, FRAME: 10, FY: 26, PW: 62, BAR: 62, TRAY: 62, STRIP: 74, R: 31, PL: 290, MID: 136 }
+    : { SIDE: 84, FRAME: 26, FY: 26, PW: 62, BAR: 70, TRAY: 84, STRIP: 74, R: 29, PL: 290, MID: 80 };
+  g.compact = compact;
   g.W = g.SIDE + g.FRAME + 12 * g.PW + g.BAR + g.FRAME + g.TRAY;
   g.innerLeft = g.SIDE + g.FRAME;
   g.innerRight = g.innerLeft + 12 * g.PW + g.BAR;
-  g.innerTop = g.STRIP + g.FRAME;
+  g.innerTop = g.STRIP + g.FY;
   g.innerBottom = g.innerTop + 2 * g.PL + g.MID;
   g.boardTop = g.STRIP;
-  g.boardBottom = g.innerBottom + g.FRAME;
+  g.boardBottom = g.innerBottom + g.FY;
   g.H = g.boardBottom + g.STRIP;
   g.midY = (g.innerTop + g.innerBottom) / 2;
   g.barX = g.innerLeft + 6 * g.PW + g.BAR / 2;
   g.trayX = g.innerRight + g.FRAME + g.TRAY / 2;
-  g.cubeX = g.SIDE / 2;
+  g.cubeX = compact ? g.trayX : g.SIDE / 2;
   g.leftQuarterX = g.innerLeft + 3 * g.PW;
   g.rightQuarterX = g.innerLeft + 6 * g.PW + g.BAR + 3 * g.PW;
   return Object.freeze(g);
-})();
+}
+
+export const GEO = geometry(false);
+export const GEO_COMPACT = geometry(true);
 
 /** Column (0..11, left to right) and row of a point in the bottom side's numbering. */
 export function pointPlace(q) {
   return q <= 12 ? { col: 12 - q, top: false } : { col: q - 13, top: true };
 }
 
-function colX(col) {
-  const { innerLeft, PW, BAR } = GEO;
+function colX(col, g = GEO) {
+  const { innerLeft, PW, BAR } = g;
   return col < 6 ? innerLeft + col * PW + PW / 2 : innerLeft + 6 * PW + BAR + (col - 6) * PW + PW / 2;
 }
 
 /** Unmirrored x of a point (1..24) in the bottom side's numbering. */
-export function pointX(q) {
-  return colX(pointPlace(q).col);
+export function pointX(q, g = GEO) {
+  return colX(pointPlace(q).col, g);
 }
 
-function mirror(x, flipped) {
-  return flipped ? GEO.W - x : x;
+function mirror(x, flipped, g = GEO) {
+  return flipped ? g.W - x : x;
 }
 
 /** Which slot (bottom side's numbering) holds SVG coordinates (x, y), or null. */
-export function slotAt(x, y, flipped) {
-  const g = GEO;
-  const ux = mirror(x, flipped);
+export function slotAt(x, y, flipped, g = GEO) {
+  const ux = mirror(x, flipped, g);
   if (y < g.innerTop - 4 || y > g.innerBottom + 4) return null;
   if (ux >= g.innerRight + g.FRAME / 2) return 0; // the tray column: bear off
   if (ux >= g.barX - g.BAR / 2 && ux <= g.barX + g.BAR / 2) return 25;
@@ -118,23 +127,22 @@ function toBottom(a, bottom) {
   return bottom === 0 ? a : 25 - a;
 }
 
-function spacing(n, length) {
-  const d = 2 * GEO.R;
+function spacing(n, length, g) {
+  const d = 2 * g.R;
   return n <= 1 ? d : Math.min(d, (length - d) / (n - 1));
 }
 
 /** Centre of checker `i` of `n` on a slot; `mine` says whose bar or tray. */
-export function checkerCentre(slot, i, n, mine) {
-  const g = GEO;
+export function checkerCentre(slot, i, n, mine, g = GEO) {
   if (slot === "bar") {
-    const sp = spacing(n, g.PL - 10);
+    const sp = spacing(n, g.PL - 10, g);
     return mine ? { x: g.barX, y: g.midY + g.R + 8 + i * sp }
       : { x: g.barX, y: g.midY - g.R - 8 - i * sp };
   }
   const q = slot;
   const { col, top } = pointPlace(q);
-  const sp = spacing(n, g.PL);
-  const x = colX(col);
+  const sp = spacing(n, g.PL, g);
+  const x = colX(col, g);
   return top ? { x, y: g.innerTop + g.R + i * sp } : { x, y: g.innerBottom - g.R - i * sp };
 }
 
@@ -182,7 +190,7 @@ export class BoardView {
     this.nextId = 1;
     this.layoutKey = null;
     this.pinned = null; // a checker the board must not move (held by the pointer)
-    svg.setAttribute("viewBox", `0 0 ${GEO.W} ${GEO.H}`);
+    this.setGeometry(GEO);
     svg.setAttribute("class", "board");
     svg.setAttribute("role", "group");
     this.defs = el("defs", {}, svg);
@@ -226,14 +234,14 @@ export class BoardView {
 
   /** Client (screen) coordinates of a slot's middle, for pointer gestures in tests. */
   clientPoint(slot) {
-    const g = GEO;
+    const g = this.g;
     let x;
     let y;
     if (slot === 0) { x = g.trayX; y = g.innerBottom - g.PL / 2; }
     else if (slot === 25) { x = g.barX; y = g.midY + g.PL / 2; }
-    else { x = pointX(slot); y = pointPlace(slot).top ? g.innerTop + g.PL / 2 : g.innerBottom - g.PL / 2; }
+    else { x = pointX(slot, g); y = pointPlace(slot).top ? g.innerTop + g.PL / 2 : g.innerBottom - g.PL / 2; }
     const pt = this.svg.createSVGPoint();
-    pt.x = mirror(x, this.state?.flipped);
+    pt.x = mirror(x, this.state?.flipped, g);
     pt.y = y;
     const p = pt.matrixTransform(this.svg.getScreenCTM());
     return { x: p.x, y: p.y };
@@ -241,7 +249,7 @@ export class BoardView {
 
   slotAt(clientX, clientY) {
     const p = this.toSvg(clientX, clientY);
-    return slotAt(p.x, p.y, this.state?.flipped);
+    return slotAt(p.x, p.y, this.state?.flipped, this.g);
   }
 
   /** The element of the top checker of `seat` on a slot (bottom side's numbering). */
@@ -268,6 +276,7 @@ export class BoardView {
     this.svg.classList.toggle("compact", !!state.compact);
     if (layoutKey !== this.layoutKey) {
       this.layoutKey = layoutKey;
+      this.setGeometry(state.compact ? GEO_COMPACT : GEO);
       this.drawStatic(state);
       instant = instant || !!previous;
     }
@@ -285,12 +294,25 @@ export class BoardView {
     }
   }
 
+  /** The measures to draw with: the viewBox, the checkers' size, and the board's aspect
+   *  ratio as the CSS variable --board-aspect (the page's layout sizes the board by it). */
+  setGeometry(g) {
+    if (this.g === g) return;
+    this.g = g;
+    this.svg.setAttribute("viewBox", `0 0 ${g.W} ${g.H}`);
+    this.svg.style.setProperty("--board-aspect", String(g.W / g.H));
+    for (const node of this.checkers.values()) {
+      node.querySelector(".body")?.setAttribute("r", g.R - 1);
+      node.querySelector(".ring")?.setAttribute("r", g.R - 9);
+    }
+  }
+
   X(x) {
-    return mirror(x, this.state.flipped);
+    return mirror(x, this.state.flipped, this.g);
   }
 
   drawStatic(state) {
-    const g = GEO;
+    const g = this.g;
     const layer = this.layers.static;
     layer.replaceChildren();
     const hi = state.quality !== "low";
@@ -303,7 +325,7 @@ export class BoardView {
     felt(g.innerLeft, g.innerLeft + 6 * g.PW);
     felt(g.barX + g.BAR / 2, g.innerRight);
     el("rect", { x: Math.min(this.X(g.barX - g.BAR / 2), this.X(g.barX + g.BAR / 2)),
-      y: g.innerTop - g.FRAME, width: g.BAR, height: g.innerBottom - g.innerTop + 2 * g.FRAME,
+      y: g.innerTop - g.FY, width: g.BAR, height: g.innerBottom - g.innerTop + 2 * g.FY,
       class: "bar" }, layer);
     // trays: the tray column holds each side's borne-off checkers
     const trayX0 = g.innerRight + g.FRAME;
@@ -314,7 +336,7 @@ export class BoardView {
     // points
     for (let q = 1; q <= 24; q++) {
       const { col, top } = pointPlace(q);
-      const cx = this.X(colX(col));
+      const cx = this.X(colX(col, g));
       const half = g.PW / 2 - 1;
       const base = top ? g.innerTop : g.innerBottom;
       const tip = top ? g.innerTop + g.PL - 18 : g.innerBottom - g.PL + 18;
@@ -329,7 +351,7 @@ export class BoardView {
     if (state.numbers) {
       for (let q = 1; q <= 24; q++) {
         const { top } = pointPlace(q);
-        text(numbers, this.X(pointX(q)), top ? g.innerTop - (state.compact ? 5 : 8) : g.innerBottom + (state.compact ? 21 : 19), String(q),
+        text(numbers, this.X(pointX(q, g)), top ? g.innerTop - (state.compact ? 5 : 8) : g.innerBottom + (state.compact ? 21 : 19), String(q),
           { class: "point-number", "text-anchor": "middle" });
       }
     }
@@ -359,8 +381,8 @@ export class BoardView {
           if (id === undefined) {
             id = this.nextId++;
             const node = el("g", { class: `checker seat${seat}`, "data-seat": seat });
-            el("circle", { r: GEO.R - 1, class: "body" }, node);
-            el("circle", { r: GEO.R - 9, class: "ring" }, node);
+            el("circle", { r: this.g.R - 1, class: "body" }, node);
+            el("circle", { r: this.g.R - 9, class: "ring" }, node);
             this.layers.checkers.appendChild(node);
             this.checkers.set(id, node);
           }
@@ -376,7 +398,7 @@ export class BoardView {
   }
 
   drawCheckers(state) {
-    const g = GEO;
+    const g = this.g;
     this.reconcile(state);
     const labels = this.layers.labels;
     labels.replaceChildren();
@@ -395,9 +417,9 @@ export class BoardView {
             x = g.trayX;
             y = mine ? g.innerBottom - 10 - i * 18 : g.innerTop + 10 + i * 18;
           } else if (key === "bar") {
-            ({ x, y } = checkerCentre("bar", i, n, mine));
+            ({ x, y } = checkerCentre("bar", i, n, mine, g));
           } else {
-            ({ x, y } = checkerCentre(toBottom(Number(key.slice(1)), bottom), i, n, mine));
+            ({ x, y } = checkerCentre(toBottom(Number(key.slice(1)), bottom), i, n, mine, g));
           }
           x = this.X(x);
           if (node !== this.pinned) node.style.transform = `translate(${x}px, ${y}px)`;
@@ -424,7 +446,7 @@ export class BoardView {
   }
 
   drawMarks(state) {
-    const g = GEO;
+    const g = this.g;
     const layer = this.layers.marks;
     layer.replaceChildren();
     const h = state.highlight || {};
@@ -438,14 +460,14 @@ export class BoardView {
       }
       if (q === 25) continue;
       const { top } = pointPlace(q);
-      const x = this.X(pointX(q));
+      const x = this.X(pointX(q, g));
       const y0 = top ? g.innerTop : g.midY + g.MID / 2;
       el("rect", { x: x - g.PW / 2 + 2, y: y0, width: g.PW - 4, height: g.PL, rx: 6, class: "target" }, layer);
       const counts = seatCounts(state.board);
       const bottom = state.bottom ?? 0;
       const a = bottom === 0 ? q : 25 - q;
       const own = counts.points[bottom][a];
-      const { y } = checkerCentre(q, Math.min(own, 4), own + 1, true);
+      const { y } = checkerCentre(q, Math.min(own, 4), own + 1, true, g);
       el("circle", { cx: x, cy: y, r: g.R - 6, class: "landing" }, layer);
     }
     const bottom = state.bottom ?? 0;
@@ -468,7 +490,7 @@ export class BoardView {
    *  mover's numbering): its from and to places outlined, an arrow for each checker's
    *  move, and the hit checkers ringed where they stood and on their bar. */
   drawLast(state) {
-    const g = GEO;
+    const g = this.g;
     const layer = this.layers.last;
     layer.replaceChildren();
     const last = state.last;
@@ -480,7 +502,7 @@ export class BoardView {
     // centre there), box (the outline)}
     const place = (p) => {
       if (p === 25) {
-        const c = checkerCentre("bar", 0, 1, mine);
+        const c = checkerCentre("bar", 0, 1, mine, g);
         return { slot: "bar", x: this.X(c.x), y: c.y,
           box: { x: this.X(g.barX) - g.BAR / 2 + 6, y: mine ? g.midY + 6 : g.innerTop, w: g.BAR - 12, h: g.PL + g.MID / 2 - 6 } };
       }
@@ -492,8 +514,8 @@ export class BoardView {
       const a = seat === 0 ? p : 25 - p;
       const q = bottom === 0 ? a : 25 - a;
       const { top } = pointPlace(q);
-      const c = checkerCentre(q, 0, 1, true);
-      const x = this.X(pointX(q));
+      const c = checkerCentre(q, 0, 1, true, g);
+      const x = this.X(pointX(q, g));
       return { slot: q, x, y: c.y,
         box: { x: x - g.PW / 2 + 3, y: top ? g.innerTop + 2 : g.midY + g.MID / 2 - 2, w: g.PW - 6, h: g.PL } };
     };
@@ -527,29 +549,35 @@ export class BoardView {
       const victim = 1 - seat;
       const onBar = seatCounts(state.board).bar[victim];
       for (let i = Math.max(0, onBar - hits); i < onBar; i++) {
-        const c = checkerCentre("bar", i, onBar, victim === bottom);
+        const c = checkerCentre("bar", i, onBar, victim === bottom, g);
         el("circle", { cx: this.X(c.x), cy: c.y, r: g.R + 3, class: "last-hit on-bar", "data-slot": "bar", "data-seat": victim }, layer);
       }
     }
   }
 
   drawCube(state) {
-    const g = GEO;
+    const g = this.g;
     const layer = this.layers.cube;
     layer.replaceChildren();
     const cube = state.cube;
     const bottom = state.bottom ?? 0;
     const match = state.match || {};
+    // the cube column (desktop) or the tray column's middle (compact): an owned cube sits
+    // there on its owner's side (compact), the match length on the other side
+    const columnWidth = g.compact ? g.TRAY - 8 : g.SIDE - 14;
+    const fit = (label, chars) => (label.length > chars
+      ? { textLength: columnWidth, lengthAdjust: "spacingAndGlyphs" } : {});
+    const owner = cube && !cube.offered ? cube.owner ?? null : null;
     if (match.label) {
-      text(layer, this.X(g.cubeX), g.midY - 48, match.label, { class: "match-length", "text-anchor": "middle" });
+      const below = g.compact && owner !== null && owner !== bottom;
+      text(layer, this.X(g.cubeX), below ? g.midY + 58 : g.midY - 48, match.label,
+        { class: "match-length", "text-anchor": "middle", ...fit(match.label, g.compact ? 5 : 8) });
     }
     if (match.crawford) {
       const label = this.t("board.crawford_short");
       text(layer, this.X(g.cubeX), g.midY + 62, label, {
         class: "crawford", "text-anchor": "middle",
-        // fit the cube column whatever the language
-        textLength: label.length > 6 ? g.SIDE - 14 : undefined,
-        lengthAdjust: label.length > 6 ? "spacingAndGlyphs" : undefined,
+        ...fit(label, 6), // fit the column whatever the language
       }).appendChild(
         Object.assign(el("title"), { textContent: this.t("board.crawford") }));
     }
@@ -567,6 +595,8 @@ export class BoardView {
       cls += " offered";
     } else if (cube.owner === null || cube.owner === undefined) {
       value = cube.value === 1 ? 64 : cube.value;
+    } else if (g.compact) {
+      y = cube.owner === bottom ? g.midY + 38 : g.midY - 38;
     } else {
       y = cube.owner === bottom ? g.innerBottom - size / 2 - 10 : g.innerTop + size / 2 + 10;
     }
@@ -581,7 +611,7 @@ export class BoardView {
   }
 
   drawDice(state) {
-    const g = GEO;
+    const g = this.g;
     const layer = this.layers.dice;
     layer.replaceChildren();
     const bottom = state.bottom ?? 0;
@@ -632,7 +662,7 @@ export class BoardView {
 
   /** Dice drawn side by side around `cx` (values in the order given: higher first). */
   diceGroup(layer, cx, values, used, { seat, confirmable = false, fresh = false, cls = "" }) {
-    const g = GEO;
+    const g = this.g;
     const size = values.length === 4 ? 44 : 52;
     const gap = 12;
     const total = values.length * size + (values.length - 1) * gap;
@@ -661,7 +691,7 @@ export class BoardView {
   }
 
   drawStrips(state) {
-    const g = GEO;
+    const g = this.g;
     const layer = this.layers.strips;
     layer.replaceChildren();
     const bottom = state.bottom ?? 0;
@@ -685,16 +715,22 @@ export class BoardView {
       if (clock) right -= 2 * (compact ? 150 : 122);
       const scoreX = clock ? right - 80 : (compact ? right - 80 : 470);
       if (compact) {
-        // phones: one line of large text
-        text(grp, 70, cy + 14, name, { class: "name" });
-        text(grp, scoreX - 14, cy + 12, String(pips[seat]), { class: "sub", "text-anchor": "end" })
-          .appendChild(Object.assign(el("title"), { textContent: this.t("board.pips", { pips: pips[seat] }) }));
+        // phones: one line of large text, the pip count labelled; a long label (some
+        // languages) is squeezed into the room the name leaves
+        const nameNode = text(grp, 70, cy + 14, name, { class: "name" });
+        const pipLabel = this.t("board.pips", { pips: pips[seat] });
+        const room = scoreX - 14 - (70 + nameNode.getComputedTextLength() + 24);
+        const pipNode = text(grp, scoreX - 14, cy + 12, pipLabel, { class: "sub pips", "text-anchor": "end", "data-pips": pips[seat] });
+        if (room > 0 && pipNode.getComputedTextLength() > room) {
+          pipNode.setAttribute("textLength", room);
+          pipNode.setAttribute("lengthAdjust", "spacingAndGlyphs");
+        }
       } else {
         text(grp, 64, cy - 3, name, { class: "name" });
         const sub = [];
         if (player.rating !== undefined && player.rating !== null) sub.push(this.t("board.rating", { rating: Math.round(player.rating) }));
         sub.push(this.t("board.pips", { pips: pips[seat] }));
-        text(grp, 64, cy + 22, sub.join(" · "), { class: "sub" });
+        text(grp, 64, cy + 22, sub.join(" · "), { class: "sub pips", "data-pips": pips[seat] });
       }
       if (hasScore) {
         el("rect", { x: scoreX, y: cy - 26, width: 68, height: 52, rx: 8, class: "score-box" }, grp);
@@ -721,7 +757,7 @@ export class BoardView {
   drawHits(state) {
     // Invisible, focusable areas: one per slot of the bottom side, for the keyboard and
     // screen readers (the pointer uses geometry, so these never block a drag).
-    const g = GEO;
+    const g = this.g;
     const layer = this.layers.hits;
     const h = state.highlight || {};
     if (!this.hitNodes) {
@@ -745,7 +781,7 @@ export class BoardView {
       else if (q === 25) { x = g.barX - g.BAR / 2; y = g.midY; w = g.BAR; hh = g.PL + g.MID / 2; }
       else {
         const { top } = pointPlace(q);
-        x = pointX(q) - g.PW / 2;
+        x = pointX(q, g) - g.PW / 2;
         y = top ? g.innerTop : g.midY + g.MID / 2;
       }
       const mx = this.state.flipped ? g.W - x - w : x;
