@@ -240,17 +240,21 @@ export class ReviewPage {
   renderSummary() {
     const a = this.analysis;
     if (!a) { this.summary.replaceChildren(h("p", { class: "muted" }, t("review.waiting"))); return; }
-    const stat = (name, value) => h("td", { "data-stat": name }, value);
+    // one column a player, one row a figure: narrow enough for a phone
+    const figures = [
+      ["error_rate_mp", "review.error_rate", (p) => p.error_rate_mp.toFixed(1)],
+      ["performance_rating", "review.pr", (p) => p.performance_rating.toFixed(1)],
+      ["errors", "review.errors", (p) => String(p.errors)],
+      ["blunders", "review.blunders", (p) => String(p.blunders)],
+      ["luck", "review.luck", (p) => signed(p.luck)],
+      ["rating", "review.rating", (p) => t(`review.rating_${ratingWord(p.error_rate_mp)}`)],
+    ];
     this.summary.replaceChildren(h("table", { class: "review-table" },
-      h("thead", {}, h("tr", {}, ...["review.player", "review.error_rate", "review.pr", "review.errors", "review.blunders", "review.luck", "review.rating"].map((k) => h("th", { scope: "col" }, t(k))))),
-      h("tbody", {}, a.players.map((p) => h("tr", { "data-player": p.player },
-        h("th", { scope: "row" }, this.info.seats[p.player]?.name ?? p.name),
-        stat("error_rate_mp", p.error_rate_mp.toFixed(1)),
-        stat("performance_rating", p.performance_rating.toFixed(1)),
-        stat("errors", String(p.errors)),
-        stat("blunders", String(p.blunders)),
-        stat("luck", signed(p.luck)),
-        stat("rating", t(`review.rating_${ratingWord(p.error_rate_mp)}`)))))),
+      h("thead", {}, h("tr", {}, h("th", {}, h("span", { class: "sr-only" }, t("review.player"))),
+        a.players.map((p) => h("th", { scope: "col" }, this.info.seats[p.player]?.name ?? p.name)))),
+      h("tbody", {}, figures.map(([stat, label, text]) => h("tr", {},
+        h("th", { scope: "row" }, t(label)),
+        a.players.map((p) => h("td", { "data-player": p.player, "data-stat": stat }, text(p))))))),
       h("p", { class: "muted small" }, t("review.legend")));
   }
 
