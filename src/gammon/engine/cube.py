@@ -74,7 +74,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING, Final, Protocol
 
-from gammon.core.cube import MAX_CUBE, Level, counted_level, win_level
+from gammon.core.cube import MAX_CUBE, Cube, Level, counted_level, win_level
 from gammon.engine.evaluator import rank_plays
 from gammon.engine.met import MatchScore, mwc2eq
 
@@ -296,7 +296,10 @@ class CubeInfo:
     def _may(self, holder: Owner) -> bool:
         if self.score is not None and self.score.crawford:
             return False
-        return self.owner in (Owner.CENTRED, holder) and self.value < MAX_CUBE
+        # the core's rule, with the side on roll as player 0
+        cube = Cube(self.value, None if self.owner is Owner.CENTRED else
+                    0 if self.owner is Owner.ME else 1)
+        return cube.may_double(0 if holder is Owner.ME else 1)
 
     def may_double(self) -> bool:
         """The side on roll may legally double: no Crawford game, the cube centred or its
