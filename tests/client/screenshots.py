@@ -122,6 +122,22 @@ def match_end(s: Shooter) -> None:
     s.shot(page, "match-end")
 
 
+def review(s: Shooter) -> None:
+    """The review page of a 1-point match against the computer played out, at a marked
+    play."""
+    from tests.client.test_review import play_to_the_end
+
+    page = s.page()
+    bot_match(page, length=1)
+    play_to_the_end(page)
+    s.go(page, f"#/review/{page.url.rsplit('/', 1)[1]}")
+    page.wait_for_selector(".review-status [data-status=done]", timeout=180_000)
+    marked = page.locator(".wc-point.blunder, .wc-point.error")
+    (marked if marked.count() else page.locator(".wc-point")).first.click()
+    page.locator(".rv-plays li:not(.muted)").first.wait_for()
+    s.shot(page, "review", full=True)
+
+
 def main(out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp, gammon_server(Path(tmp)) as base, \
@@ -232,6 +248,7 @@ def main(out: Path) -> None:
         italian = s.page(locale="it-IT")
         bot_match(italian)
         s.shot(italian, "match-it")
+        review(s)
         match_end(s)
         hint_panel(s)
 

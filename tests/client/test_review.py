@@ -122,7 +122,9 @@ def test_a_finished_bot_match_is_reviewed_with_the_numbers_of_gammon_analyze(
     assert board_id(frames[frame - 1]["board"], decision["player"]) == decision["position_id"]
     panel = page.locator(".review-decision")
     assert panel.get_attribute("data-frame") == str(frame)
-    assert f"move {decision['move_number']}" in panel.locator("h2").inner_text()
+    heading = panel.locator("h2").inner_text()
+    assert f"move {decision['move_number']}" in heading
+    assert heading.endswith("".join(sorted(decision["roll"], reverse=True)))  # higher first
     assert panel.locator("[data-field=played]").inner_text() == decision["played"]
     assert panel.locator("[data-field=luck]").inner_text() == f"{decision['luck']:+.3f}"
     if decision["mark"]:

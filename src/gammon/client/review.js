@@ -10,7 +10,7 @@
 import { BoardView, NS } from "./board.js";
 import { t } from "./i18n.js";
 import { api } from "./net.js";
-import { markCurrent, moveRows, renderMoveList } from "./movelist.js";
+import { diceText, markCurrent, moveRows, renderMoveList } from "./movelist.js";
 import { frameState, matchFrames } from "./replay.js";
 import { h, icon, ICONS, kindText } from "./ui.js";
 
@@ -311,7 +311,8 @@ export class ReviewPage {
   }
 
   moveLabel(d) {
-    return t("review.move", { game: d.game, number: d.move_number, name: this.info.seats[d.player]?.name ?? "?", dice: d.roll });
+    const dice = diceText([...d.roll].map(Number)); // higher first, as everywhere
+    return t("review.move", { game: d.game, number: d.move_number, name: this.info.seats[d.player]?.name ?? "?", dice });
   }
 
   /** Show the position after the event of version `v` (a move clicked in the list). */
