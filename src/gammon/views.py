@@ -671,6 +671,10 @@ class _Config(Protocol):
     @property
     def beavers(self) -> bool: ...
     @property
+    def jacoby_rule(self) -> bool: ...
+    @property
+    def beavers_rule(self) -> bool: ...
+    @property
     def winner_rolls_anew(self) -> bool: ...
     @property
     def private(self) -> bool: ...
@@ -737,6 +741,8 @@ class InfoView(TypedDict):
     cube: bool
     clock: ClockKind
     bot: int | None
+    jacoby: bool
+    beavers: bool
     winner_rolls_anew: bool
     private: bool
     rated: bool
@@ -757,6 +763,7 @@ def info_view(*, id: str, status: str, config: _Config, private: bool, rated: bo
         "id": id, "status": cast(MatchStatus, status), "kind": cast(MatchKind, config.kind),
         "length": config.points,
         "cube": config.cube, "clock": cast(ClockKind, config.clock), "bot": config.bot,
+        "jacoby": config.jacoby_rule, "beavers": config.beavers_rule,
         "winner_rolls_anew": config.winner_rolls_anew,
         "private": private, "rated": rated, "seats": seats, "seed_hash": seed_hash,
         "client_seeds": list(client_seeds),

@@ -150,6 +150,8 @@ def test_every_message_and_answer_of_a_match_is_of_its_type(
         pa.wait(lambda m: m["type"] == "ping")  # the first ping goes at once
         pa.send({"type": "ping", "id": "p1"})
         assert pa.wait(lambda m: m["type"] == "pong")["id"] == "p1"
+        pa.send({"type": "subscribe_lobby"})
+        assert [g["id"] for g in pa.wait(lambda m: m["type"] == "lobby")["games"]] == [match_id]
         pa.send("not json")
         pa.wait(lambda m: m["type"] == "error" and m["code"] == "malformed")
         pa.subscribe(match_id)

@@ -50,10 +50,13 @@ class ServiceError(Exception):
     ``message`` go back to the client: as an ``error`` message on the socket, as
     ``{"detail": {"code", "message"}}`` over HTTP with the code's status."""
 
-    def __init__(self, code: protocol.RefusalCode, message: str) -> None:
+    def __init__(self, code: protocol.RefusalCode, message: str,
+                 reason: protocol.IllegalReason | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.reason = reason
+        """With ``illegal``: which rule refused (:func:`protocol.illegal_reason`)."""
 
 
 class Connection(Protocol):
@@ -103,6 +106,11 @@ class Hub:
         self.on_finish: Callable[[str], None] | None = None
         """Called with a match's id when it ends in this process (the analysis worker
         queues its analysis: :mod:`gammon.server.analysis_worker`)."""
+        self.lobby_watchers: set[Connection] = set()
+        """The sockets that asked for the lobby's open games (``subscribe_lobby``)."""
+        self.on_lobby: Callable[[], None] = lambda: None
+        """Called when another process says the open games changed
+        (:class:`gammon.server.lobby.Lobby` sets it)."""
 
     # -- life cycle ----------------------------------------------------------------------
 
@@ -310,6 +318,12 @@ class Hub:
         if message.get("kind") == "resync":  # a process (re)started
             self.spawn(self._resync_all())
             return
+        if message.get("kind") == "lobby":
+            self.on_lobby()
+            return
+        if message.get("kind") == "options" and isinstance(message.get("user"), int):
+            self.spawn(self.options_changed(message["user"]))
+            return
         room = self.rooms.get(message.get("match", ""))
         if room is None:
             return
@@ -403,6 +417,7 @@ class Hub:
             self.maybe_evict(room)
 
     def disconnect(self, conn: Connection) -> None:
+        self.lobby_watchers.discard(conn)
         for room in list(self.rooms.values()):
             if conn in room.subscribers:
                 room.subscribers.discard(conn)
@@ -414,6 +429,25 @@ class Hub:
         :meth:`gammon.server.play.Play.changed`)."""
         if not self.closed:
             self.on_change(room, local)
+
+    async def options_changed(self, user_id: int) -> None:
+        """A player's options changed (here or, said by the bus, in another process): the
+        rooms this process holds where they play take them, and what they have the server
+        do now is done at once — a roll for auto-roll switched on before rolling, the end of
+        a complete play for confirming switched off (:meth:`Room.automatic_action
+        <gammon.server.rooms.Room.automatic_action>`). Two processes doing it at once are
+        kept apart by the action numbers."""
+        for room in list(self.rooms.values()):
+            if user_id not in room.players or room.match is None or room.match.is_over:
+                continue
+            async with room.lock:
+                room.users.update(await self.repo.users([user_id]))
+                seq = room.seq
+                try:
+                    await self.transition(room, None, time.time())
+                finally:
+                    self.flush(room)
+            self.after_change(room, local=room.seq != seq)
 
     def maybe_evict(self, room: LiveRoom) -> None:
         if room.status in ("finished", "cancelled") and not room.subscribers:

@@ -1,6 +1,8 @@
 """The lobby: a match is created (open for a second player, or against a bot and started
 at once), joined, cancelled while open, or followed by a rematch. A join stores the seat and
 the first opening roll in one transaction; so does a bot match's creation.
+The open public games go to every socket following the lobby (``subscribe_lobby``) as a
+``lobby`` message whenever they change, in this process or (said by the bus) another.
 Private matches: a private match is seen only by its players, the player it is reserved for
 (a rematch) and whoever holds its invite link, ``/#/match/ID?key=KEY``. KEY is a keyed hash
 of the match id (HMAC-SHA256 under a secret derived from the server's secret key, first 128
@@ -12,15 +14,17 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import json
 import secrets
 import time
 from types import SimpleNamespace
 from typing import Any
 
-from gammon.server import protocol
+from gammon import views
+from gammon.server import jsontext, protocol
 from gammon.server.db import Row, User
 from gammon.server.fairness import commitment, new_seed
-from gammon.server.hub import Hub, LiveRoom, ServiceError
+from gammon.server.hub import Connection, Hub, LiveRoom, ServiceError
 from gammon.server.rooms import MatchConfig, Room, rules_for, rules_json, stored_row
 
 
@@ -32,6 +36,10 @@ class Lobby:
         self.invite_secret = invite_secret
         self.repo = hub.repo
         self.settings = hub.settings
+        self._stale = False  # the open games changed since the watchers were last told
+        self._fresh: set[Connection] = set()  # new watchers, not yet told
+        self._sending = False
+        hub.on_lobby = self._refresh
 
     async def create(self, user: User, config: MatchConfig, *, client_seed: str = "",
                      reserved_for: int | None = None, rematch_of: str | None = None
@@ -53,11 +61,13 @@ class Lobby:
         if config.bot is not None:
             bot = await self.bot_user(config.bot)
             values.update(player1=bot.id, status="playing",
-                          rules=rules_json(rules_for(config, (user.options, {}))))
+                          rules=rules_json(rules_for(config)))
             first = self._opening_rows(values, [user, bot])
         await self.repo.create_match(values, first)  # with its opening: one transaction
         room = await self.hub.room(match_id)  # a bot on turn is scheduled
         assert room is not None
+        if not first and not values["private"]:
+            await self.changed()
         return room
 
     @staticmethod
@@ -93,7 +103,7 @@ class Lobby:
         creator = await self.repo.user(row.player0)
         assert creator is not None
         config = MatchConfig.from_json(row.config)
-        rules = rules_for(config, (creator.options, user.options))
+        rules = rules_for(config)
         rated = config.points >= 1 and creator.kind == "user" and user.kind == "user"
         seated = {**row._asdict(), "player1": user.id, "client_seed1": client_seed,
                   "status": "playing", "rules": rules_json(rules), "rated": rated}
@@ -107,6 +117,8 @@ class Lobby:
             await self.hub.seats_taken(room)
         await self.hub.publish({"kind": "seated", "match": match_id})
         self.hub.after_change(room, local=True)
+        if not row.private:
+            await self.changed()
         return room
 
     async def cancel(self, user: User, match_id: str) -> None:
@@ -116,6 +128,7 @@ class Lobby:
         if room is not None:
             room.status = "cancelled"
             self.hub.send_all(room, protocol.cancelled_message(match_id))
+        await self.changed()
 
     async def rematch(self, user: User, match_id: str) -> LiveRoom:
         room = await self.hub.room(match_id)
@@ -134,6 +147,61 @@ class Lobby:
         self.hub.send_all(room, payload)
         await self.hub.publish({"kind": "rematch", "match": match_id, "payload": payload})
         return new
+
+    # -- the open games, and the sockets that follow them ------------------------------------
+
+    async def open_games(self) -> list[protocol.OpenGame]:
+        """The open public games, oldest first (``GET /api/games``, ``lobby`` messages)."""
+        rows = await self.repo.open_matches()
+        creators = await self.repo.users([r.player0 for r in rows])
+        out: list[protocol.OpenGame] = []
+        for row in rows:
+            config: views.ConfigView = json.loads(row.config)  # as stored
+            creator = creators.get(row.player0)
+            out.append({"id": row.id, "created_at": row.created_at,
+                        **config, "creator": views.user_view(creator) if creator else None})
+        return out
+
+    def watch(self, conn: Connection) -> None:
+        """``subscribe_lobby``: the socket gets the open games now and at every change."""
+        self.hub.lobby_watchers.add(conn)
+        self._fresh.add(conn)
+        self._tell()
+
+    def unwatch(self, conn: Connection) -> None:
+        self.hub.lobby_watchers.discard(conn)
+        self._fresh.discard(conn)
+
+    async def changed(self) -> None:
+        """The open games changed here: tell this process's watchers and the others."""
+        self._refresh()
+        await self.hub.publish({"kind": "lobby"})
+
+    def _refresh(self) -> None:
+        self._stale = True
+        self._tell()
+
+    def _tell(self) -> None:
+        if not self._sending and self.hub.lobby_watchers:
+            self._sending = True
+            self.hub.spawn(self._send())
+
+    async def _send(self) -> None:
+        """Read the open games and send them, again while changes or watchers come in
+        meanwhile: each message is read after what it answers, and a burst of changes is
+        read once."""
+        try:
+            while (self._stale or self._fresh) and self.hub.lobby_watchers:
+                targets = set(self.hub.lobby_watchers) if self._stale else set(self._fresh)
+                self._stale = False
+                self._fresh.clear()
+                text = jsontext.dumps(protocol.lobby_message(await self.open_games()))
+                for conn in targets & self.hub.lobby_watchers:
+                    conn.send_text(text)
+        finally:
+            self._sending = False
+            self._fresh &= self.hub.lobby_watchers
+            self._stale = self._stale and bool(self.hub.lobby_watchers)
 
     # -- private matches -------------------------------------------------------------------
 

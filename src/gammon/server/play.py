@@ -92,7 +92,7 @@ class Play:
                 return protocol.message_action(message, seat)
             if not room.match.game.can_roll(seat):
                 room.match.apply(A.RollDice(seat, Roll(1, 2)))  # the precise refusal
-                raise ServiceError("illegal", "you cannot roll now")
+                raise ServiceError("illegal", "you cannot roll now", "wrong_phase")
             return room.match.game.roll_action(room.dice().source(room.dice_count))
 
         try:
@@ -100,7 +100,7 @@ class Play:
         except NotYourTurnError as error:
             raise ServiceError("not_your_turn", str(error)) from None
         except IllegalActionError as error:
-            raise ServiceError("illegal", str(error)) from None
+            raise ServiceError("illegal", str(error), protocol.illegal_reason(error)) from None
 
     async def timeout_check(self, room: LiveRoom) -> None:
         async with room.lock:

@@ -38,6 +38,7 @@ from typing_extensions import TypedDict, is_typeddict
 
 from gammon import views
 from gammon.core import actions as A
+from gammon.core import errors as E
 from gammon.core.cube import Level
 from gammon.core.dice import OpeningRoll, Roll
 from gammon.core.moves import Play
@@ -145,6 +146,12 @@ class MuteMessage(_MatchMessage):
     muted: bool
 
 
+class LobbyFeedMessage(_Message):
+    type: Literal["subscribe_lobby", "unsubscribe_lobby"]
+    """Follow the lobby's open games (a ``lobby`` message now and at every change), or
+    stop."""
+
+
 class PingMessage(_Message):
     type: Literal["ping"]
 
@@ -156,8 +163,8 @@ class PongMessage(_Message):
 
 ClientMessage: TypeAlias = Annotated[
     SubscribeMessage | UnsubscribeMessage | RollMessage | PlayMessage | StepMessage
-    | SimpleActionMessage | ResignMessage | ChatMessage | MuteMessage | PingMessage
-    | PongMessage,
+    | SimpleActionMessage | ResignMessage | ChatMessage | MuteMessage | LobbyFeedMessage
+    | PingMessage | PongMessage,
     Field(discriminator="type"),
 ]
 """Every message a client may send."""
@@ -171,7 +178,7 @@ _ID_ADAPTER: TypeAdapter[Any] = TypeAdapter(MessageId, config=ConfigDict(strict=
 TYPES = frozenset({
     "subscribe", "unsubscribe", "roll", "play", "step", "undo", "confirm", "double", "take",
     "drop", "beaver", "accept_resign", "reject_resign", "abandon", "resign", "chat", "mute",
-    "ping", "pong",
+    "subscribe_lobby", "unsubscribe_lobby", "ping", "pong",
 })
 MAX_MESSAGE_BYTES = 4096
 
@@ -387,6 +394,9 @@ class UpdateMessage(TypedDict):
     events: list[EventView]
     game: GameView | None
     clock: ClockView | None
+    info: NotRequired[InfoView]
+    """Only in the update that holds ``match_ended``: the result, the seed and the ratings
+    after the match."""
 
 
 class MutedMessage(TypedDict):
@@ -405,6 +415,13 @@ class RematchMessage(TypedDict):
 class CancelledMessage(TypedDict):
     type: Literal["cancelled"]
     match: str
+
+
+class LobbyMessage(TypedDict):
+    """The open public games (as ``GET /api/games``), to a socket following the lobby."""
+
+    type: Literal["lobby"]
+    games: list[OpenGame]
 
 
 class AnalysisMessage(TypedDict):
@@ -448,6 +465,23 @@ one's status)."""
 RefusalCode: TypeAlias = ErrorCode | HTTPErrorCode
 """Every reason code of a refusal, on the socket or over HTTP."""
 
+IllegalReason: TypeAlias = Literal[
+    "wrong_phase", "game_over", "cube_unavailable", "resign_not_allowed", "illegal_move",
+    "not_allowed"]
+"""Why the rules refused an action (the ``reason`` of an ``illegal`` error, PROTOCOL.md)."""
+
+
+def illegal_reason(error: Exception) -> IllegalReason:
+    """The ``reason`` of the core's refusal ``error`` (its class says which rule refused)."""
+    for kind, reason in ((E.GameOverError, "game_over"), (E.MatchOverError, "game_over"),
+                         (E.WrongPhaseError, "wrong_phase"),
+                         (E.CubeNotAvailableError, "cube_unavailable"),
+                         (E.ResignationError, "resign_not_allowed"),
+                         (E.IllegalMoveError, "illegal_move")):
+        if isinstance(error, kind):
+            return reason  # type: ignore[return-value]
+    return "not_allowed"
+
 
 class ErrorMessage(TypedDict):
     """A refused message (nothing changed): ``id`` is the message's (null when it had none;
@@ -457,6 +491,8 @@ class ErrorMessage(TypedDict):
     type: Literal["error"]
     code: ErrorCode
     message: str
+    reason: NotRequired[IllegalReason]
+    """Only with ``illegal``: which rule refused (a client says it in its language)."""
     id: NotRequired[int | str | None]
     match: NotRequired[str]
     v: NotRequired[int]
@@ -464,7 +500,8 @@ class ErrorMessage(TypedDict):
 
 ServerMessage: TypeAlias = Annotated[
     WelcomeMessage | StateMessage | UpdateMessage | ChatLine | MutedMessage | RematchMessage
-    | CancelledMessage | AnalysisMessage | ServerPing | ServerPong | ErrorMessage,
+    | CancelledMessage | LobbyMessage | AnalysisMessage | ServerPing | ServerPong
+    | ErrorMessage,
     Field(discriminator="type"),
 ]
 """Every message the server sends on the socket."""
@@ -497,6 +534,10 @@ def rematch_message(match: str, new: str, by: str) -> RematchMessage:
 
 def cancelled_message(match: str) -> CancelledMessage:
     return {"type": "cancelled", "match": match}
+
+
+def lobby_message(games: list[OpenGame]) -> LobbyMessage:
+    return {"type": "lobby", "games": games}
 
 
 def error_message(code: ErrorCode, message: str) -> ErrorMessage:

@@ -71,6 +71,8 @@ class Seated(Protocol):
     def experience(self) -> int: ...
     @property
     def is_bot(self) -> bool: ...
+    @property
+    def options(self) -> dict[str, Any]: ...
 
 
 CLOCKS = ("none", "italian", "italian_per_point", "polish")
@@ -125,17 +127,30 @@ class MatchConfig:
         """The core's match length: 0 for money, 1 for a single game."""
         return {"money": 0, "single": 1}.get(self.kind, self.length)
 
+    @property
+    def jacoby_rule(self) -> bool:
+        """Whether the Jacoby rule is played (money play only)."""
+        return self.jacoby and self.kind == "money"
 
-def rules_for(config: MatchConfig, options: tuple[dict[str, Any], dict[str, Any]]) -> Rules:
-    """The core rules of a match, with each player's own confirm / auto-roll options."""
+    @property
+    def beavers_rule(self) -> bool:
+        """Whether beavers are allowed (money play only)."""
+        return self.beavers and self.kind == "money"
+
+
+def rules_for(config: MatchConfig) -> Rules:
+    """The core rules of a match. Every turn waits for a confirmation and no side rolls by
+    itself in the core: the room confirms and rolls for a player by their options of the
+    moment (:meth:`Room.automatic_action`), so a change of options mid-match applies from
+    the next action and the stored log replays the same whatever the options were."""
     return Rules(
         length=config.points,
         cube=config.cube and config.kind != "single",
-        jacoby=config.jacoby and config.kind == "money",
-        beavers=config.beavers and config.kind == "money",
+        jacoby=config.jacoby_rule,
+        beavers=config.beavers_rule,
         winner_rolls_anew=config.winner_rolls_anew,
-        confirm_turn=(bool(options[0].get("confirm_turn")), bool(options[1].get("confirm_turn"))),
-        auto_roll=(bool(options[0].get("auto_roll")), bool(options[1].get("auto_roll"))),
+        confirm_turn=(True, True),
+        auto_roll=(False, False),
     )
 
 
@@ -286,17 +301,28 @@ class Room:
 
     # -- the one transition, for live play and replay alike --------------------------------
 
+    def option(self, seat: int, name: str) -> bool:
+        """A seated player's option of the moment (:class:`gammon.server.protocol.Options`:
+        ``confirm_turn``, ``auto_roll``); off for a bot and an empty seat."""
+        player = self.players[seat]
+        user = None if player is None else self.users.get(player)
+        return user is not None and not user.is_bot and bool(user.options.get(name))
+
     def automatic_action(self, match: Match, dice_count: int) -> A.Action | None:
-        """The action the server makes by itself in ``match`` (the opening of every game,
-        a roll for a player with the auto-roll option), or None: a player must act."""
+        """The action the server makes by itself in ``match``, or None: a player must act.
+        The opening of every game; a roll for a player with the auto-roll option; the end
+        of a complete play for a player without the confirm option (or in a match begun
+        before the rules left confirming to the room: the core ends those turns itself)."""
         if match.is_over:
             return None
         game = match.game
         if match.phase in (Phase.OPENING, Phase.GAME_OVER):
             return match.opening_action(self.dice().source(dice_count))
-        if (match.phase is Phase.BEFORE_ROLL and match.rules.auto_roll[game.turn]
-                and not self.is_bot(game.turn)):
+        if match.phase is Phase.BEFORE_ROLL and self.option(game.turn, "auto_roll"):
             return game.roll_action(self.dice().source(dice_count))
+        if (match.phase is Phase.MOVING and game.steps
+                and not self.option(game.turn, "confirm_turn") and game.is_play_complete()):
+            return A.ConfirmPlay(game.turn)
         return None
 
     def pending_automatic(self) -> bool:
@@ -318,7 +344,8 @@ class Room:
                 action = self.automatic_action(match, dice)
                 if action is None:
                     return steps
-                at = max(at, now)
+                if not isinstance(action, A.ConfirmPlay):  # a confirm ends the player's step
+                    at = max(at, now)
             step = advance(match, clock, action, at)
             steps.append(step)
             match, clock = step.match, step.clock
@@ -415,6 +442,11 @@ class Room:
     def update_message(self, events: list[EventView], now: float, *,
                        on_turn: bool = False) -> UpdateMessage:
         """An ``update`` of ``events``; ``on_turn``: for the player on turn
-        (:meth:`game_json`)."""
-        return {"type": "update", "match": self.id, "v": self.version, "events": events,
-                "game": self.game_json(on_turn), "clock": self.clock_json(now)}
+        (:meth:`game_json`). The update that holds ``match_ended`` carries the ``info``
+        too: the result, the revealed seed and the ratings after the match."""
+        message: UpdateMessage = {
+            "type": "update", "match": self.id, "v": self.version, "events": events,
+            "game": self.game_json(on_turn), "clock": self.clock_json(now)}
+        if events and any(event["type"] == "match_ended" for event in events):
+            message["info"] = self.info_json()
+        return message

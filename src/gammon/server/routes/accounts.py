@@ -15,6 +15,7 @@ from gammon.server.db import User
 from gammon.server.hub import ServiceError
 from gammon.server.protocol import Credentials, Options
 from gammon.server.routes.deps import (
+    HubDep,
     LimiterDep,
     Player,
     RepoDep,
@@ -88,6 +89,10 @@ async def get_options(user: Player) -> Options:
 
 
 @router.put("/me/options")
-async def put_options(body: Options, user: Player, repo: RepoDep) -> Options:
+async def put_options(body: Options, user: Player, repo: RepoDep, hub: HubDep) -> Options:
+    """Store the options; in a match in play they apply from the next action (confirming
+    and auto-roll are read by the server at each turn: PROTOCOL.md, *Options*)."""
     await repo.set_options(user.id, body.model_dump())
+    await hub.options_changed(user.id)
+    await hub.publish({"kind": "options", "user": user.id})
     return body

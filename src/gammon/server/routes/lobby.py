@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 from typing import cast
 
@@ -22,7 +21,6 @@ from gammon.server.routes.deps import (
     LobbyDep,
     MatchId,
     Player,
-    RepoDep,
     SettingsDep,
     VisibleRoom,
     returns,
@@ -32,16 +30,9 @@ router = APIRouter(prefix="/api/games", tags=["lobby"])
 
 
 @router.get("", **returns("open_games"))
-async def open_games(repo: RepoDep) -> list[protocol.OpenGame]:
-    rows = await repo.open_matches()
-    creators = await repo.users([r.player0 for r in rows])
-    out: list[protocol.OpenGame] = []
-    for row in rows:
-        config: views.ConfigView = json.loads(row.config)  # as stored
-        creator = creators.get(row.player0)
-        out.append({"id": row.id, "created_at": row.created_at,
-                    **config, "creator": views.user_view(creator) if creator else None})
-    return out
+async def open_games(lobby: LobbyDep) -> list[protocol.OpenGame]:
+    """The open public games (a socket may follow them instead: ``subscribe_lobby``)."""
+    return await lobby.open_games()
 
 
 @router.post("", status_code=201, **returns("created", 201))

@@ -210,6 +210,11 @@ class Dispatch:
                     if not await self.limiter.allow(f"chat:{conn.user.id}", 20, 5):
                         raise ServiceError("rate_limited", "too many chat messages")
                     await self.play.chat(conn, message.match, text)
+                case protocol.LobbyFeedMessage():
+                    if message.type == "subscribe_lobby":
+                        self.lobby.watch(conn)
+                    else:
+                        self.lobby.unwatch(conn)
                 case protocol.MuteMessage():
                     (conn.muted.add if message.muted else conn.muted.discard)(message.match)
                     conn.send(protocol.muted_message(message.match, message.muted))
@@ -234,6 +239,8 @@ class Dispatch:
 def _send_error(hub: Hub, conn: WSConnection, message: protocol.ClientMessage | None,
                 error: ProtocolError | ServiceError) -> None:
     out = protocol.error_message(cast(protocol.ErrorCode, error.code), error.message)
+    if isinstance(error, ServiceError) and error.reason is not None:
+        out["reason"] = error.reason
     if message is None:  # refused by the parser: the id, if it read a valid one
         if isinstance(error, ProtocolError) and error.id is not None:
             out["id"] = error.id
