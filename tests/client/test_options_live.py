@@ -1,7 +1,7 @@
 """Options act at once (issue 12, item 7): confirming by the dice, auto-roll, sound, flip and
 graphics changed in the middle of a match apply from the next action, without a reload —
-whatever the options were when the match started (the server fixes confirm and auto-roll
-in a match's rules at its start)."""
+whatever the options were when the match started (the server reads confirm and auto-roll at
+each turn; the page neither holds a step nor rolls nor confirms by itself)."""
 
 from __future__ import annotations
 
@@ -43,53 +43,32 @@ def click_a_checker(page: Any, game: dict[str, Any]) -> None:
     page.mouse.click(c["x"], c["y"])
 
 
-def test_confirming_by_the_dice_switched_on_mid_match_holds_the_last_step(pages: Pages
-                                                                        ) -> None:
+def test_confirming_by_the_dice_switched_on_mid_match_waits_for_the_dice(pages: Pages
+                                                                         ) -> None:
     page = pages.new()
     start_bot_match(page, kind="single")  # the option off: the server ends turns by itself
     set_option(page, "confirm_turn", True)
     state = roll_to_move(page)
-    me = state["you"]
-    for _ in range(6):
-        state = wait_match(page, MY_MOVE)
-        if page.evaluate(f"!!{PAGE}.held"):
+    for _ in range(8):
+        state = wait_match(page, "true")
+        game = state["game"]
+        if game["turn"] != state["you"] or game["phase"] != "moving":
+            state = roll_to_move(page)  # a roll with no legal move ends the turn: the next
+            continue
+        if game["can_confirm"]:
             break
-        v = state["v"]
-        click_a_checker(page, state["game"])
-        wait_match(page, f"p.feed.v > {v} || p.held || !(g.turn === me && g.phase === 'moving')")
-        if page.evaluate(f"!!{PAGE}.held"):
-            break
-    held = page.evaluate(f"{PAGE}.held")
-    if held is None:
-        # the turn ended before its last die (a die that could not be played): the server
-        # ends such a turn; try the next turn
-        state = roll_to_move(page)
-        for _ in range(6):
-            state = wait_match(page, MY_MOVE)
-            v = state["v"]
-            click_a_checker(page, state["game"])
-            wait_match(page, f"p.feed.v > {v} || p.held")
-            if page.evaluate(f"!!{PAGE}.held"):
-                break
-        held = page.evaluate(f"{PAGE}.held")
-    assert held is not None
-    # the step is drawn played, the turn is still ours at the server, the dice wait
-    state = wait_match(page, MY_MOVE)
-    assert len(state["game"]["dice_left"]) == 1
-    shown = page.evaluate(f"{PAGE}.view.state.board")
-    assert shown != state["game"]["board"]
+        click_a_checker(page, game)
+        wait_match(page, f"p.feed.v > {state['v']}")
+    game = state["game"]
+    # the server holds the turn: the steps are a whole play, the dice wait for the click
+    assert game["can_confirm"] and game["phase"] == "moving"
     assert "Click the dice" in status(page)
     page.wait_for_timeout(400)
     assert wait_match(page, MY_MOVE)["v"] == state["v"], "nothing sent before the click"
-    # Undo takes the held step back here, a second try holds it again
-    page.click("[data-act=undo]")
-    assert page.evaluate(f"{PAGE}.held") is None
-    assert page.evaluate(f"{PAGE}.view.state.board") == state["game"]["board"]
-    source, die = held["from"], held["die"]
-    page.evaluate(f"{PAGE}.sendStep({source}, {die})")
-    assert page.evaluate(f"!!{PAGE}.held")
     page.click(".dice.confirmable")
-    wait_match(page, f"p.feed.v > {state['v']} && !(g.turn === {me} && g.phase === 'moving')")
+    ended = wait_match(page, f"p.feed.v > {state['v']}")
+    kinds = [e["type"] for e in page.evaluate(f"{PAGE}.feed.events") if e["v"] > state["v"]]
+    assert kinds[0] == "turn_ended", ended
 
 
 def test_confirming_switched_off_mid_match_ends_the_turn_by_itself(pages: Pages) -> None:
@@ -161,6 +140,21 @@ def test_auto_roll_sound_and_flip_switched_mid_match_act_at_once(pages: Pages) -
     assert page.evaluate("(window.gammon.sound.played.dice || 0)") > heard
     # auto-roll gives up the cube: no Double button
     assert page.locator("[data-act=double]:not([hidden]):not([disabled])").count() == 0
+
+    # auto-roll off again, mid-match: from our next turn the server waits for our roll
+    set_option(page, "auto_roll", False)
+    for _ in range(10):
+        state = wait_match(page, f"({MY_ROLL}) || ({MY_MOVE})")
+        if state["game"]["phase"] == "before_roll":
+            break
+        click_a_checker(page, state["game"])
+        wait_match(page, f"p.feed.v > {state['v']}")
+    else:
+        raise AssertionError("never to roll again")
+    page.wait_for_timeout(800)
+    assert wait_match(page, MY_ROLL)["v"] == state["v"], "no roll made for us"
+    page.click("[data-act=roll]")
+    wait_match(page, f"p.feed.v > {state['v']}")
 
 
 def test_auto_bear_off_switched_on_mid_turn_plays_at_once(pages: Pages) -> None:

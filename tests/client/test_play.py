@@ -76,16 +76,16 @@ def test_a_guest_signs_in_and_plays_the_bot_roll_drag_undo_click_and_confirm(pag
     assert state["game"]["board"] == game["board"]
 
     # a click plays the longest move of a checker; go on until the play is complete (the
-    # step of the last die is held on the board until the dice are clicked)
+    # server then waits for the click on the dice)
     for _ in range(6):
         state = wait_match(page, MY_MOVE)
-        if state["game"]["can_confirm"] or page.evaluate("!!window.gammon.app.page.held"):
+        if state["game"]["can_confirm"]:
             break
         source = int(next(iter(state["game"]["legal"])))
         c = point(page, source)
         v = state["v"]
         page.mouse.click(c["x"], c["y"])
-        wait_match(page, f"p.feed.v > {v} || p.held")
+        wait_match(page, f"p.feed.v > {v}")
     assert page.evaluate("window.gammon.app.page.canConfirm()"), "the play never completed"
     assert "Click the dice" in status(page)
 

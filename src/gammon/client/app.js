@@ -222,8 +222,16 @@ class LobbyPage extends Page {
         this.createCard(),
         h("section", { class: "card", "aria-labelledby": "open-title" },
           h("h2", { id: "open-title" }, t("lobby.open_games")), this.list, this.mine)));
-    this.refresh();
-    this.every(4000, () => this.refresh());
+    // the open games come by the socket, now and at every change (no polling)
+    this.onLobby = (e) => this.show(e.detail);
+    this.app.socket.addEventListener("lobby", this.onLobby);
+    this.app.socket.followLobby(true);
+  }
+
+  unmount() {
+    super.unmount();
+    this.app.socket.removeEventListener("lobby", this.onLobby);
+    this.app.socket.followLobby(false);
   }
 
   botCard() {
@@ -292,9 +300,7 @@ class LobbyPage extends Page {
     }
   }
 
-  async refresh() {
-    let games;
-    try { games = await api("GET", "/api/games"); } catch { return; }
+  show(games) {
     const me = this.app.me?.id;
     if (!games.length) {
       this.list.replaceChildren(h("p", { class: "empty" }, t("lobby.no_games")));
@@ -319,7 +325,7 @@ class LobbyPage extends Page {
     try {
       await api("POST", `/api/games/${id}/join`, {});
       this.app.navigate(`#/match/${id}`);
-    } catch (err) { toast(err.message, { error: true }); this.refresh(); }
+    } catch (err) { toast(err.message, { error: true }); }
   }
 }
 

@@ -3,8 +3,9 @@
 //
 // The server decides everything. This page shows only states the server confirmed (the
 // MatchFeed in net.js) and proposes actions; the legal steps it highlights and accepts are
-// the ones the server sent with the state (`game.legal`, and `game.reach` when the server
-// sends it — see docs/client.md, "Needs from the server").
+// the ones the server sent with the state (`game.legal`, `game.reach`), and what the player
+// may do now is the server's word too (`can_double`, `can_undo`, `can_confirm`,
+// `resign_floor`; docs/client.md, "From the server").
 
 import { BoardView, NS, slotNeighbour, formatSeconds } from "./board.js";
 import { language, t } from "./i18n.js";
@@ -81,6 +82,15 @@ export function gnubgMatchId(g, info) {
   return btoa(String.fromCharCode(...key));
 }
 
+/** A refusal in the player's language, from its reason code (PROTOCOL.md, "Error codes";
+ *  an `illegal` one by its `reason`); the server's English text only for a code this client
+ *  does not know. */
+export function refusalText(error) {
+  const key = error.code === "illegal" ? `error.illegal_${error.reason || "not_allowed"}` : `error.${error.code}`;
+  const text = t(key);
+  return text !== key ? text : `${t("error.refused")} ${error.message || ""}`;
+}
+
 export class MatchPage {
   constructor(app, matchId) {
     this.app = app;
@@ -97,11 +107,8 @@ export class MatchPage {
     this.frames = []; // frames still to show (the opponent's moves, one at a time)
     this.frame = null; // the frame on screen while frames play: {board, fb, kind, throw}
     this.paced = []; // the frames shown lately, {kind, pause} (the browser tests read it)
-    this.held = null; // the last step of a turn, held until the dice are clicked
-    this.confirmAfter = false; // the dice were clicked: end the turn once the server may
     this.lastReading = [null, null]; // Polish clock: the game time a move time-out leaves
     this.spectatorBottom = 0;
-    this.resignFloor = 0;
     this.dialogKey = null;
     this.dialog = null;
     this.message = "";
@@ -178,7 +185,7 @@ export class MatchPage {
     this.listen(this.feed, "cancelled", () => { toast(t("match.cancelled")); this.app.navigate("#/"); });
     this.listen(this.app.socket, "status", (e) => {
       // an answer lost with the connection never comes: the resync is the answer
-      if (e.detail !== "open") { this.busy = false; this.chain = null; this.held = null; this.view.pinned = null; }
+      if (e.detail !== "open") { this.busy = false; this.chain = null; this.view.pinned = null; }
       this.render(true);
     });
     this.listen(this.app.socket, "message", (e) => {
@@ -198,7 +205,6 @@ export class MatchPage {
     clearInterval(this.ticker);
     clearTimeout(this.frameTimer);
     clearTimeout(this.autoTimer);
-    clearTimeout(this.rollTimer);
     clearTimeout(this.analysisTimer);
     clearTimeout(this.ratingTimer);
     this.overParts = null;
@@ -253,14 +259,9 @@ export class MatchPage {
     this.optionChanged();
   }
 
-  /** An option changed mid-match: it applies from the next action, without a reload
-   *  (a held last step is played at once when confirming by the dice is switched off). */
+  /** An option changed mid-match: it applies from the next action, without a reload (the
+   *  server reads confirm and auto-roll at each turn, and acts at once on a change). */
   optionChanged() {
-    if (this.held && !this.app.options.confirm_turn) {
-      const held = this.held;
-      this.held = null;
-      this.send("step", { from: held.from, die: held.die });
-    }
     this.render(true);
     this.maybeAuto();
   }
@@ -277,13 +278,10 @@ export class MatchPage {
     if (full) {
       this.frames = [];
       this.frame = null;
-      this.resignFloor = this.game?.resign_floor ?? 0;
       if (this.feed.v > 0) this.feed.backfill(); // the moves so far, for the move list
       for (const m of this.feed.chat) this.addChat(m, false);
     }
-    if (events.length || full) this.held = null; // the board changed: a held step is void
     this.noteTurnStart();
-    if (!(this.myTurn && this.phase === "moving")) this.confirmAfter = false;
     this.noteClock();
     const before = this.frame?.board || this.prevBoard;
     this.queueFrames(before, events);
@@ -405,16 +403,11 @@ export class MatchPage {
         }
         break;
       case "turn_ended":
-        this.resignFloor = 0;
         if (e.player !== this.you && this.you !== null) sound.turn();
         break;
-      case "resign_rejected":
-        this.resignFloor = e.level;
-        break;
       case "match_ended":
-        this.matchEnd = e;
+        this.matchEnd = e; // the update that holds it brings the info: result, ratings
         sound.end();
-        this.refreshInfo(); // the result and the new ratings
         break;
       case "game_ended":
         sound.end();
@@ -422,13 +415,6 @@ export class MatchPage {
       default:
         break;
     }
-  }
-
-  async refreshInfo() {
-    try {
-      const state = await api("GET", `/api/games/${this.id}${this.query}`);
-      if (state.info) { this.feed.info = state.info; this.render(); this.fillOver(); }
-    } catch { /* the board stays as it is */ }
   }
 
   name(seat) {
@@ -443,8 +429,7 @@ export class MatchPage {
     this.busy = false;
     this.view.pinned = null;
     this.chain = null;
-    const known = { not_your_turn: "error.not_your_turn", stale: "error.stale", time_out: "error.time_out", not_started: "error.not_started", rate_limited: "error.rate_limited" };
-    const text = known[error.code] ? t(known[error.code]) : `${t("error.refused")} ${error.message || ""}`;
+    const text = refusalText(error);
     this.setMessage(text, true);
     toast(text, { error: true });
     this.render();
@@ -489,7 +474,7 @@ export class MatchPage {
   }
 
   get legal() {
-    return this.moving && !this.held ? this.game.legal || {} : {};
+    return this.moving ? this.game.legal || {} : {};
   }
 
   canRoll() {
@@ -497,24 +482,20 @@ export class MatchPage {
   }
 
   canDouble() {
-    const g = this.game;
-    if (!this.canRoll() || this.app.options.auto_roll) return false; // auto-roll gives up the cube
-    if (typeof g.can_double === "boolean") return g.can_double;
-    const cube = g.cube;
-    return !!cube?.enabled && (cube.owner === null || cube.owner === this.you) && cube.value < 64;
+    return this.canRoll() && !!this.game.can_double;
   }
 
   canUndo() {
-    const g = this.game;
-    if (!this.moving) return false;
-    if (this.held) return true;
-    if (typeof g.can_undo === "boolean") return g.can_undo;
-    const total = g.dice ? (g.dice[0] === g.dice[1] ? 4 : 2) : 0;
-    return total > (g.dice_left || []).length;
+    return this.moving && !!this.game.can_undo;
   }
 
   canConfirm() {
-    return this.moving && (!!this.held || !!this.game.can_confirm);
+    return this.moving && !!this.game.can_confirm;
+  }
+
+  /** The highest resignation refused this turn (only higher ones may be offered). */
+  get resignFloor() {
+    return this.game?.resign_floor ?? 0;
   }
 
   canResign() {
@@ -525,34 +506,13 @@ export class MatchPage {
     return this.info?.status === "playing" && this.game && this.phase !== "match_over";
   }
 
-  /** Where the checker on `src` can go: Map dest -> {dice, sure}. `sure` ones are the
-   *  server's word; the others (only without game.reach) are tried step by step. */
+  /** Where the checker on `src` can go: Map dest -> {dice}, the server's `reach` (the
+   *  dice to send as steps, in order). */
   reachOf(src) {
     const out = new Map();
-    const g = this.game;
     if (!this.moving) return out;
-    const reach = g.reach?.[String(src)];
-    if (reach) {
-      for (const [dest, dice] of Object.entries(reach)) out.set(Number(dest), { dice: dice.slice(), sure: true });
-      return out;
-    }
-    const steps = this.legal[String(src)] || {};
-    for (const [die, dest] of Object.entries(steps)) out.set(Number(dest), { dice: [Number(die)], sure: true });
-    // without the server's reach: further points by the dice's sum, tried one step at a time
-    const left = g.dice_left || [];
-    if (left.length >= 2) {
-      const seqs = [];
-      if (left.every((d) => d === left[0])) {
-        for (let k = 2; k <= left.length; k++) seqs.push(new Array(k).fill(left[0]));
-      } else {
-        const [a, b] = left;
-        seqs.push(steps[a] !== undefined ? [a, b] : [b, a]);
-      }
-      for (const seq of seqs) {
-        const dest = src - seq.reduce((x, y) => x + y, 0);
-        if (dest >= 1 && steps[seq[0]] !== undefined && !out.has(dest)) out.set(dest, { dice: seq, sure: false });
-      }
-    }
+    const reach = this.game.reach?.[String(src)] || {};
+    for (const [dest, dice] of Object.entries(reach)) out.set(Number(dest), { dice: dice.slice() });
     return out;
   }
 
@@ -584,143 +544,56 @@ export class MatchPage {
 
   undo() {
     this.chain = null;
-    if (this.held) {
-      this.held = null; // never sent: taken back here
-      this.setMessage("");
-      this.render();
-      return;
-    }
     if (this.canUndo()) this.send("undo");
   }
 
+  /** End the turn (the Done button, or a click on the dice): with the confirm option the
+   *  server waits for it once the steps are a whole play. */
   confirm() {
-    if (!this.canConfirm()) return;
-    if (this.held) {
-      // the dice were clicked: play the held step; should the server wait for a confirm
-      // too (the match started with the option on), it is sent on its answer
-      const held = this.held;
-      this.held = null;
-      if (this.send("step", { from: held.from, die: held.die })) this.confirmAfter = true;
-      return;
-    }
-    this.send("confirm");
+    if (this.canConfirm()) this.send("confirm");
   }
 
-  /** Send one step; with "end the turn by clicking the dice" on, the step of the last die
-   *  is held here (drawn played) until the dice are clicked, so that the option works
-   *  whatever it was when the match started. */
   sendStep(from, die) {
-    const g = this.game;
-    if (this.app.options.confirm_turn && (g.dice_left || []).length === 1 && !this.held) {
-      const to = (this.legal[String(from)] || {})[String(die)];
-      if (to === undefined) return false;
-      this.held = { from, die, to, hit: this.isBlot(to) };
-      this.chain = null;
-      this.selected = null;
-      this.hover = null;
-      this.view.pinned = null;
-      sound.checker();
-      this.setMessage("");
-      this.render();
-      return true;
-    }
     return this.send("step", { from, die });
   }
 
-  /** Whether the opponent has a single checker on `point` (the mover's numbering). */
-  isBlot(point) {
-    if (point <= 0 || point > 24) return false;
-    const b = this.game.board;
-    return this.you === 0 ? b[point] === -1 : b[25 - point] === 1;
-  }
-
-  /** The board with the held step played (what the player sees), or null. */
-  heldBoard() {
-    if (!this.held || !this.game) return null;
-    return applyMove(this.game.board, this.you, this.held);
-  }
-
-  /** What the options do by themselves, from the options of the moment: end a complete
-   *  turn (when the server waits for a confirm the player no longer wants, or already
-   *  gave by the dice), roll, bear off. */
+  /** What the options do by themselves: auto bear-off (the server itself rolls for
+   *  auto-roll and ends the turn for a player who does not confirm). */
   maybeAuto() {
-    clearTimeout(this.rollTimer);
     if (!this.isPlayer || this.busy || this.animating) return;
-    const o = this.app.options;
-    if (this.moving && this.game.can_confirm && !this.held && (this.confirmAfter || !o.confirm_turn)) {
-      this.confirmAfter = false;
-      this.send("confirm");
-      return;
-    }
-    if (o.auto_roll && this.canRoll()) {
-      this.rollTimer = setTimeout(() => {
-        if (this.app.options.auto_roll && this.canRoll() && !this.busy) this.send("roll");
-      }, 300);
-      return;
-    }
     this.maybeAutoBearoff();
   }
 
   /** Move the checker on `src` along `dice` (each a step the server checks). */
-  movePath(src, dice, sure = true) {
+  movePath(src, dice) {
     if (!dice.length) return;
     const dest = (this.legal[String(src)] || {})[String(dice[0])];
     if (dest === undefined) return;
-    this.chain = dice.length > 1 ? { from: dest, dice: dice.slice(1), sure } : null;
+    this.chain = dice.length > 1 ? { from: dest, dice: dice.slice(1) } : null;
     this.selected = null;
     this.hover = null;
     this.setMessage("");
     if (!this.sendStep(src, dice[0])) this.chain = null;
   }
 
-  /** The longest move of the checker on `src`. */
+  /** The longest move of the checker on `src`: the `reach` destination using most dice. */
   clickMove(src) {
-    const reach = this.reachOf(src);
-    if (this.game.reach) {
-      let best = null;
-      for (const [dest, r] of reach) {
-        const key = [r.dice.length, -dest];
-        if (!best || key[0] > best.key[0] || (key[0] === best.key[0] && key[1] > best.key[1])) best = { dest, r, key };
-      }
-      if (best) this.movePath(src, best.r.dice);
-      return;
+    let best = null;
+    for (const [dest, r] of this.reachOf(src)) {
+      const key = [r.dice.length, -dest];
+      if (!best || key[0] > best.key[0] || (key[0] === best.key[0] && key[1] > best.key[1])) best = { dest, r, key };
     }
-    // without reach: the highest die, then on with the same checker while it can move
-    const steps = this.legal[String(src)] || {};
-    const dice = Object.keys(steps).map(Number).sort((a, b) => b - a);
-    if (!dice.length) return;
-    const first = steps[String(dice[0])];
-    this.chain = first > 0 ? { from: first, greedy: true } : null;
-    this.selected = null;
-    this.setMessage("");
-    if (!this.sendStep(src, dice[0])) this.chain = null;
+    if (best) this.movePath(src, best.r.dice);
   }
 
   continueChain() {
     const chain = this.chain;
     this.chain = null;
     if (!chain || !this.moving) return;
-    const steps = this.legal[String(chain.from)] || {};
-    if (chain.greedy) {
-      const dice = Object.keys(steps).map(Number).sort((a, b) => b - a);
-      if (!dice.length) return;
-      const dest = steps[String(dice[0])];
-      this.chain = dest > 0 ? { from: dest, greedy: true } : null;
-      this.sendStep(chain.from, dice[0]);
-      return;
-    }
-    const die = chain.dice[0];
-    const dest = steps[String(die)];
-    if (dest === undefined) {
-      if (!chain.sure) {
-        // the way was blocked after all: take the first step back
-        this.setMessage(t("move.blocked"), true);
-        if (this.canUndo()) this.send("undo");
-      }
-      return;
-    }
-    this.chain = chain.dice.length > 1 ? { from: dest, dice: chain.dice.slice(1), sure: chain.sure } : null;
-    this.sendStep(chain.from, die);
+    const dest = (this.legal[String(chain.from)] || {})[String(chain.dice[0])];
+    if (dest === undefined) return; // the server's reach said it goes on: the board moved meanwhile
+    this.chain = chain.dice.length > 1 ? { from: dest, dice: chain.dice.slice(1) } : null;
+    this.sendStep(chain.from, chain.dice[0]);
   }
 
   /** Why the checker on `src` cannot go to `dest` (the player's words, from what the
@@ -747,7 +620,7 @@ export class MatchPage {
   tryMove(src, dest) {
     const r = this.reachOf(src).get(dest);
     if (r) {
-      this.movePath(src, r.dice, r.sure);
+      this.movePath(src, r.dice);
       return true;
     }
     this.setMessage(this.whyNot(src, dest), true);
@@ -772,7 +645,7 @@ export class MatchPage {
       }
     }
     this.autoTimer = setTimeout(() => {
-      if (this.moving && !this.busy && !this.held) this.sendStep(best.src, best.die);
+      if (this.moving && !this.busy) this.sendStep(best.src, best.die);
     }, 350);
   }
 
@@ -1345,7 +1218,7 @@ export class MatchPage {
     if (this.selected === null) {
       if (this.moving && this.legal[String(q)]) {
         this.selected = q;
-        const targets = [...this.reachOf(q)].filter(([, r]) => r.sure).map(([d]) => (d === 0 ? t("board.off") : d));
+        const targets = [...this.reachOf(q).keys()].map((d) => (d === 0 ? t("board.off") : d));
         this.setMessage(t("move.selected", { point: q === 25 ? t("board.bar") : q, targets: targets.join(", ") }));
         announce(this.message);
       } else {
@@ -1430,7 +1303,7 @@ export class MatchPage {
       // the move began, less the move clock (once the time-out is in, the server says so)
       if (side.expired && clock.running === seat && this.lastReading[seat] !== null) b = this.lastReading[seat];
     }
-    const lowAt = clock.low_at ?? 10;
+    const lowAt = clock.low_at;
     const low = running && (side.low || (italian ? a === 0 && b <= lowAt : Math.min(a, b) <= lowAt));
     return {
       a, b, running, low, active,
@@ -1471,7 +1344,7 @@ export class MatchPage {
     this.renderWaiting();
     const bottom = this.isPlayer ? this.you : this.spectatorBottom;
     const frame = this.frame;
-    const board = frame?.board || this.heldBoard() || g?.board || INITIAL;
+    const board = frame?.board || g?.board || INITIAL;
     const fb = frame ? frame.fb : this.feedback();
     const moving = this.moving;
     const hl = { sources: [], targets: [], selected: this.selected, cursor: this.cursor };
@@ -1479,7 +1352,7 @@ export class MatchPage {
       hl.sources = this.sources();
       const focus = this.drag?.src ?? this.selected ?? this.hover;
       if (focus !== null && focus !== undefined) {
-        hl.targets = [...this.reachOf(focus)].filter(([, r]) => r.sure).map(([d]) => d);
+        hl.targets = [...this.reachOf(focus).keys()];
       }
     }
     const dice = this.diceState(g, fb, frame);
@@ -1550,8 +1423,7 @@ export class MatchPage {
       return d.opening ? { split: d.opening, left: d.left, seat: d.seat } : { values: d.values, left: d.left, seat: d.seat };
     }
     if (g?.dice && g.phase === "moving") {
-      let left = (g.dice_left || []).slice();
-      if (this.held) left.splice(left.indexOf(this.held.die), 1);
+      const left = (g.dice_left || []).slice();
       const confirmable = this.canConfirm();
       const opening = d && d.opening && d.seat === g.turn && diceValues(g.dice).join() === d.values.join() ? d.opening : null;
       if (opening) return { split: opening, left, seat: g.turn, confirmable };

@@ -99,6 +99,7 @@ export class MatchFeed extends EventTarget {
         if (message.v > this.v && !(message.events || []).length) { this.resync(); return; }
         this.v = Math.max(this.v, message.v);
         this.game = message.game;
+        if (message.info) this.info = message.info; // the match ended: result, seed, ratings
         this.setClock(message.clock);
         this.events.push(...fresh);
         this.emit("state", { full: false, events: fresh });
@@ -150,6 +151,7 @@ export class Socket extends EventTarget {
     this.nextId = 1;
     this.closedByUs = false;
     this.user = null;
+    this.lobby = false; // following the lobby's open games (renewed on every welcome)
   }
 
   setStatus(status) {
@@ -200,6 +202,7 @@ export class Socket extends EventTarget {
         this.setStatus("open");
         // (re)subscribe every feed from the version it holds, then send what waited
         for (const feed of this.feeds.values()) this.raw(feed.subscribeMessage());
+        if (this.lobby) this.raw({ type: "subscribe_lobby" });
         return;
       case "ping":
         this.raw({ type: "pong", n: message.n });
@@ -212,6 +215,7 @@ export class Socket extends EventTarget {
       default:
         break;
     }
+    if (message.type === "lobby") this.dispatchEvent(new CustomEvent("lobby", { detail: message.games }));
     const feed = message.match ? this.feeds.get(message.match) : null;
     if (feed) feed.onMessage(message);
     this.dispatchEvent(new CustomEvent("message", { detail: message }));
@@ -242,6 +246,13 @@ export class Socket extends EventTarget {
       if (this.status === "open") this.raw(feed.subscribeMessage());
     }
     return feed;
+  }
+
+  /** Follow the lobby (`on`): the server sends a `lobby` message, the open games, now and
+   *  whenever they change; the socket emits it as a "lobby" event. */
+  followLobby(on) {
+    this.lobby = on;
+    this.raw({ type: on ? "subscribe_lobby" : "unsubscribe_lobby" });
   }
 
   drop(matchId) {
