@@ -1,6 +1,6 @@
 """Make the screenshots of docs/screenshots/ (README, docs/client.md):
 
-    .venv/bin/python -m tests.client.screenshots [OUTPUT_DIR]
+    .venv/bin/python -m tests.client.screenshots [--only phone,match-end,...] [OUTPUT_DIR]
 
 It starts its own ``gammon serve`` with a temporary database, plays a little in headless
 Chromium (guests, two registered players, the computer) and photographs the main pages at
@@ -10,7 +10,7 @@ Chromium and Playwright as the browser tests.
 
 from __future__ import annotations
 
-import sys
+import argparse
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -37,9 +37,10 @@ class Shooter:
         self.out = out
 
     def page(self, path: str = "/#/", *, viewport: dict[str, int] | None = None,
-             locale: str = "en-US") -> Any:
+             locale: str = "en-US", touch: bool = False) -> Any:
         context = self.browser.new_context(viewport=viewport or DESKTOP, locale=locale,
-                                           device_scale_factor=1)
+                                           device_scale_factor=1, has_touch=touch,
+                                           is_mobile=touch)
         page = context.new_page()
         page.goto(self.base + path)
         page.wait_for_function("window.gammon && window.gammon.socket.status === 'open'")
@@ -93,6 +94,20 @@ def click_turn(page: Any) -> None:
         wait_match(page, f"p.feed.v > {v}")
 
 
+def phone(s: Shooter) -> None:
+    """A phone held upright (375 x 667, a touch screen) a few turns into a match against
+    the computer, the computer's last move marked; then the same phone on its side."""
+    page = s.page(viewport={"width": 375, "height": 667}, touch=True)
+    bot_match(page)
+    for _ in range(3):
+        click_turn(page)
+    wait_match(page, MY_ROLL, timeout=60_000)
+    s.shot(page, "phone")
+    page.set_viewport_size({"width": 667, "height": 375})
+    wait_match(page, MY_ROLL)
+    s.shot(page, "phone-landscape")
+
+
 def hint_panel(s: Shooter) -> None:
     """The Hint panel of a match against the computer: the best plays of a roll, the first
     one drawn on the board."""
@@ -138,11 +153,19 @@ def review(s: Shooter) -> None:
     s.shot(page, "review", full=True)
 
 
-def main(out: Path) -> None:
+# the shots that need nothing before them, for --only
+PARTS = {"phone": phone, "match-end": match_end, "review": review, "hint": hint_panel}
+
+
+def main(out: Path, only: list[str] | None = None) -> None:
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp, gammon_server(Path(tmp)) as base, \
             chromium() as browser:
         s = Shooter(browser, base, out)
+        if only:
+            for name in only:
+                PARTS[name](s)
+            return
 
         # two registered players play a rated 1-point match (for the leaderboard), and a
         # 5-point match with the Italian clock
@@ -225,10 +248,8 @@ def main(out: Path) -> None:
         s.shot(spectator, "spectator")
 
         # the phone
-        phone = s.page(viewport=PHONE)
-        s.shot(phone, "phone-lobby")
-        bot_match(phone)
-        s.shot(phone, "phone-match")
+        s.shot(s.page(viewport=PHONE), "phone-lobby")
+        phone(s)
 
         # the finished match: history, replay, dice check; the leaderboard; options; Italian
         s.go(anna, "#/history")
@@ -254,4 +275,12 @@ def main(out: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else OUT)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("out", nargs="?", type=Path, default=OUT, help=f"default {OUT}")
+    parser.add_argument("--only", type=lambda text: text.split(","), metavar="NAME,...",
+                        help=f"only these shots, of: {', '.join(PARTS)}")
+    args = parser.parse_args()
+    unknown = set(args.only or ()) - set(PARTS)
+    if unknown:
+        parser.error(f"unknown shots {sorted(unknown)}; known: {', '.join(PARTS)}")
+    main(args.out, args.only)
