@@ -15,9 +15,9 @@ import numpy as np
 
 from gammon.core import _movegen
 from gammon.engine import pubeval, search
-from gammon.engine.evaluate import choose_play, new_scratch, swap_board, terminal_result
-from gammon.engine.network import OUTPUTS, Arrays
-from gammon.engine.playout import INITIAL, MAX_PLIES, opening_roll, roll
+from gammon.engine.evaluate import KernelArrays, choose_play, new_scratch
+from gammon.engine.network import OUTPUTS
+from gammon.engine.playout import INITIAL, MAX_PLIES, end_turn, roll_plays
 
 NEURAL, PUBEVAL, RANDOM, NEURAL_1PLY, NEURAL_2PLY = 0, 1, 2, 3, 4
 
@@ -36,7 +36,7 @@ def _points(result: np.ndarray) -> int:
 
 
 @_jit
-def play_game(kinds: np.ndarray, nets0: Arrays, nets1: Arrays, seed: int) -> int:
+def play_game(kinds: np.ndarray, nets0: KernelArrays, nets1: KernelArrays, seed: int) -> int:
     """One game; ``kinds[0]`` (with networks ``nets0``) moves first. Returns player 0's
     points (negative if it lost)."""
     np.random.seed(seed)
@@ -53,9 +53,7 @@ def play_game(kinds: np.ndarray, nets0: Arrays, nets1: Arrays, seed: int) -> int
     margin = np.array([0.16, 0.04], dtype=np.float64)
     turn = 0
     for ply in range(MAX_PLIES):
-        d1, d2 = opening_roll() if ply == 0 else roll()
-        dice = _movegen.roll_dice(d1, d2)
-        count = _movegen.generate(board, dice, gen[0], gen[1], gen[2], gen[3], gen[4], gen[5])
+        count = roll_plays(board, ply == 0, gen)
         kind = kinds[turn]
         if kind == NEURAL:
             best = choose_play(gen[0], count, nets0 if turn == 0 else nets1, scratch, probs)
@@ -67,18 +65,16 @@ def play_game(kinds: np.ndarray, nets0: Arrays, nets1: Arrays, seed: int) -> int
             best = pubeval.choose(board, gen[0], count)
         else:
             best = np.random.randint(0, count)
-        after = gen[0][best]
-        if terminal_result(after, result):
+        if end_turn(gen[0][best], board, result):
             points = _points(result)
             return points if turn == 0 else -points
-        swap_board(after, board)
         turn = 1 - turn
     return 0
 
 
 @_jit
-def duplicate_match(kind: int, opponent: int, nets: Arrays, opponent_nets: Arrays, pairs: int,
-                    seed: int) -> np.ndarray:
+def duplicate_match(kind: int, opponent: int, nets: KernelArrays, opponent_nets: KernelArrays,
+                    pairs: int, seed: int) -> np.ndarray:
     """``pairs`` pairs of games with duplicate dice: each seed played from both seats.
 
     Returns ``float64[pairs, 2]``: the first player's points in the game where it moved

@@ -30,21 +30,20 @@ from gammon.core import _movegen
 from gammon.engine import search
 from gammon.engine.bearoff import is_bearoff_board
 from gammon.engine.evaluate import (
+    KernelArrays,
     kernel_arrays,
     network_for,
     new_scratch,
-    swap_board,
-    terminal_result,
 )
-from gammon.engine.network import MAX_INPUTS, OUTPUTS, Arrays, NetworkPair, equity, forward
-from gammon.engine.playout import INITIAL, MAX_PLIES, opening_roll, roll
+from gammon.engine.network import MAX_INPUTS, OUTPUTS, NetworkPair, equity, forward
+from gammon.engine.playout import INITIAL, MAX_PLIES, end_turn, roll_plays
 from gammon.engine.training import _td_step, pubeval_score
 
 _jit = nb.njit(cache=True, nogil=True)
 
 
 @_jit
-def sample_positions(nets: Arrays, games: int, noise: float, seed: int) -> np.ndarray:
+def sample_positions(nets: KernelArrays, games: int, noise: float, seed: int) -> np.ndarray:
     """Positions (side on roll, before rolling) from noisy 0-ply self-play games."""
     np.random.seed(seed)
     gen = _movegen.new_scratch()
@@ -65,10 +64,7 @@ def sample_positions(nets: Arrays, games: int, noise: float, seed: int) -> np.nd
                 capacity *= 2
             out[n] = board
             n += 1
-            d1, d2 = opening_roll() if ply == 0 else roll()
-            dice = _movegen.roll_dice(d1, d2)
-            count = _movegen.generate(board, dice, gen[0], gen[1], gen[2], gen[3], gen[4],
-                                      gen[5])
+            count = roll_plays(board, ply == 0, gen)
             best = 0
             best_value = -1e9
             for i in range(count):
@@ -77,15 +73,13 @@ def sample_positions(nets: Arrays, games: int, noise: float, seed: int) -> np.nd
                 if value > best_value:
                     best_value = value
                     best = i
-            after = gen[0][best]
-            if terminal_result(after, result):
+            if end_turn(gen[0][best], board, result):
                 break
-            swap_board(after, board)
     return out[:n].copy()
 
 
 @_jit
-def ply1_targets(boards: np.ndarray, nets: Arrays) -> np.ndarray:
+def ply1_targets(boards: np.ndarray, nets: KernelArrays) -> np.ndarray:
     """1-ply probabilities of each board for its side on roll."""
     scratch = new_scratch()
     level = _movegen.new_scratch()
@@ -96,7 +90,7 @@ def ply1_targets(boards: np.ndarray, nets: Arrays) -> np.ndarray:
 
 
 @_jit
-def fit(nets: Arrays, boards: np.ndarray, targets: np.ndarray, epochs: int, alpha: float,
+def fit(nets: KernelArrays, boards: np.ndarray, targets: np.ndarray, epochs: int, alpha: float,
         seed: int) -> float:
     """SGD of each board's class's network toward ``targets``;
     returns the mean squared error of the last epoch."""

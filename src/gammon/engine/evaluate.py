@@ -1,18 +1,20 @@
 """Position evaluation (0-ply) and play choice, compiled with numba.
 
-``nets`` is a tuple of fifteen arrays: the eight weight arrays of a :class:`NetworkPair`'s
-contact and race networks, the one-sided bear-off tables (rolls to finish, rolls to the
-first checker off) of :class:`gammon.engine.bearoff.BearoffDatabase`, the four arrays of
-the crashed network (the contact network's again for the basic feature set, which has
-none), the feature set (``int64[1]``), the four arrays of the pruning network (the
-contact network's again when there is none) and how many plays it keeps (``int64[1]``, 0:
-no pruning); build it with :func:`kernel_arrays`. Pure
+``nets`` is a :class:`KernelArrays`, a named tuple of twenty arrays: the eight weight arrays
+of a :class:`NetworkPair`'s contact and race networks, the one-sided bear-off tables (rolls
+to finish, rolls to the first checker off) of :class:`gammon.engine.bearoff.BearoffDatabase`,
+the four arrays of the crashed network (the contact network's again for the basic feature
+set, which has none), the feature set (``int64[1]``), the four arrays of the pruning network
+(the contact network's again when there is none) and how many plays it keeps (``int64[1]``,
+0: no pruning); build it with :func:`kernel_arrays`. Pure
 bear-offs are evaluated exactly from the tables, every other position by its class's
 network (:func:`network_for`). Every function here is numba-compiled so that self-play
 training, benchmarks and search can call them in tight loops without returning to Python.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numba as nb
 import numpy as np
@@ -38,36 +40,61 @@ PRUNE_KEEP = 8
 """Plays that the pruning network passes on to the full evaluation inside the search."""
 
 
+class KernelArrays(NamedTuple):
+    """The networks and tables as the kernels take them (numba reads the fields by name)."""
+
+    contact_w1: np.ndarray
+    contact_b1: np.ndarray
+    contact_w2: np.ndarray
+    contact_b2: np.ndarray
+    race_w1: np.ndarray
+    race_b1: np.ndarray
+    race_w2: np.ndarray
+    race_b2: np.ndarray
+    bearoff_rolls: np.ndarray
+    bearoff_first_off: np.ndarray
+    crashed_w1: np.ndarray
+    crashed_b1: np.ndarray
+    crashed_w2: np.ndarray
+    crashed_b2: np.ndarray
+    feature_set: np.ndarray
+    prune_w1: np.ndarray
+    prune_b1: np.ndarray
+    prune_w2: np.ndarray
+    prune_b2: np.ndarray
+    prune_keep: np.ndarray
+
+
 def kernel_arrays(nets: NetworkPair, bearoff: BearoffDatabase | None = None,
-                  prune_keep: int = PRUNE_KEEP) -> Arrays:
+                  prune_keep: int = PRUNE_KEEP) -> KernelArrays:
     """The ``nets`` tuple the kernels take: the weights, then the bear-off tables.
     ``prune_keep`` 0 turns the pruning network off (it is off when ``nets`` has none)."""
     database = bearoff or BearoffDatabase.load()
     crashed = nets.crashed.arrays() if nets.crashed is not None else nets.contact.arrays()
     prune = nets.prune.arrays() if nets.prune is not None else nets.contact.arrays()
     keep = prune_keep if nets.prune is not None else 0
-    return (*nets.arrays(), database.rolls, database.first_off, *crashed,
-            np.array([nets.feature_set], dtype=np.int64), *prune,
-            np.array([keep], dtype=np.int64))
+    return KernelArrays._make((*nets.arrays(), database.rolls, database.first_off, *crashed,
+                               np.array([nets.feature_set], dtype=np.int64), *prune,
+                               np.array([keep], dtype=np.int64)))
 
 
 @_jit
-def network_for(board: np.ndarray, nets: Arrays,
+def network_for(board: np.ndarray, nets: KernelArrays,
                 inputs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Write ``board``'s inputs for the network of its class into ``inputs`` and return
     that network's weights (``board`` is not a pure bear-off)."""
-    if nets[14][0] == BASIC:
+    if nets.feature_set[0] == BASIC:
         encode(board, inputs)
         if is_race(board):
-            return nets[4], nets[5], nets[6], nets[7]
-        return nets[0], nets[1], nets[2], nets[3]
+            return nets.race_w1, nets.race_b1, nets.race_w2, nets.race_b2
+        return nets.contact_w1, nets.contact_b1, nets.contact_w2, nets.contact_b2
     if is_race(board):
         encode_race(board, inputs)
-        return nets[4], nets[5], nets[6], nets[7]
+        return nets.race_w1, nets.race_b1, nets.race_w2, nets.race_b2
     encode_contact(board, inputs)
     if is_crashed(board):
-        return nets[10], nets[11], nets[12], nets[13]
-    return nets[0], nets[1], nets[2], nets[3]
+        return nets.crashed_w1, nets.crashed_b1, nets.crashed_w2, nets.crashed_b2
+    return nets.contact_w1, nets.contact_b1, nets.contact_w2, nets.contact_b2
 
 
 @_jit
@@ -140,12 +167,13 @@ def lost_result(board: np.ndarray, out: np.ndarray) -> bool:
 
 
 @_jit
-def evaluate_position(board: np.ndarray, nets: Arrays, scratch: Arrays, out: np.ndarray) -> None:
+def evaluate_position(board: np.ndarray, nets: KernelArrays, scratch: Arrays,
+                      out: np.ndarray) -> None:
     """Probabilities for the side on roll of ``board`` (before it rolls)."""
     if lost_result(board, out):
         return
     if is_bearoff_board(board):
-        race_probabilities(board, nets[8], nets[9], out, scratch[4])
+        race_probabilities(board, nets.bearoff_rolls, nets.bearoff_first_off, out, scratch[4])
         make_consistent(out)  # the tables are float32: keep the bounds exact
         return
     inputs, hidden = scratch[0], scratch[1]
@@ -155,7 +183,7 @@ def evaluate_position(board: np.ndarray, nets: Arrays, scratch: Arrays, out: np.
 
 
 @_jit
-def evaluate_after(after: np.ndarray, nets: Arrays, scratch: Arrays, out: np.ndarray) -> None:
+def evaluate_after(after: np.ndarray, nets: KernelArrays, scratch: Arrays, out: np.ndarray) -> None:
     """Probabilities for the side that just moved, given the board after its play."""
     if terminal_result(after, out):
         return
@@ -166,7 +194,7 @@ def evaluate_after(after: np.ndarray, nets: Arrays, scratch: Arrays, out: np.nda
 
 
 @_jit
-def choose_play(boards: np.ndarray, count: int, nets: Arrays, scratch: Arrays,
+def choose_play(boards: np.ndarray, count: int, nets: KernelArrays, scratch: Arrays,
                 best_probs: np.ndarray) -> int:
     """Index of the play with the highest cubeless equity at 0-ply; its probabilities go
     to ``best_probs``."""
@@ -184,7 +212,7 @@ def choose_play(boards: np.ndarray, count: int, nets: Arrays, scratch: Arrays,
 
 
 @_jit
-def prune_equity(after: np.ndarray, nets: Arrays, scratch: Arrays) -> float:
+def prune_equity(after: np.ndarray, nets: KernelArrays, scratch: Arrays) -> float:
     """The pruning network's cubeless equity of a play for the side that made it, from
     the board after it (exact when the play wins)."""
     probs = scratch[2]
@@ -193,18 +221,18 @@ def prune_equity(after: np.ndarray, nets: Arrays, scratch: Arrays) -> float:
     swapped, inputs, hidden = scratch[3], scratch[0], scratch[1]
     swap_board(after, swapped)
     encode_prune(swapped, inputs)
-    forward(inputs, nets[15], nets[16], nets[17], nets[18], hidden, probs)
+    forward(inputs, nets.prune_w1, nets.prune_b1, nets.prune_w2, nets.prune_b2, hidden, probs)
     return -equity(probs)  # the opponent's equity, seen from the mover
 
 
 @_jit
-def choose_play_pruned(boards: np.ndarray, count: int, nets: Arrays, scratch: Arrays,
+def choose_play_pruned(boards: np.ndarray, count: int, nets: KernelArrays, scratch: Arrays,
                        best_probs: np.ndarray) -> int:
     """:func:`choose_play` for the search's inner plies: when the networks have a pruning
-    network and the position is not a race, only the ``nets[19][0]`` plays it rates best
+    network and the position is not a race, only the ``nets.prune_keep[0]`` plays it rates best
     get the full evaluation (as GNU Backgammon's pruning networks do). Ties go to the
     first play, as in :func:`choose_play`."""
-    keep = nets[19][0]
+    keep = nets.prune_keep[0]
     if keep <= 0 or count <= keep or is_race(boards[0]):
         return choose_play(boards, count, nets, scratch, best_probs)
     scores = np.empty(count, dtype=np.float64)

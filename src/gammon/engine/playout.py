@@ -1,11 +1,20 @@
-"""Dice and the starting position for the compiled game loops (numba's own RNG)."""
+"""The compiled game loops' turn: dice (numba's own RNG), the legal plays, the end of a turn.
+
+Every self-play loop (the arena's games, rollouts, TD training, the bootstrap, label and
+pruning-data games) plays a turn the same way: :func:`roll_plays` rolls and generates the
+plays' boards, the loop chooses one by its own rule, and :func:`end_turn` either scores the
+game or hands the board to the opponent.
+"""
 
 from __future__ import annotations
 
 import numba as nb
 import numpy as np
 
+from gammon.core import _movegen
 from gammon.core.position import Position
+from gammon.engine.evaluate import swap_board, terminal_result
+from gammon.engine.network import Arrays
 
 MAX_PLIES = 2000  # far beyond any real game; guards against an endless loop
 
@@ -29,6 +38,27 @@ def opening_roll() -> tuple[int, int]:
         d1, d2 = roll()
         if d1 != d2:
             return d1, d2
+
+
+@_jit
+def roll_plays(board: np.ndarray, opening: bool, gen: Arrays) -> int:
+    """Roll for the side on roll of ``board`` (the opening roll when ``opening``) and write
+    the boards of its legal plays into ``gen[0]`` (move-generator buffers,
+    :func:`gammon.core._movegen.new_scratch`); returns how many there are."""
+    d1, d2 = opening_roll() if opening else roll()
+    dice = _movegen.roll_dice(d1, d2)
+    return _movegen.generate(board, dice, gen[0], gen[1], gen[2], gen[3], gen[4], gen[5])
+
+
+@_jit
+def end_turn(after: np.ndarray, board: np.ndarray, result: np.ndarray) -> bool:
+    """The end of a turn whose chosen play leaves ``after`` (the mover's view): True, with
+    the mover's result in ``result``, when it wins the game; otherwise ``board`` becomes
+    ``after`` seen by the opponent, who is on roll next."""
+    if terminal_result(after, result):
+        return True
+    swap_board(after, board)
+    return False
 
 
 @_jit

@@ -17,6 +17,7 @@ import numpy as np
 
 from gammon.core.position import Position
 from gammon.engine import search
+from gammon.engine.evaluate import KernelArrays
 from gammon.engine.evaluator import Probabilities
 from gammon.engine.network import Arrays
 
@@ -73,7 +74,7 @@ def _standard_errors(columns: np.ndarray) -> np.ndarray:
     return np.asarray(columns.std(axis=0, ddof=1) / math.sqrt(games), dtype=np.float64)
 
 
-def rollout(position: Position, games: int, *, truncate: int, seed: int, nets: Arrays,
+def rollout(position: Position, games: int, *, truncate: int, seed: int, nets: KernelArrays,
             level: Arrays,
             progress: Callable[[RolloutResult], None] | None = None) -> RolloutResult:
     """Roll ``position`` out ``games`` times with the kernel arrays ``nets`` and the move

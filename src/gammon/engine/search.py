@@ -28,6 +28,7 @@ import numpy as np
 
 from gammon.core import _movegen
 from gammon.engine.evaluate import (
+    KernelArrays,
     choose_play,
     choose_play_pruned,
     evaluate_after,
@@ -38,7 +39,7 @@ from gammon.engine.evaluate import (
     terminal_result,
 )
 from gammon.engine.network import OUTPUTS, Arrays, equity, invert, make_consistent
-from gammon.engine.playout import MAX_PLIES, roll
+from gammon.engine.playout import MAX_PLIES, end_turn, roll_plays
 
 _jit = nb.njit(cache=True, nogil=True)
 MAX_PLY = 2
@@ -61,7 +62,7 @@ def _generate(board: np.ndarray, d1: int, d2: int, level: Arrays) -> int:
 
 
 @_jit
-def _one_ply(board: np.ndarray, nets: Arrays, scratch: Arrays, level: Arrays,
+def _one_ply(board: np.ndarray, nets: KernelArrays, scratch: Arrays, level: Arrays,
              out: np.ndarray) -> None:
     """Side on roll's probabilities: the average over its 21 rolls of its best play."""
     best_probs = np.empty(OUTPUTS, dtype=np.float64)
@@ -75,7 +76,7 @@ def _one_ply(board: np.ndarray, nets: Arrays, scratch: Arrays, level: Arrays,
 
 
 @_jit
-def _two_ply(board: np.ndarray, nets: Arrays, scratch: Arrays, level1: Arrays,
+def _two_ply(board: np.ndarray, nets: KernelArrays, scratch: Arrays, level1: Arrays,
              level2: Arrays, out: np.ndarray) -> None:
     """As :func:`_one_ply`, but each best play (chosen at 0-ply) is then valued at 1-ply."""
     best_probs = np.empty(OUTPUTS, dtype=np.float64)
@@ -96,7 +97,7 @@ def _two_ply(board: np.ndarray, nets: Arrays, scratch: Arrays, level1: Arrays,
 
 
 @_jit
-def position_value(board: np.ndarray, plies: int, nets: Arrays, scratch: Arrays,
+def position_value(board: np.ndarray, plies: int, nets: KernelArrays, scratch: Arrays,
                    level1: Arrays, level2: Arrays, out: np.ndarray) -> None:
     """Probabilities for the side on roll of ``board`` (before it rolls) at ``plies``
     (0, 1 or 2). Written without recursion: numba cannot cache recursive functions."""
@@ -111,7 +112,7 @@ def position_value(board: np.ndarray, plies: int, nets: Arrays, scratch: Arrays,
 
 
 @_jit
-def play_value(after: np.ndarray, plies: int, nets: Arrays, scratch: Arrays, level1: Arrays,
+def play_value(after: np.ndarray, plies: int, nets: KernelArrays, scratch: Arrays, level1: Arrays,
                level2: Arrays, out: np.ndarray) -> None:
     """Probabilities for the side that just moved, from the board after its play."""
     if plies == 0 or terminal_result(after, out):
@@ -126,7 +127,7 @@ def play_value(after: np.ndarray, plies: int, nets: Arrays, scratch: Arrays, lev
 
 @_jit
 def rank_plays(boards: np.ndarray, count: int, plies: int, keep: np.ndarray,
-               margin: np.ndarray, nets: Arrays, level1: Arrays, level2: Arrays,
+               margin: np.ndarray, nets: KernelArrays, level1: Arrays, level2: Arrays,
                probs: np.ndarray, depth: np.ndarray) -> None:
     """Evaluate ``boards[:count]`` (candidate plays) with the move filter.
 
@@ -174,7 +175,7 @@ def best_ranked(probs: np.ndarray, depth: np.ndarray, count: int) -> int:
 
 
 @_jit
-def rollout(board: np.ndarray, games: int, truncate: int, seed: int, nets: Arrays,
+def rollout(board: np.ndarray, games: int, truncate: int, seed: int, nets: KernelArrays,
             level: Arrays) -> np.ndarray:
     """Truncated rollout of ``board`` (side on roll, before rolling), 0-ply play.
 
@@ -194,14 +195,11 @@ def rollout(board: np.ndarray, games: int, truncate: int, seed: int, nets: Array
         side = 0  # 0 while the original side is on roll
         finished = False
         for _ in range(limit):
-            d1, d2 = roll()
-            count = _generate(current, d1, d2, level)
+            count = roll_plays(current, False, level)
             best = choose_play(level[0], count, nets, scratch, probs)
-            after = level[0][best]
-            if terminal_result(after, result):
+            if end_turn(level[0][best], current, result):
                 finished = True
                 break
-            swap_board(after, current)
             side = 1 - side
         if finished:
             # ``result`` is for the side that made the last play

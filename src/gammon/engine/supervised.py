@@ -35,6 +35,7 @@ from gammon.engine import search
 from gammon.engine.bearoff import is_bearoff_board
 from gammon.engine.evaluate import (
     PRUNE_KEEP,
+    KernelArrays,
     evaluate_after,
     kernel_arrays,
     network_for,
@@ -55,14 +56,13 @@ from gammon.engine.features import is_race
 from gammon.engine.network import (
     MAX_INPUTS,
     OUTPUTS,
-    Arrays,
     Network,
     NetworkPair,
     equity,
     forward,
     invert,
 )
-from gammon.engine.playout import INITIAL, MAX_PLIES, noisy_choice, opening_roll, roll
+from gammon.engine.playout import INITIAL, MAX_PLIES, end_turn, noisy_choice, roll_plays
 from gammon.engine.training import backpropagate, pubeval_score, sole_writer
 
 _jit = nb.njit(cache=True, nogil=True)
@@ -83,7 +83,7 @@ def _grown(boards: np.ndarray, labels: np.ndarray, capacity: int
 
 
 @_jit
-def label_games(nets: Arrays, games: int, seed: int, noise: float, plies: int,
+def label_games(nets: KernelArrays, games: int, seed: int, noise: float, plies: int,
                 keep: np.ndarray, margin: np.ndarray, crashed_only: bool = False
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Play ``games`` noisy 0-ply self-play games; returns the kept boards (side on roll),
@@ -110,10 +110,7 @@ def label_games(nets: Arrays, games: int, seed: int, noise: float, plies: int,
     for _ in range(games):
         board[:] = INITIAL
         for ply in range(MAX_PLIES):
-            d1, d2 = opening_roll() if ply == 0 else roll()
-            dice = _movegen.roll_dice(d1, d2)
-            count = _movegen.generate(board, dice, gen[0], gen[1], gen[2], gen[3], gen[4],
-                                      gen[5])
+            count = roll_plays(board, ply == 0, gen)
             shallow = 0
             for i in range(count):
                 evaluate_after(gen[0][i], nets, scratch, probs)
@@ -148,10 +145,8 @@ def label_games(nets: Arrays, games: int, seed: int, noise: float, plies: int,
                         n += 1
             # the game goes on with the noisy 0-ply choice
             chosen = noisy_choice(shallow_equity, count, noise)
-            after = gen[0][chosen]
-            if terminal_result(after, result):
+            if end_turn(gen[0][chosen], board, result):
                 break
-            swap_board(after, board)
     return boards[:n].copy(), labels[:n].copy(), counts
 
 
@@ -257,7 +252,7 @@ def _cross_entropy(out: np.ndarray, target: np.ndarray) -> float:
 
 
 @_jit
-def fit_epoch(nets: Arrays, boards: np.ndarray, labels: np.ndarray, order: np.ndarray,
+def fit_epoch(nets: KernelArrays, boards: np.ndarray, labels: np.ndarray, order: np.ndarray,
               alpha: float) -> float:
     """One pass of SGD over ``boards[order]`` (each by its class's network) on the
     cross-entropy; returns the mean cross-entropy met on the way."""
@@ -291,7 +286,7 @@ def position_classes(boards: np.ndarray) -> np.ndarray:
 
 
 @_jit
-def mean_cross_entropy(nets: Arrays, boards: np.ndarray, labels: np.ndarray,
+def mean_cross_entropy(nets: KernelArrays, boards: np.ndarray, labels: np.ndarray,
                        rows: np.ndarray) -> float:
     inputs = np.empty(MAX_INPUTS, dtype=np.float32)
     hidden = np.empty(512, dtype=np.float64)
@@ -391,7 +386,7 @@ def fit(start: Path, directory: Path, path: Path, run: FitRun,
 
 
 @_jit
-def prune_positions(nets: Arrays, games: int, seed: int, noise: float
+def prune_positions(nets: KernelArrays, games: int, seed: int, noise: float
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Training data for the pruning network: noisy 0-ply self-play games; at every
     decision of a position that is not a race, each candidate play's position (opponent
@@ -413,10 +408,7 @@ def prune_positions(nets: Arrays, games: int, seed: int, noise: float
     for _ in range(games):
         board[:] = INITIAL
         for ply in range(MAX_PLIES):
-            d1, d2 = opening_roll() if ply == 0 else roll()
-            dice = _movegen.roll_dice(d1, d2)
-            count = _movegen.generate(board, dice, gen[0], gen[1], gen[2], gen[3], gen[4],
-                                      gen[5])
+            count = roll_plays(board, ply == 0, gen)
             keep = count > 1 and not is_race(board)
             for i in range(count):
                 evaluate_after(gen[0][i], nets, scratch, probs)
@@ -441,10 +433,8 @@ def prune_positions(nets: Arrays, games: int, seed: int, noise: float
             if keep:
                 decisions += 1
             chosen = noisy_choice(shallow_equity, count, noise)
-            after = gen[0][chosen]
-            if terminal_result(after, result):
+            if end_turn(gen[0][chosen], board, result):
                 break
-            swap_board(after, board)
     return boards[:n].copy(), labels[:n].copy(), decision[:n].copy()
 
 

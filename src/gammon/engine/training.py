@@ -26,23 +26,21 @@ import numpy as np
 from gammon.core import _movegen
 from gammon.engine.arena import NEURAL, PUBEVAL, duplicate_match
 from gammon.engine.evaluate import (
+    KernelArrays,
     choose_play,
     kernel_arrays,
     network_for,
     new_scratch,
-    swap_board,
-    terminal_result,
 )
 from gammon.engine.network import (
     BASIC,
     FEATURE_SET_NAMES,
     MAX_INPUTS,
     OUTPUTS,
-    Arrays,
     NetworkPair,
     forward,
 )
-from gammon.engine.playout import INITIAL, MAX_PLIES, opening_roll, roll
+from gammon.engine.playout import INITIAL, MAX_PLIES, end_turn, roll_plays
 
 _jit = nb.njit(cache=True, nogil=True)
 
@@ -91,7 +89,7 @@ def backpropagate(inputs: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2: np.nda
 
 
 @_jit
-def train_games(nets: Arrays, games: int, seed: int, alpha: float) -> np.ndarray:
+def train_games(nets: KernelArrays, games: int, seed: int, alpha: float) -> np.ndarray:
     """Play and learn from ``games`` self-play games; returns [plies, squared error sum]."""
     np.random.seed(seed)
     gen = _movegen.new_scratch()
@@ -106,10 +104,7 @@ def train_games(nets: Arrays, games: int, seed: int, alpha: float) -> np.ndarray
     for _ in range(games):
         board[:] = INITIAL
         for ply in range(MAX_PLIES):
-            d1, d2 = opening_roll() if ply == 0 else roll()
-            dice = _movegen.roll_dice(d1, d2)
-            count = _movegen.generate(board, dice, gen[0], gen[1], gen[2], gen[3], gen[4],
-                                      gen[5])
+            count = roll_plays(board, ply == 0, gen)
             best = choose_play(gen[0], count, nets, scratch, target)
             # The value before the roll moves toward the value of the play chosen.
             w1, b1, w2, b2 = network_for(board, nets, inputs)
@@ -117,10 +112,8 @@ def train_games(nets: Arrays, games: int, seed: int, alpha: float) -> np.ndarray
             stats[1] += _td_step(inputs, w1, b1, w2, b2, hidden, out, delta_hidden, target,
                                  alpha)
             stats[0] += 1
-            after = gen[0][best]
-            if terminal_result(after, target):
+            if end_turn(gen[0][best], board, target):
                 break
-            swap_board(after, board)
     return stats
 
 
