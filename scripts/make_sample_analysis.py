@@ -17,7 +17,7 @@ from pathlib import Path
 
 from gammon.core.actions import Action
 from gammon.core.game import Rules
-from gammon.engine.analysis import analyze_actions
+from gammon.engine.analysis import analyse_actions
 from gammon.engine.matchbot import MatchBot, play_match
 from gammon.engine.player import Engine
 from gammon.formats import mat
@@ -41,7 +41,7 @@ def main() -> None:
     names = ("Casual bot", "Expert bot")
     record = MatchRecord.from_match_actions(actions, rules=rules, players=names)
     mat.dump(record, DOCS / "sample-match.mat")
-    analysis = analyze_actions(record.actions(), record.rules, names=names, plies=args.ply,
+    analysis = analyse_actions(record.actions(), record.rules, names=names, plies=args.ply,
                                start=record.new_match(),
                                progress=lambda g: print(f"analysing game {g} ...", flush=True))
     (DOCS / "sample-analysis.html").write_text(analysis.to_html())
