@@ -52,7 +52,7 @@ def test_the_one_parser_reads_every_message_type() -> None:
         {"type": "accept_resign", "match": "m"}, {"type": "reject_resign", "match": "m"},
         {"type": "abandon", "match": "m", "id": "a1"}, {"type": "chat", "match": "m", "text": "hi"},
         {"type": "mute", "match": "m", "muted": True}, {"type": "ping", "id": 4},
-        {"type": "pong", "n": 7},
+        {"type": "pong", "n": 7}, {"type": "subscribe_lobby"}, {"type": "unsubscribe_lobby"},
     ]
     assert {e["type"] for e in examples} == protocol.TYPES
     for example in examples:
