@@ -102,6 +102,8 @@ def test_a_finished_match_has_history_replay_mat_file_and_verified_dice(pages: P
     assert page.inner_text(".replay-controls .muted").startswith("2 /")
     page.keyboard.press("End")
     assert "wins the match" in page.inner_text(".caption")
+    page.keyboard.press("ArrowLeft")
+    assert page.inner_text(".replay-controls .muted").startswith(f"{total - 1} /")
 
     # the dice, checked in the browser from the revealed seed
     page.goto(page.url.split("#")[0] + f"#/fairness/{match_id}")

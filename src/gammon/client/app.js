@@ -16,7 +16,7 @@ import { apply as applyI18n, browserLanguage, language, LANGUAGES, setLanguage, 
 import { MatchPage } from "./match.js";
 import { api, Socket } from "./net.js";
 import { markCurrent, moveRows, renderMoveList } from "./movelist.js";
-import { frameState, matchFrames } from "./replay.js";
+import { frameKeys, frameState, matchFrames } from "./replay.js";
 import { ReviewPage } from "./review.js";
 import { verifyRecord } from "./fairness.js";
 import { downloadLink, fmtDate, h, icon, ICONS, kindText, setSound, sound, toast } from "./ui.js";
@@ -488,15 +488,7 @@ class ReplayPage extends Page {
             this.reviewLink = h("a", { class: "button", href: `#/review/${this.id}${this.query}`, "data-act": "review", hidden: true }, t("history.review")),
             h("a", { class: "button", href: `#/fairness/${this.id}` }, t("history.check_dice")))),
         h("section", { class: "card replay-side" }, h("h2", {}, t("match.log")), this.moveList)));
-    this.keys = (e) => {
-      if (["input", "select", "textarea"].includes((e.target.tagName || "").toLowerCase())) return;
-      if (e.key === "ArrowRight") this.show(this.index + 1);
-      else if (e.key === "ArrowLeft") this.show(this.index - 1);
-      else if (e.key === "Home") this.show(0);
-      else if (e.key === "End") this.show(this.frames.length - 1);
-      else return;
-      e.preventDefault();
-    };
+    this.keys = frameKeys(this);
     document.addEventListener("keydown", this.keys);
     // the match's events: subscribing from version 0 sends them all
     this.feed = this.app.socket.feed(this.id, 0, this.key);

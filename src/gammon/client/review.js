@@ -11,7 +11,7 @@ import { BoardView, NS } from "./board.js";
 import { t } from "./i18n.js";
 import { api } from "./net.js";
 import { diceText, markCurrent, moveRows, renderMoveList } from "./movelist.js";
-import { frameState, matchFrames } from "./replay.js";
+import { frameKeys, frameState, matchFrames } from "./replay.js";
 import { h, icon, ICONS, kindText } from "./ui.js";
 
 /** GNU Backgammon's rating scale on the error rate (millipoints lost per unforced
@@ -120,15 +120,7 @@ export class ReviewPage {
           h("section", { class: "card" }, h("h2", {}, t("review.summary")), this.summary),
           h("section", { class: "card" }, h("h2", {}, t("review.graph")), this.graph),
           h("section", { class: "card" }, h("h2", {}, t("match.log")), this.moveList))));
-    this.keys = (e) => {
-      if (["input", "select", "textarea"].includes((e.target.tagName || "").toLowerCase())) return;
-      if (e.key === "ArrowRight") this.show(this.index + 1);
-      else if (e.key === "ArrowLeft") this.show(this.index - 1);
-      else if (e.key === "Home") this.show(0);
-      else if (e.key === "End") this.show(this.frames.length - 1);
-      else return;
-      e.preventDefault();
-    };
+    this.keys = frameKeys(this);
     document.addEventListener("keydown", this.keys);
     // the match's events (every one, from version 0), and the analysis's progress messages
     this.feed = this.app.socket.feed(this.id, 0, this.key);
