@@ -593,7 +593,9 @@ def clock_paused_view(player: int | None, seconds: float, v: int) -> ClockPaused
 # the match's record: seats, settings, result
 
 
-class _User(Protocol):
+class Player(Protocol):
+    """A user as the views read one (:class:`gammon.server.db.User` is one)."""
+
     @property
     def id(self) -> int: ...
     @property
@@ -626,12 +628,12 @@ class SeatView(TypedDict):
     rating: float
 
 
-def user_view(user: _User) -> UserView:
+def user_view(user: Player) -> UserView:
     return {"id": user.id, "name": user.name, "kind": cast(UserKind, user.kind),
             "rating": round(user.rating, 2), "experience": user.experience}
 
 
-def seat_view(user: _User | None) -> SeatView | None:
+def seat_view(user: Player | None) -> SeatView | None:
     return None if user is None else {"id": user.id, "name": user.name,
                                       "kind": cast(UserKind, user.kind),
                                       "rating": round(user.rating, 2)}

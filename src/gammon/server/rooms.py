@@ -42,6 +42,7 @@ from gammon.views import (
     EventView,
     GameView,
     InfoView,
+    Player,
     ResultView,
     SeatView,
     clock_paused_view,
@@ -56,19 +57,9 @@ from gammon.views import (
 )
 
 
-class Seated(Protocol):
+class Seated(Player, Protocol):
     """A user in a seat, as a room sees one (:class:`gammon.server.db.User` is one)."""
 
-    @property
-    def id(self) -> int: ...
-    @property
-    def name(self) -> str: ...
-    @property
-    def kind(self) -> str: ...
-    @property
-    def rating(self) -> float: ...
-    @property
-    def experience(self) -> int: ...
     @property
     def is_bot(self) -> bool: ...
     @property
