@@ -181,14 +181,15 @@ class Acknowledged:
     game: dict[str, Any] | None = None
     clock: dict[str, Any] | None = None
     clock_seen: float = 0.0  # when that clock reading arrived
+    viewer: int = 0  # the seat that saw ``game`` (the player moving alone gets legal, reach)
 
-    def take(self, message: dict[str, Any]) -> None:
+    def take(self, message: dict[str, Any], viewer: int = 0) -> None:
         for event in message.get("events", []):
             if event["v"] == len(self.events) + 1:
                 self.events.append(event)
         if message["v"] == len(self.events):  # the latest state seen
             self.game, self.clock = message["game"], message["clock"]
-            self.clock_seen = time.time()
+            self.clock_seen, self.viewer = time.time(), viewer
 
 
 def compare(seen: Acknowledged, events: list[dict[str, Any]]) -> tuple[int, int]:
@@ -344,7 +345,7 @@ class Run:
             actor = players[on_turn(game)]
             message = {**choose(game, self.rng), "match": match_id}
             try:
-                reply = self.answer(actor, message, seen)
+                reply = self.answer(actor, on_turn(game), message, seen)
                 if reply["type"] == "error":
                     raise AssertionError(f"refused: {message} -> {reply}")
                 seen.versions.append(actor.v)
@@ -357,7 +358,8 @@ class Run:
             done += 1
 
     @staticmethod
-    def answer(actor: Player, message: dict[str, Any], seen: Acknowledged) -> dict[str, Any]:
+    def answer(actor: Player, seat: int, message: dict[str, Any],
+               seen: Acknowledged) -> dict[str, Any]:
         """Send an action; its answer: the error, or the update with its events. Updates
         of clock pauses alone (a restarted process's downtime credit, forwarded from the
         bus) may come first: they are taken as seen, not as the answer."""
@@ -366,7 +368,7 @@ class Run:
             reply = actor.wait(lambda m: m.get("type") in ("update", "error"))
             if reply["type"] == "error":
                 return reply
-            seen.take(reply)
+            seen.take(reply, seat)
             if any(event["type"] != "clock_paused" for event in reply["events"]):
                 return reply
 
@@ -428,7 +430,7 @@ class Run:
         ``ready``: when the service was up again after an outage."""
         while True:
             try:
-                with seats[0].connect() as ws:
+                with seats[seen.viewer].connect() as ws:
                     full = Player.over_websockets(ws, "verify").subscribe(match_id, since=0)
                     arrived = time.time()
                 break
@@ -454,6 +456,12 @@ class Run:
             ok = False
             self.figures.states_differing += 1
             self.figures.problems.append(f"{match_id}: state after restart differs")
+            keys = sorted(k for k in {*full["game"], *seen.game}
+                          if full["game"].get(k) != seen.game.get(k))
+            print(f"\n{match_id}: the state differs in {keys}\n  seen:   "
+                  f"{json.dumps({k: seen.game.get(k) for k in keys})}\n  server: "
+                  f"{json.dumps({k: full['game'].get(k) for k in keys})}",
+                  file=sys.__stderr__, flush=True)
         if outage and killed_at is not None and ready is not None and not unacknowledged:
             self.check_clock(seen, full["clock"], killed_at, ready, arrived)
         seen.events = list(events)
