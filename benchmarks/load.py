@@ -24,8 +24,17 @@ the servers' own event-loop lag and garbage-collection pauses (their ``/metrics`
 the load average at the start and at the end; the last line is the same as one JSON
 object.
 
+With ``--analyses K`` the servers also analyse matches while the players play (the
+post-match review's worker, issue 12): before the ramp, K more pairs play matches to
+``--length`` points quickly (0.1 s a move) to the end; each end queues its analysis at the
+server's default depth, and the simulator asks for each one at ``--analysis-plies`` too
+(``GET /api/games/{id}/analysis``), so the analysis workers are busy while the latency is
+measured. The report adds how many analyses finished during the measurement, how many were
+still waiting or running at its end (more than 0: the workers never idled), and the CPU the
+analysis processes used.
+
 Run: ``python benchmarks/load.py [--matches 500] [--duration 60] [--think 2.0]
-[--store sqlite|postgresql] [--processes 1]`` (also ``gammon bench load ...``).
+[--store sqlite|postgresql] [--processes 1] [--analyses 0]`` (also ``gammon bench load ...``).
 Needs ``ulimit -n`` above 2 × matches + 100 (3 × with several processes).
 """
 
@@ -175,6 +184,38 @@ async def pair_loop(first: Seat, second: Seat, args: argparse.Namespace, stats: 
         finally:
             stats.in_play -= 1
             stats.pending.pop(match_id, None)
+
+
+async def finished_match(first: Seat, second: Seat, args: argparse.Namespace,
+                         rng: random.Random) -> tuple[str, str]:
+    """Two players play one match quickly to the end; its id and invite key."""
+    game = await first.post("/api/games", {"kind": "match", "length": args.length,
+                                           "private": True})
+    match_id = game["id"]
+    key = parse_qs(urlsplit(game["invite"].replace("#", "", 1)).query)["key"][0]
+    await second.post(f"/api/games/{match_id}/join", params={"key": key})
+    # 0.1 s a move keeps within the socket's rate limit (20 messages a second)
+    quick = argparse.Namespace(**{**vars(args), "think": 0.1})
+    stats = Stats(deadline=time.monotonic() + 300)
+    done = await asyncio.gather(play(first, match_id, quick, stats, random.Random(rng.random())),
+                                play(second, match_id, quick, stats,
+                                     random.Random(rng.random())))
+    if not all(done) or stats.errors:
+        raise RuntimeError(f"a match to analyse did not finish: {dict(stats.errors)}")
+    return match_id, key
+
+
+async def analysis_status(seat: Seat, match_id: str, key: str, plies: int) -> str:
+    """Ask for a finished match's analysis at ``plies`` (a first request queues it); its
+    status: done, queued, running or failed."""
+    response = await seat.http.get(f"/api/games/{match_id}/analysis",
+                                   params={"ply": str(plies), "key": key},
+                                   cookies={COOKIE: seat.cookie})
+    if response.status_code == 200:
+        return "done"
+    if response.status_code == 202:
+        return str(response.json()["status"])
+    return f"http {response.status_code}"
 
 
 def _runner(game: dict[str, Any]) -> int:
@@ -363,6 +404,29 @@ def cpu_seconds(processes: list[psutil.Process]) -> float:
     return total
 
 
+def workers(servers: list[psutil.Process]) -> list[psutil.Process]:
+    """The servers' child processes (their analysis workers)."""
+    children = []
+    for server in servers:
+        with contextlib.suppress(psutil.Error):
+            children += server.children(recursive=True)
+    return children
+
+
+async def analyses_done(seats: list[Seat], analysed: list[tuple[str, str]],
+                        args: argparse.Namespace) -> tuple[int, int]:
+    """Of the analyses asked for (each match at the server's default depth and at
+    ``--analysis-plies``): how many are done, and how many are queued or running."""
+    if not analysed:
+        return 0, 0
+    asker = seats[2 * args.matches]
+    statuses = []
+    for match_id, key in analysed:
+        for plies in sorted({args.default_analysis_plies, args.analysis_plies}):
+            statuses.append(await analysis_status(asker, match_id, key, plies))
+    return statuses.count("done"), sum(s in ("queued", "running") for s in statuses)
+
+
 def rss(processes: list[psutil.Process]) -> int:
     total = 0
     for process in processes:
@@ -452,6 +516,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 server = (k + j) % len(urls)
                 address = source_address(2 * k + j)
                 seats.append(Seat(clients.get(urls[server], address), ws_urls[server], address))
+        for k in range(args.analyses):  # pairs that make finished matches to analyse
+            address = source_address(2 * args.matches + 2 * k)
+            seats += [Seat(clients.get(urls[0], address), ws_urls[0], address)
+                      for _ in (0, 1)]
         failures = await gather_in_batches(args, "sign-in", [s.sign_in for s in seats])
         failures += await gather_in_batches(args, "sockets", [s.connect for s in seats])
         for failure in failures:
@@ -460,6 +528,17 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         for failure in failures:
             if failure is not None:
                 raise RuntimeError(f"set-up failed: {stats.errors}") from failure
+        analysed: list[tuple[str, str]] = []
+        if args.analyses:
+            quick_rng = random.Random(args.seed + 1)
+            analysed = await asyncio.gather(*(
+                finished_match(seats[2 * (args.matches + k)], seats[2 * (args.matches + k) + 1],
+                               args, random.Random(quick_rng.random()))
+                for k in range(args.analyses)))
+            asker = seats[2 * args.matches]
+            statuses = [await analysis_status(asker, m, key, args.analysis_plies)
+                        for m, key in analysed]
+            progress(args, f"  {len(analysed)} matches finished for analysis: {statuses}")
         await asyncio.sleep(1)
         idle_rss = rss(servers)
         lag_task = asyncio.create_task(watch_lag(stats))
@@ -484,6 +563,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         measured_from = time.monotonic()
         actions_from = stats.actions
         cpu_from = cpu_seconds(servers)
+        analysis_cpu_from = cpu_seconds(workers(servers))
+        analyses_done_from = await analyses_done(seats, analysed, args)
         histograms_from = await server_histograms(urls)
         client_cpu_from = cpu_seconds([psutil.Process()])
         peak_rss = 0
@@ -501,6 +582,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         elapsed = time.monotonic() - measured_from
         actions = stats.actions - actions_from
         server_cpu = cpu_seconds(servers) - cpu_from
+        analysis_cpu = cpu_seconds(workers(servers)) - analysis_cpu_from
+        analyses_after = await analyses_done(seats, analysed, args)
         histograms = await server_histograms(urls)
         lag_before, lag_after = (histograms_from["gammon_event_loop_lag_seconds"],
                                  histograms["gammon_event_loop_lag_seconds"])
@@ -546,6 +629,11 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             if servers else None,
             "server_rss_mib": round(peak_rss / 2**20, 1) if servers else None,
             "matches_finished": stats.finished,
+            "analyses_requested": len(analysed) * len({args.default_analysis_plies,
+                                                       args.analysis_plies}),
+            "analyses_done_while_measuring": analyses_after[0] - analyses_done_from[0],
+            "analyses_waiting_or_running_at_end": analyses_after[1],
+            "analysis_cpu_share": round(analysis_cpu / elapsed, 2) if servers else None,
             "errors_while_measuring": dict(during),
             "errors_total": dict(stats.errors),
             "think_s": args.think, "duration_s": round(elapsed, 1),
@@ -579,6 +667,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="a PostgreSQL database to connect to for creating the run's")
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/0",
                         help="the bus (PostgreSQL or several processes)")
+    parser.add_argument("--analyses", type=int, default=0,
+                        help="finished matches whose analyses run while measuring")
+    parser.add_argument("--analysis-plies", type=int, default=2,
+                        help="the depth asked for besides the server's default")
+    parser.add_argument("--default-analysis-plies", type=int, default=1,
+                        help=argparse.SUPPRESS)  # the server's GAMMON_ANALYSIS_PLIES
     parser.add_argument("--url", default="", help="a running server (default: start them)")
     parser.add_argument("--quiet", dest="progress", action="store_false",
                         help="no progress lines on stderr")

@@ -568,7 +568,7 @@ def test_an_action_is_answered_by_its_update_not_a_forwarded_clock_pause() -> No
     queue = [_update(3, "clock_paused"), _update(4, "checker_moved", "turn_ended")]
     sent: list[str] = []
     actor = Player(sent.append, lambda: json.dumps(queue.pop(0)))
-    answer = Run.answer(actor, {"type": "play", "match": "m"}, seen)
+    answer = Run.answer(actor, 0, {"type": "play", "match": "m"}, seen)
     assert answer["v"] == 5 and actor.v == 5 and len(sent) == 1
     assert [e["type"] for e in seen.events][2:] == ["clock_paused", "checker_moved",
                                                      "turn_ended"]

@@ -17,9 +17,10 @@ from gammon.server.cli import main as cli_main
 from gammon.server.fairness import FairDice, commitment, new_seed, verify
 
 
-def _record(*, anew: bool, rolls: int = 3, seeds: tuple[str, str] = ("a", "b")) -> dict[str, Any]:
+def _record(*, anew: bool, rolls: int = 3, seeds: tuple[str, str] = ("a", "b"),
+            seed: str | None = None) -> dict[str, Any]:
     """A fairness record as the server publishes it: an opening and ``rolls`` rolls."""
-    seed = new_seed()
+    seed = seed or new_seed()
     dice = FairDice(seed, seeds)
     actions = [protocol.action_json(A.RollOpening.from_source(dice.source(0),
                                                               winner_rolls_anew=anew))]
@@ -29,10 +30,10 @@ def _record(*, anew: bool, rolls: int = 3, seeds: tuple[str, str] = ("a", "b")) 
             "winner_rolls_anew": anew, "actions": actions}
 
 
-def _other_roll(roll: list[int]) -> list[int]:
-    """A different roll (not the same two dice in any order)."""
-    return [roll[0] % 6 + 1, roll[1]] if roll[0] != roll[1] % 6 + 1 else [roll[0] % 6 + 1,
-                                                                          roll[1] % 6 + 1]
+def _other_roll(*rolls: list[int]) -> list[int]:
+    """A roll differing from each of ``rolls`` (not the same two dice in any order)."""
+    taken = {tuple(sorted(roll)) for roll in rolls}
+    return next([a, b] for a in range(1, 7) for b in range(a, 7) if (a, b) not in taken)
 
 
 @pytest.mark.parametrize("anew", [False, True])
@@ -53,11 +54,14 @@ def test_winner_rolls_anew_opening_roll_is_checked() -> None:
 def test_the_opening_roll_must_be_the_last_opening_throw() -> None:
     """Defect 5: without the option the winner plays the two dice of the deciding throw; a
     record whose opening roll is anything else must fail."""
-    record = _record(anew=False)
+    seed = new_seed()
+    record = _record(anew=False, seed=seed)
+    anew_roll = _record(anew=True, seed=seed)["actions"][0]["roll"]
     tampered = copy.deepcopy(record)
-    tampered["actions"][0]["roll"] = _other_roll(record["actions"][0]["roll"])
+    tampered["actions"][0]["roll"] = _other_roll(record["actions"][0]["roll"], anew_roll)
     assert verify(tampered)
-    # claiming the option for a match played without it does not help either
+    # claiming the option for a match played without it does not help either (the tampered
+    # roll differs from the two dice the option would draw, so it cannot pass by chance)
     assert verify({**tampered, "winner_rolls_anew": True})
 
 
