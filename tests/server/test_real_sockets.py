@@ -1,6 +1,6 @@
 """Over real sockets, against ``gammon serve`` processes: a server killed mid-turn and
 restarted resumes the match exactly; a hostile client changes nothing; two server processes
-share one match through PostgreSQL and Redis."""
+share one match, the lobby feed and each player's options through PostgreSQL and Redis."""
 
 from __future__ import annotations
 
@@ -16,8 +16,9 @@ import pytest
 from websockets.sync.client import ClientConnection, connect
 
 from gammon.server.accounts import COOKIE
-from tests.server.conftest import ServerProcess
+from tests.server.conftest import ServerProcess, postgres_database, redis_reachable
 from tests.server.helpers import Player, act, play_turn, to_move
+from tests.server.test_live_needs import OPTIONS, kinds, step_to_the_end, until_turn
 
 
 @pytest.fixture
@@ -208,22 +209,29 @@ def test_a_hostile_client_changes_nothing(database_url: str, redis_url: str,
 # -- scale-out: PostgreSQL and Redis, for real -------------------------------------------
 
 
-@pytest.fixture
-def postgres(database_url: str) -> str:
-    """Only the PostgreSQL variant of the store fixtures: this test needs two processes."""
-    return database_url
+@pytest.fixture(scope="module")
+def two_servers() -> Iterator[tuple[ServerProcess, ServerProcess]]:
+    """Two ``gammon serve`` processes of one deployment (a PostgreSQL database of their own,
+    the Redis bus, one secret key: a session cookie works on both), started once for the
+    tests below; no analysis at a match's end (a child process of CPU nothing here needs)."""
+    redis_url = redis_reachable()
+    with postgres_database() as database_url:
+        env = {"GAMMON_DATABASE_URL": database_url, "GAMMON_REDIS_URL": redis_url,
+               "GAMMON_RATE_LIMITS": "false", "GAMMON_SECRET_KEY": "shared-test-key",
+               "GAMMON_ANALYSIS_ON_FINISH": "false"}
+        servers: list[ServerProcess] = []
+        try:
+            for _ in range(2):
+                servers.append(ServerProcess(env).start())
+            yield servers[0], servers[1]
+        finally:
+            for server in servers:
+                server.stop()
 
 
-@pytest.mark.parametrize("store", ["postgresql"], indirect=True)
-def test_two_server_processes_share_one_match(postgres: str, redis_url: str,
-                                              stack: contextlib.ExitStack,
-                                              server_processes: list[ServerProcess]) -> None:
-    env = {"GAMMON_DATABASE_URL": postgres, "GAMMON_REDIS_URL": redis_url,
-           "GAMMON_RATE_LIMITS": "false", "GAMMON_SECRET_KEY": "shared-test-key"}
-    first = ServerProcess(env).start()
-    server_processes.append(first)
-    second = ServerProcess(env).start()
-    server_processes.append(second)
+def test_two_server_processes_share_one_match(
+        two_servers: tuple[ServerProcess, ServerProcess], stack: contextlib.ExitStack) -> None:
+    first, second = two_servers
     a = session(stack, first, "anna")
     b = session(stack, second, "boris")
     game = a.post("/api/games", json={"kind": "match", "length": 1, "clock": "italian"}).json()
@@ -254,3 +262,99 @@ def test_two_server_processes_share_one_match(postgres: str, redis_url: str,
     record = httpx.get(f"{first.url}/api/games/{game['id']}/fairness").json()
     assert record["problems"] == []
 
+
+
+def test_the_lobby_feed_and_the_options_cross_between_two_server_processes(
+        two_servers: tuple[ServerProcess, ServerProcess], stack: contextlib.ExitStack) -> None:
+    """A socket on one process follows the lobby of games opened, withdrawn and taken through
+    the other; a player's options changed through one process act at once in a match whose
+    room the other holds (alone, or with it)."""
+    first, second = two_servers
+    a, b = session(stack, first), session(stack, first)
+    # a's session, used through the other process
+    a_elsewhere = stack.enter_context(httpx.Client(base_url=second.url, timeout=20,
+                                                   cookies={COOKIE: a.cookies[COOKIE]}))
+
+    def set_options(client: httpx.Client, **options: bool) -> None:
+        response = client.put("/api/me/options", json={**OPTIONS, **options})
+        assert response.status_code == 200, response.text
+
+    set_options(a)  # confirm and auto-roll off
+    with socket(second, session(stack, second)) as ws:
+        watcher = Player.over_websockets(ws, "watcher")
+        ours: set[str] = set()
+
+        def listed(*ids: str) -> None:
+            """The feed comes to list ``ids`` of this test's games (a burst may be told
+            once)."""
+            watcher.wait(lambda m: m["type"] == "lobby"
+                         and [g["id"] for g in m["games"] if g["id"] in ours] == list(ids))
+
+        watcher.send({"type": "subscribe_lobby"})
+        listed()
+        withdrawn = a.post("/api/games", json={"kind": "single"}).json()["id"]
+        ours.add(withdrawn)
+        listed(withdrawn)
+        match_id = a.post("/api/games", json={"kind": "match", "length": 3}).json()["id"]
+        ours.add(match_id)
+        listed(withdrawn, match_id)
+        assert a.delete(f"/api/games/{withdrawn}").status_code == 200
+        listed(match_id)
+        assert b.post(f"/api/games/{match_id}/join").status_code == 200
+        listed()
+
+    rng = random.Random(5)
+    with socket(first, a) as wa, socket(first, b) as wb:
+        # the room is held by the first process alone: the second only stores the options
+        # and says so on the bus
+        players = {0: Player.over_websockets(wa, "a"), 1: Player.over_websockets(wb, "b")}
+        for player in players.values():
+            player.subscribe(match_id)
+        players[0].sync(players[1].v)
+        # switched on while b is on turn (the bus has b's roll and play, a's roll, to get
+        # there): a's next play waits for the confirmation
+        until_turn(players, 1, "before_roll", rng)
+        set_options(a_elsewhere, confirm_turn=True)
+        until_turn(players, 0, "moving", rng)
+        step_to_the_end(players, 0)
+        game = players[0].game
+        assert game is not None and (game["turn"], game["phase"]) == (0, "moving")
+        assert game["can_confirm"]
+        # switched off while the complete play waits: the first process ends the turn
+        set_options(a_elsewhere, confirm_turn=False)
+        ended = players[0].wait(lambda m: m["type"] == "update")
+        assert "turn_ended" in kinds(ended) and ended["game"]["turn"] == 1
+        players[1].sync(players[0].v)
+
+    with socket(first, a) as wa, socket(second, b) as wb:
+        # b plays through the second process, which holds the room too now
+        players = {0: Player.over_websockets(wa, "a"), 1: Player.over_websockets(wb, "b")}
+        for player in players.values():
+            player.subscribe(match_id)
+        players[0].sync(players[1].v)
+        # auto-roll switched on through the first process: the second, ending b's turn,
+        # rolls for a (in the same update, unless the bus brought the change only after
+        # b's play: then the second rolls when it hears it)
+        until_turn(players, 1, "before_roll", rng)
+        set_options(a, auto_roll=True)
+        pa, start = players[0], players[0].v
+
+        def rolled_for_a() -> bool:
+            return any(e["type"] == "dice_rolled" and e["player"] == 0
+                       for e in pa.events[start - pa.base:])
+
+        act(players, players[1], {"type": "roll"})
+        play_turn(players, rng)
+        if not rolled_for_a():  # a never rolls here: the server must (within 20 s)
+            pa.wait(lambda m: m["type"] == "update" and rolled_for_a())
+        # switched off, then on through the second process while a is to roll: a roll at once
+        set_options(a_elsewhere, auto_roll=False)
+        until_turn(players, 1, "before_roll", rng)
+        act(players, players[1], {"type": "roll"})
+        play_turn(players, rng)
+        game = players[0].game
+        assert game is not None and (game["turn"], game["phase"]) == (0, "before_roll")
+        set_options(a_elsewhere, auto_roll=True)
+        rolled = players[0].wait(lambda m: m["type"] == "update")
+        assert [e["player"] for e in rolled["events"] if e["type"] == "dice_rolled"] == [0]
+        assert players[1].wait(lambda m: m["type"] == "update")["v"] == rolled["v"]
