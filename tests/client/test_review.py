@@ -3,7 +3,8 @@ reviewed at ``#/review/ID`` — the analysis's progress while it is made, then t
 each player (the numbers of ``gammon analyze --format json`` for the match's exported
 ``.mat``, and gnubg's rating word), the win-chance graph whose points jump to their play
 (the board and the decision shown with it), the move list with the analysis's marks; a
-private match's review only through its invite link."""
+private match's review only through its invite link; a review opened while the match is
+still in play shows its analysis once the match ends, without a reload."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from typing import Any
 from gammon.core.position import Position
 from tests.client.conftest import Pages
 from tests.client.support import MY_MOVE, MY_ROLL, point, wait_match
+from tests.client.test_play import start_bot_match
 
 PAGE = "window.gammon.app.page"
 OVER = "g.phase === 'match_over'"
@@ -163,3 +165,18 @@ def test_a_private_matchs_review_is_shown_only_through_its_invite_link(pages: Pa
     holder = pages.new(f"/#/review/{game['id']}?key={key}")
     holder.wait_for_selector(".review-status [data-status=done]", timeout=180_000)
     assert holder.locator(".review-table td[data-stat=rating]").count() == 2
+
+
+def test_a_review_opened_in_play_shows_the_analysis_once_the_match_ends(pages: Pages) -> None:
+    player = pages.new()
+    match_id = start_bot_match(player, kind="single")["info"]["id"]
+    viewer = pages.new(f"/#/review/{match_id}")
+    viewer.wait_for_selector(".review-status [data-error=not_finished]")
+    # the page hears no analysis message (a server that analyses only on request sends
+    # none): the match's own feed must tell it the end
+    viewer.evaluate(f"window.gammon.socket.removeEventListener('message', {PAGE}.onMessage)")
+    player.click("[data-act=abandon]")
+    player.locator("dialog[open] button[data-value=abandon]").click()
+    viewer.wait_for_selector(".review-status [data-status=done]", timeout=180_000)
+    assert viewer.evaluate(f"{PAGE}.info.status") == "finished"  # the result came with it
+    assert viewer.locator(".review-table td[data-stat=rating]").count() == 2

@@ -80,6 +80,7 @@ export class ReviewPage {
     this.hints = new Map(); // the engine's ranked plays by position and roll
     this.timer = null;
     this.closed = false;
+    this.waiting = false; // refused as not finished: asked again when the match ends
   }
 
   mount(main) {
@@ -124,7 +125,18 @@ export class ReviewPage {
     document.addEventListener("keydown", this.keys);
     // the match's events (every one, from version 0), and the analysis's progress messages
     this.feed = this.app.socket.feed(this.id, 0, this.key);
-    this.onState = () => this.load();
+    this.onState = () => {
+      // a match reviewed while in play has ended: its info (the result) came with the end,
+      // and its analysis can be asked for now (the server may also announce it: the
+      // analysis messages below)
+      const ended = this.waiting && this.ended();
+      if (ended) {
+        this.waiting = false;
+        this.info = this.feed.info ?? this.info;
+      }
+      this.load();
+      if (ended) this.fetchAnalysis();
+    };
     this.feed.addEventListener("state", this.onState);
     this.onMessage = (e) => {
       const m = e.detail;
@@ -177,13 +189,23 @@ export class ReviewPage {
       else {
         const detail = data?.detail || {};
         this.fail({ status: response.status, code: detail.code, message: detail.message || `HTTP ${response.status}` });
-        if (response.status !== 503) return;
-        wait = 30_000;
+        if (detail.code === "not_finished") {
+          // still in play: the feed tells the end (it may already have)
+          this.waiting = !this.ended();
+          if (this.waiting) return;
+          wait = 0;
+        } else if (response.status !== 503) return;
+        else wait = 30_000;
       }
     } catch (err) {
       this.status.replaceChildren(h("p", { class: "error-text" }, err.message));
     }
     this.timer = setTimeout(() => this.fetchAnalysis(), wait);
+  }
+
+  /** Whether the match's feed has brought its end. */
+  ended() {
+    return this.feed.events.some((e) => e.type === "match_ended");
   }
 
   progress(p) {
