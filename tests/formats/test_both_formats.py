@@ -262,10 +262,45 @@ def _jacoby_gammon() -> MatchRecord:
     return record
 
 
+def test_both_writers_claim_the_points_a_jacoby_gammon_scored() -> None:
+    """The Jacoby rule (RULES.md: gnubg's option): a gammon with the cube never turned scores
+    1. Both files say so, as GNU Backgammon scores it and writes its SGF ``RE`` (its
+    ``nPoints``): ``Wins 1 point`` and ``RE[W+1]``, the .mat's next game starting at 1-0."""
+    record = _jacoby_gammon()
+    follow = [_opening(0, 3, 1), PlayMove(0, "8/5 6/5")]
+    record = _record([*record.actions(), *follow], record.rules)
+    assert record.games[1].score in ((1, 0), (0, 1))
+    alice, bob = record.games[1].score
+    mat_text, sgf_text = mat.dumps(record), sgf.dumps(record)
+    assert re.findall(r"Wins \d+ points?", mat_text) == ["Wins 1 point"]
+    assert re.search(rf" Game 2\n Alice : {alice} +Bob : {bob}\n", mat_text)
+    assert re.findall(r"RE\[[WB]\+\d+R?\]", sgf_text) == [f"RE[{'WB'[bob]}+1]"]
+    assert mat.loads(mat_text) == record == sgf.loads(sgf_text)
+
+
+def test_both_writers_claim_a_resigned_jacoby_gammon_as_a_gammon() -> None:
+    """A resignation says its level by its points (points / cube, as GNU Backgammon reads
+    it): a gammon resigned with the cube centred under the Jacoby rule is written 2 in both
+    files, though gammon's core scores it 1, and reads back as a gammon resignation."""
+    actions: list[Action] = [_opening(1, 5, 2), PlayMove(1, "13/8 13/11"),
+                             RollDice(0, Roll(6, 6)), OfferResign(0, Level.GAMMON),
+                             AcceptResign(1)]
+    record = _record(actions, Rules(jacoby=True))
+    assert record.replay().score == (0, 1)
+    mat_text, sgf_text = mat.dumps(record), sgf.dumps(record)
+    assert "Wins 2 points" in mat_text and "RE[B+2R]" in sgf_text
+    for back in (mat.loads(mat_text), sgf.loads(sgf_text)):
+        assert back == record
+        result = back.games[0].result
+        assert result is not None and (result.kind, result.level) == (EndKind.RESIGN,
+                                                                      Level.GAMMON)
+
+
 @pytest.mark.parametrize("points", [1, 2])
 def test_a_jacoby_gammon_reads_with_either_its_score_or_level_times_cube(points: int) -> None:
-    """GNU Backgammon writes a game's scored points (1 under the Jacoby rule), gammon's
-    .mat writer the level times the cube (2): both formats accept either for such a game."""
+    """GNU Backgammon's SGF (and gammon's writers) write a game's scored points (1 under the
+    Jacoby rule), GNU Backgammon's .mat export the level times the cube (2): both formats
+    accept either for such a game."""
     record = _jacoby_gammon()
     mat_text = re.sub(r"Wins \d+ points?", f"Wins {points} point{'s' if points > 1 else ''}",
                       mat.dumps(record))

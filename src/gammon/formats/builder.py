@@ -41,11 +41,12 @@ What the files say and how it is read (GNU Backgammon's reading where it has one
   it is the beaver's acceptance, which the core's beaver includes; a redouble right after
   a beaver (a raccoon) is refused;
 * **results**: points stated for a game the moves ended must be the points it scored, or
-  the level times the cube (they differ only for a Jacoby-rule gammon: GNU Backgammon
-  writes the first, gammon's ``.mat`` writer the second); points stated for a game the
-  moves did not end are a resignation by the other player on their turn, read as GNU
-  Backgammon reads them: the cube, twice or three times the cube is a single, gammon or
-  backgammon (:func:`~gammon.core.cube.resigned_level`), anything else is refused;
+  the level times the cube (they differ only for a Jacoby-rule gammon: gammon's writers and
+  GNU Backgammon's SGF write the first, GNU Backgammon's ``.mat`` export the second);
+  points stated for a game the moves did not end are a resignation by the other player on
+  their turn, read as GNU Backgammon reads them: the cube, twice or three times the cube is
+  a single, gammon or backgammon (:func:`~gammon.core.cube.resigned_level`), anything else
+  is refused;
 * **score continuity**: each game after the first must start at the score the games before
   it end at, except under the Jacoby rule (GNU Backgammon scores an accepted resignation at
   its full level there, gammon's core single while the cube is centred); the first game
@@ -588,7 +589,7 @@ class _Builder:
     def check_result(self, step: Result) -> None:
         result = self.match.game.result
         assert result is not None
-        stated = {result.points, points_written(result)}
+        stated = {points_written(result), int(result.level) * result.cube}  # see the doc
         resigned_ok = step.resigned is None or step.resigned == (result.kind is EndKind.RESIGN)
         if result.winner != step.winner or step.points not in stated or not resigned_ok:
             how = " by a resignation" if step.resigned else ""

@@ -26,8 +26,11 @@ What GNU Backgammon 1.07 writes, and so what :func:`dumps` writes:
   the doubler answers by resigning at once (nor does a redouble followed by ``Takes`` work
   for it), so such a game reads right only in gammon and in SGF;
 * each game ends with ``Wins N point(s)`` in the winner's column: the level won times the
-  cube (for a drop, the cube before the double). When the moves do not end the game (no
-  bear-off, no drop) the line is a resignation by the other player, read back as GNU
+  cube (for a drop, the cube before the double). Under the Jacoby rule a gammon with the
+  cube never turned scores single, and :func:`dumps` writes what it scored, as the SGF
+  writer does (:func:`~gammon.formats.matchfile.points_written`; GNU Backgammon writes the
+  level times the cube there, which both readers accept). When the moves do not end the
+  game (no bear-off, no drop) the line is a resignation by the other player, read back as GNU
   Backgammon does: ``N`` up to the cube is a single game, up to twice the cube a gammon,
   more a backgammon. A player who resigns after rolling has the roll written alone;
 * a money session is a ``0 point match``.

@@ -70,7 +70,7 @@ from gammon.core.actions import (
     UndoStep,
 )
 from gammon.core.dice import OpeningRoll, Roll
-from gammon.core.events import Event, GameEnded, GameStarted, TurnEnded
+from gammon.core.events import EndKind, Event, GameEnded, GameStarted, TurnEnded
 from gammon.core.game import Phase
 from gammon.core.match import Match, Rules
 from gammon.core.moves import IllegalPlayError, Play, legal_plays, play_steps
@@ -439,10 +439,26 @@ def _name(point: int, *, off: bool = False) -> str:
 
 
 def points_written(result: GameEnded) -> int:
-    """The points a match file writes for a finished game, as GNU Backgammon writes them:
-    the level won times the cube (for a drop, the cube before the double). With the Jacoby
-    rule this can differ from the points the game scored."""
-    return int(result.level) * result.cube
+    """The points a match file writes for a finished game (``.mat``'s ``Wins N points``,
+    SGF's ``RE``), the same in both: the points the game scored, as GNU Backgammon scores
+    it and writes it in SGF (under the Jacoby rule a gammon with the cube never turned
+    scores single), except for a resignation: the level resigned times the cube, as both
+    formats say the level (GNU Backgammon reads it back as points / cube, and scores it so
+    even under the Jacoby rule, where gammon's core counts it single).
+
+    GNU Backgammon's ``.mat`` export writes the level times the cube for every game (a
+    Jacoby gammon as 2 points, though the next game's score counts 1); the readers accept
+    that too (:mod:`gammon.formats.builder`).
+
+    >>> from gammon.core.cube import Level
+    >>> jacoby_gammon = GameEnded(0, 1, EndKind.GAMMON, Level.GAMMON, 1)
+    >>> resigned = GameEnded(0, 1, EndKind.RESIGN, Level.GAMMON, 1)
+    >>> points_written(jacoby_gammon), points_written(resigned)
+    (1, 2)
+    """
+    if result.kind is EndKind.RESIGN:
+        return int(result.level) * result.cube
+    return result.points
 
 
 def _without_open_offers(actions: Sequence[Action]) -> list[Action]:

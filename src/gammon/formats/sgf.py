@@ -24,8 +24,10 @@ An SGF file holds one game tree per game. GNU Backgammon 1.07 writes each like t
 * ``PL[W]DI[52]``: dice rolled and not played, when the player then resigns;
 * a resignation is not a node at all: ``RE[W+4R]`` says Black resigned, and GNU Backgammon
   reads the level from the points as ``points / cube`` (1 single, 2 gammon, 3 backgammon).
-  :func:`dumps` writes a resignation's points as the level times the cube so that it reads
-  back right, even where the Jacoby rule made the game score less.
+  :func:`dumps` writes the points as the ``.mat`` writer does
+  (:func:`~gammon.formats.matchfile.points_written`): what the game scored, and a
+  resignation as the level times the cube, so that it reads back right even where the
+  Jacoby rule made the game score less.
 
 Beyond that :func:`dumps` uses SGF's room for extensions, with properties GNU Backgammon
 ignores, so that every :class:`~gammon.formats.matchfile.MatchRecord` goes through an SGF
@@ -330,10 +332,8 @@ def _root(record: MatchRecord, number: int, score: tuple[int, int], crawford: bo
 
 
 def _result(result: GameEnded) -> str:
-    colour = _COLOURS[result.winner]
-    if result.kind is EndKind.RESIGN:
-        return f"RE[{colour}+{points_written(result)}R]"
-    return f"RE[{colour}+{result.points}]"
+    resigned = "R" if result.kind is EndKind.RESIGN else ""
+    return f"RE[{_COLOURS[result.winner]}+{points_written(result)}{resigned}]"
 
 
 def _forfeit(record: MatchRecord) -> str:
