@@ -233,10 +233,6 @@ class User:
     def is_bot(self) -> bool:
         return self.kind == "bot"
 
-    def public(self) -> dict[str, Any]:
-        return {"id": self.id, "name": self.name, "kind": self.kind,
-                "rating": round(self.rating, 2), "experience": self.experience}
-
 
 def _user(row: Any) -> User:
     return User(row.id, row.name, row.kind, float(row.rating), int(row.experience),
