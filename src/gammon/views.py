@@ -8,7 +8,8 @@ engine's values:
 
 * the engine's answers: :func:`probabilities_view`, :func:`ranked_play_view` (``gammon hint
   --json``, ``POST /api/hint``), :func:`cube_view` (``gammon cube --json``, ``POST
-  /api/eval``'s ``cube``);
+  /api/eval``'s ``cube``), :func:`analysis_view` (``gammon analyze --format json``, ``GET
+  /api/games/{id}/analysis``);
 * a match as a client sees it: :func:`game_view` (the ``game`` of ``state`` and ``update``),
   :func:`clock_view`, :func:`event_view` (every event of an ``update``, with its version),
   :func:`info_view` and :func:`seat_view` (``info``), :func:`result_view`;
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
     from gammon.core.game import Game, Rules
     from gammon.core.match import Match
     from gammon.core.position import Position
+    from gammon.engine.analysis import Analysis
     from gammon.engine.cube import CubeDecision, Outcomes, ResignDecision, TakeDecision
     from gammon.engine.player import Engine, Probabilities, RankedPlay
     from gammon.formats.match_id import MatchKey
@@ -311,6 +313,89 @@ def cube_view(engine: Engine, position: Position, key: MatchKey, *, plies: int =
     if kind == "take":
         return take_decision_view(result, player=1 - doubler)
     return resign_decision_view(result, player=1 - doubler)
+
+
+Mark: TypeAlias = Literal["", "?", "??"]
+"""An analysed decision's mark: ``?`` an error, ``??`` a blunder."""
+
+
+class AnalysisPlayerView(TypedDict):
+    """One player's summary of :class:`gammon.engine.analysis.PlayerSummary`."""
+
+    player: int
+    name: str
+    decisions: int
+    unforced: int
+    cube_decisions: int
+    errors: int
+    blunders: int
+    equity_lost: float
+    luck: float
+    error_rate_mp: float
+    performance_rating: float
+
+
+class AnalysedPlayView(TypedDict):
+    """One checker play, rated (:class:`gammon.engine.analysis.CheckerDecision`)."""
+
+    game: int
+    move_number: int
+    player: int
+    position_id: str
+    roll: str
+    played: str
+    best: str
+    played_equity: float
+    best_equity: float
+    forced: bool
+    luck: float
+    win_chance: float
+    loss: float
+    mark: Mark
+
+
+class AnalysedCubeView(TypedDict):
+    """One cube decision, rated (:class:`gammon.engine.analysis.CubeRecord`)."""
+
+    game: int
+    move_number: int
+    player: int
+    position_id: str
+    chosen: str
+    proper: str
+    loss: float
+    mark: Mark
+
+
+class AnalysisView(TypedDict):
+    """The analysis of a match: ``gammon analyze --format json``, and ``GET
+    /api/games/{id}/analysis`` once it is done."""
+
+    names: list[str]
+    plies: int
+    players: list[AnalysisPlayerView]
+    decisions: list[AnalysedPlayView]
+    cube_decisions: list[AnalysedCubeView]
+
+
+def analysis_view(analysis: Analysis) -> AnalysisView:
+    """An analysis as the command line prints it and the server stores and answers it: each
+    record's fields, with its loss (4 decimals) and mark, and each player's error rate and
+    PR (1 decimal)."""
+    return {
+        "names": list(analysis.names),
+        "plies": analysis.plies,
+        "players": [cast(AnalysisPlayerView, {
+            **dataclasses.asdict(s), "error_rate_mp": round(s.error_rate, 1),
+            "performance_rating": round(s.performance_rating, 1)})
+            for s in analysis.summaries()],
+        "decisions": [cast(AnalysedPlayView, {
+            **dataclasses.asdict(d), "loss": round(d.loss, 4), "mark": d.mark})
+            for d in analysis.decisions],
+        "cube_decisions": [cast(AnalysedCubeView, {
+            **dataclasses.asdict(c), "loss": round(c.loss, 4), "mark": c.mark})
+            for c in analysis.cube],
+    }
 
 
 # -- a match as a client sees it ------------------------------------------------------------

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
+from gammon import views
 from gammon.core.actions import Drop, OfferDouble, PlayMove, RollDice, RollOpening
 from gammon.core.dice import OpeningRoll, Roll
 from gammon.core.game import Game, Rules
@@ -73,7 +72,7 @@ def test_luck_is_zero_on_average_over_the_rolls(engine: Engine) -> None:
 def test_reports_name_both_players_and_every_decision(engine: Engine) -> None:
     actions = [opening(0, Roll(3, 1)), PlayMove(0, "24/23 13/10")]
     analysis = analyse_actions(actions, Rules(length=1), names=("alice", "bob"), engine=engine)
-    data = json.loads(analysis.to_json())
+    data = views.analysis_view(analysis)
     assert data["names"] == ["alice", "bob"]
     assert data["decisions"][0]["mark"] == "??"
     assert "alice" in analysis.to_text() and "??" in analysis.to_text()

@@ -24,9 +24,10 @@ import sqlalchemy as sa
 from fastapi.testclient import TestClient
 from pydantic import TypeAdapter
 
+from gammon import views
 from gammon.cli.main import main as gammon
 from gammon.core.position import Position
-from gammon.server.analysis_api import AnalysisProgress, AnalysisReport
+from gammon.server.analysis_api import AnalysisProgress
 from gammon.server.app import create_app
 from gammon.server.db import make_engine, match_analyses
 from tests.server.conftest import Browser, make_settings, run_async
@@ -143,7 +144,7 @@ def test_a_finished_bot_matchs_analysis_is_gammon_analyze_of_its_exported_mat(
         exported = a.get(f"/api/games/{game['id']}/export.mat")
         assert exported.status_code == 200, exported.text
     analysis = served.json()
-    TypeAdapter(AnalysisReport).validate_python(analysis)  # the type OpenAPI shows, strictly
+    TypeAdapter(views.AnalysisView).validate_python(analysis)  # the type OpenAPI shows, strictly
     TypeAdapter(AnalysisProgress).validate_python(first.json())
     assert analysis == cli_analysis(exported.text, tmp_path, plies=1)
     assert analysis["decisions"] and analysis["plies"] == 1

@@ -134,6 +134,7 @@ def cmd_bench(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
 def cmd_analyse(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
     from gammon.engine.analysis import analyse_actions
     from gammon.formats import mat, sgf
+    from gammon.views import analysis_view
 
     path = Path(args.file)
     if not path.is_file():
@@ -146,7 +147,8 @@ def cmd_analyse(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
 
     analysis = analyse_actions(record.actions(), record.rules, names=record.players,
                                plies=args.ply, start=record.new_match(), progress=progress)
-    text = {"text": analysis.to_text, "json": analysis.to_json,
+    text = {"text": analysis.to_text,
+            "json": lambda: json.dumps(analysis_view(analysis), indent=2),
             "html": analysis.to_html}[args.format]()
     if args.out:
         Path(args.out).write_text(text + ("" if text.endswith("\n") else "\n"))

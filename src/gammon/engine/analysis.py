@@ -23,9 +23,8 @@ position is rebuilt by the rules. For each player:
 from __future__ import annotations
 
 import html
-import json
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 from gammon.core.actions import (
     Action,
@@ -156,25 +155,7 @@ class Analysis:
             ))
         return out
 
-    # -- output -----------------------------------------------------------------------
-
-    def to_json(self) -> str:
-        return json.dumps({
-            "names": list(self.names),
-            "plies": self.plies,
-            "players": [
-                {**asdict(s), "error_rate_mp": round(s.error_rate, 1),
-                 "performance_rating": round(s.performance_rating, 1)}
-                for s in self.summaries()
-            ],
-            "decisions": [
-                {**asdict(d), "loss": round(d.loss, 4), "mark": d.mark}
-                for d in self.decisions
-            ],
-            "cube_decisions": [
-                {**asdict(c), "loss": round(c.loss, 4), "mark": c.mark} for c in self.cube
-            ],
-        }, indent=2)
+    # -- output (the JSON is gammon.views.analysis_view) --------------------------------
 
     def to_text(self) -> str:
         lines = [f"Analysis at {self.plies}-ply (checker plays in cubeless equity, cube "

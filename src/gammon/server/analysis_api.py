@@ -13,15 +13,16 @@ public match, its players and the holders of its invite link for a private one).
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 import sqlalchemy as sa
 from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response
 from fastapi.responses import JSONResponse
-from pydantic import ConfigDict
+from pydantic import ConfigDict, with_config
 from starlette.requests import HTTPConnection
 from typing_extensions import TypedDict
 
+from gammon import views
 from gammon.core.position import Position
 from gammon.server import protocol
 from gammon.server.analysis_worker import AnalysisWorker
@@ -42,61 +43,10 @@ Ply = Annotated[int | None, Query(ge=0, le=2, description=
                                   "(default: the server's `analysis_plies`)")]
 
 
-# -- the answers' types (as ``gammon.engine.analysis.Analysis.to_json`` writes them) --------
+# -- the answers' types: 200 is gammon.views.AnalysisView, 202 the progress ----------------
 
 
-class PlayerSummary(TypedDict):
-    player: int
-    name: str
-    decisions: int
-    unforced: int
-    cube_decisions: int
-    errors: int
-    blunders: int
-    equity_lost: float
-    luck: float
-    error_rate_mp: float
-    performance_rating: float
-
-
-class CheckerDecision(TypedDict):
-    game: int
-    move_number: int
-    player: int
-    position_id: str
-    roll: str
-    played: str
-    best: str
-    played_equity: float
-    best_equity: float
-    forced: bool
-    luck: float
-    win_chance: float
-    loss: float
-    mark: Literal["", "?", "??"]
-
-
-class CubeDecision(TypedDict):
-    game: int
-    move_number: int
-    player: int
-    position_id: str
-    chosen: str
-    proper: str
-    loss: float
-    mark: Literal["", "?", "??"]
-
-
-class AnalysisReport(TypedDict):
-    """200: the analysis, as ``gammon analyze --format json`` prints it."""
-
-    names: list[str]
-    plies: int
-    players: list[PlayerSummary]
-    decisions: list[CheckerDecision]
-    cube_decisions: list[CubeDecision]
-
-
+@with_config(ConfigDict(extra="forbid", strict=True))  # strictly, as protocol.py's answers
 class AnalysisProgress(TypedDict):
     """202: the analysis is queued or running; ``done`` of ``total`` games (0: not known
     yet)."""
@@ -108,12 +58,6 @@ class AnalysisProgress(TypedDict):
     total: int
 
 
-_TYPES: list[Any] = [PlayerSummary, CheckerDecision, CubeDecision, AnalysisReport,
-                     AnalysisProgress]
-for _type in _TYPES:  # validated strictly, as protocol.py's answers are
-    _type.__pydantic_config__ = ConfigDict(extra="forbid", strict=True)
-
-
 router = APIRouter()
 
 
@@ -122,7 +66,7 @@ def _worker(conn: HTTPConnection) -> AnalysisWorker:
 
 
 @router.get("/api/games/{match_id}/analysis", tags=["history"], response_model=None,
-            responses={200: {"model": AnalysisReport, "description": "the analysis"},
+            responses={200: {"model": views.AnalysisView, "description": "the analysis"},
                        202: {"model": AnalysisProgress,
                              "description": "queued or running: its progress"},
                        "4XX": {"model": protocol.HTTPError, "description":

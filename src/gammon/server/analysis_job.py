@@ -8,7 +8,8 @@ so it can still limit the numeric libraries to one thread and lower the child's 
 The match is analysed exactly as ``gammon analyse --format json`` analyses the match's
 exported ``.mat`` file: the stored actions become a :class:`MatchRecord` (as the export
 builds it), whose actions are replayed from its start by
-:func:`gammon.engine.analysis.analyse_actions`, and the report is its ``to_json()``.
+:func:`gammon.engine.analysis.analyse_actions`, and the report is its
+:func:`gammon.views.analysis_view`.
 """
 
 from __future__ import annotations
@@ -63,6 +64,7 @@ def analyse(match_id: str, plies: int, rules: str, names: Sequence[str],
     from gammon.server import protocol
     from gammon.server.exports import player_name
     from gammon.server.rooms import rules_from_json
+    from gammon.views import analysis_view
 
     record = MatchRecord.from_match_actions(
         [protocol.action_from_json(json.loads(text)) for text in actions],
@@ -77,4 +79,4 @@ def analyse(match_id: str, plies: int, rules: str, names: Sequence[str],
 
     analysis = analyse_actions(record.actions(), record.rules, names=record.players,
                                plies=plies, start=record.new_match(), progress=progress)
-    return analysis.to_json()
+    return json.dumps(analysis_view(analysis), indent=2)
