@@ -3,13 +3,10 @@ sessions are also in test_match.py.)"""
 
 from __future__ import annotations
 
-import copy
-
 import pytest
 
 from gammon.core.actions import (
     AcceptResign,
-    Action,
     Beaver,
     Drop,
     MoveChecker,
@@ -22,7 +19,6 @@ from gammon.core.cube import MAX_CUBE, Cube, Level
 from gammon.core.dice import Roll
 from gammon.core.errors import (
     CubeNotAvailableError,
-    IllegalActionError,
     NotYourTurnError,
     WrongPhaseError,
 )
@@ -36,22 +32,7 @@ from gammon.core.events import (
 )
 from gammon.core.game import Game, Phase, Rules
 from gammon.core.position import Position
-
-
-def run(state: Game, *actions: Action) -> tuple[Game, list[object]]:
-    events: list[object] = []
-    for action in actions:
-        state, new = state.apply(action)
-        events += new
-    return state, events
-
-
-def refused(state: Game, action: Action, error: type[Exception] = IllegalActionError) -> str:
-    before = copy.deepcopy(state)
-    with pytest.raises(error) as info:
-        state.apply(action)
-    assert state == before
-    return str(info.value)
+from tests.core.helpers import refused, run
 
 
 def game(turn: int = 0, at: Cube | None = None, **rules: object) -> Game:

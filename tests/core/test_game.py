@@ -4,7 +4,6 @@ abandon and timeout in test_match.py."""
 
 from __future__ import annotations
 
-import copy
 import doctest
 import random
 
@@ -17,7 +16,6 @@ import gammon.core.match
 from gammon.core.actions import (
     Abandon,
     AcceptResign,
-    Action,
     ConfirmPlay,
     MoveChecker,
     OfferDouble,
@@ -56,38 +54,15 @@ from gammon.core.events import (
 from gammon.core.game import Game, Phase, Rules
 from gammon.core.moves import IllegalPlayError, Move, Play, legal_plays
 from gammon.core.position import Position
+from tests.core.helpers import opening, refused, run
 
 # -- helpers ------------------------------------------------------------------------------
-
-
-def opening(first: int, die1: int, die2: int) -> RollOpening:
-    """The opening won by ``first`` with dice ``die1 > die2``, no ties."""
-    throw = (die1, die2) if first == 0 else (die2, die1)
-    return RollOpening(OpeningRoll(first=first, roll=Roll(die1, die2), throws=(throw,)))
-
-
-def run(state: Game, *actions: Action) -> tuple[Game, list[object]]:
-    """Apply ``actions`` in turn; return the last state and every event."""
-    events: list[object] = []
-    for action in actions:
-        state, new = state.apply(action)
-        events += new
-    return state, events
 
 
 def rolled(position: Position, die1: int, die2: int, turn: int = 0, **rules: object) -> Game:
     """A game where ``turn`` has just rolled ``die1-die2`` in ``position``."""
     game = Game.from_position(position, turn, rules=Rules(**rules))  # type: ignore[arg-type]
     return run(game, RollDice(turn, Roll(die1, die2)))[0]
-
-
-def refused(state: Game, action: Action, error: type[Exception] = IllegalActionError) -> str:
-    """``action`` is refused with ``error`` and changes nothing; returns the message."""
-    before = copy.deepcopy(state)
-    with pytest.raises(error) as info:
-        state.apply(action)
-    assert state == before
-    return str(info.value)
 
 
 # A lone checker of player 0 on its ace point, about to bear off its last checker.

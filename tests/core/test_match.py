@@ -26,13 +26,12 @@ from gammon.core.actions import (
     PlayMove,
     RejectResign,
     RollDice,
-    RollOpening,
     Take,
     Timeout,
     UndoStep,
 )
 from gammon.core.cube import Cube, Level
-from gammon.core.dice import OpeningRoll, Roll
+from gammon.core.dice import Roll
 from gammon.core.errors import (
     CubeNotAvailableError,
     GameOverError,
@@ -52,19 +51,7 @@ from gammon.core.events import (
 from gammon.core.game import Game, Phase, Rules
 from gammon.core.match import Match
 from gammon.core.position import Position
-
-
-def opening(first: int, die1: int = 3, die2: int = 1) -> RollOpening:
-    throw = (die1, die2) if first == 0 else (die2, die1)
-    return RollOpening(OpeningRoll(first=first, roll=Roll(die1, die2), throws=(throw,)))
-
-
-def run(state: Match, *actions: Action) -> tuple[Match, list[object]]:
-    events: list[object] = []
-    for action in actions:
-        state, new = state.apply(action)
-        events += new
-    return state, events
+from tests.core.helpers import opening, refused, run
 
 
 def win(match: Match, winner: int, level: Level = Level.SINGLE) -> tuple[Match, list[object]]:
@@ -82,14 +69,6 @@ def win_doubled(match: Match, winner: int) -> tuple[Match, list[object]]:
     loser = 1 - winner
     return run(match, opening(winner), PlayMove(winner, "8/5 6/5"), OfferDouble(loser),
                Take(winner), OfferResign(loser, Level.SINGLE), AcceptResign(winner))
-
-
-def refused(state: Match, action: Action, error: type[Exception] = IllegalActionError) -> str:
-    before = copy.deepcopy(state)
-    with pytest.raises(error) as info:
-        state.apply(action)
-    assert state == before
-    return str(info.value)
 
 
 # -- §4 winning a match -------------------------------------------------------------------
