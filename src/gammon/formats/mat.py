@@ -122,6 +122,8 @@ from gammon.formats.matchfile import (
     MatchRecord,
     ReplayStep,
     points_written,
+    rolled,
+    write_text,
 )
 
 __all__ = ["MatFormatError", "dump", "dumps", "load", "loads"]
@@ -186,12 +188,7 @@ def dumps(record: MatchRecord) -> str:
 
 def dump(record: MatchRecord, target: str | os.PathLike[str] | IO[str]) -> None:
     """Write ``record`` as a ``.mat`` file to a path or an open text file."""
-    text = dumps(record)
-    if isinstance(target, str | os.PathLike):
-        with open(target, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-    else:
-        target.write(text)
+    write_text(dumps(record), target)
 
 
 def _check_name(name: str) -> None:
@@ -273,10 +270,7 @@ def _game_lines(steps: list[ReplayStep], number: int) -> list[str]:
         action = step.action
         following = steps[index + 1].action if index + 1 < len(steps) else None
         if isinstance(action, RollOpening | RollDice):
-            if isinstance(action, RollOpening):
-                player, roll = action.opening.first, action.opening.roll
-            else:
-                player, roll = action.player, action.roll
+            player, roll = rolled(action)
             text = f"{roll.die1}{roll.die2}:"
             if isinstance(following, PlayMove):  # the play goes with its roll
                 assert isinstance(following.play, Play), "a record holds plays, not notation"

@@ -48,8 +48,10 @@ Abandoning or running out of time ends the whole match; it is kept apart as
 from __future__ import annotations
 
 import datetime
+import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from typing import IO
 
 from gammon.core.actions import (
     Abandon,
@@ -86,6 +88,8 @@ __all__ = [
     "normalized_rules",
     "play_from_steps",
     "points_written",
+    "rolled",
+    "write_text",
 ]
 
 
@@ -459,6 +463,29 @@ def points_written(result: GameEnded) -> int:
     if result.kind is EndKind.RESIGN:
         return int(result.level) * result.cube
     return result.points
+
+
+def rolled(action: RollOpening | RollDice) -> tuple[int, Roll]:
+    """Who plays the roll of a record's roll action, and the roll: an opening's winner (with
+    ``winner_rolls_anew``, its new roll), or the side that rolled. Both writers write it as
+    the turn's dice.
+
+    >>> rolled(RollOpening(OpeningRoll(first=1, roll=Roll(5, 2), throws=((2, 5),))))
+    (1, Roll(5, 2))
+    """
+    if isinstance(action, RollOpening):
+        return action.opening.first, action.opening.roll
+    return action.player, action.roll
+
+
+def write_text(text: str, target: str | os.PathLike[str] | IO[str]) -> None:
+    """Write a match file's ``text`` to a path (UTF-8, ``\\n`` line ends) or an open text
+    file: how both writers' ``dump`` writes."""
+    if isinstance(target, str | os.PathLike):
+        with open(target, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+    else:
+        target.write(text)
 
 
 def _without_open_offers(actions: Sequence[Action]) -> list[Action]:

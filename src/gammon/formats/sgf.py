@@ -108,6 +108,8 @@ from gammon.formats.matchfile import (
     MatchRecord,
     ReplayStep,
     points_written,
+    rolled,
+    write_text,
 )
 
 __all__ = ["SgfFormatError", "dump", "dumps", "load", "loads"]
@@ -286,12 +288,7 @@ def dumps(record: MatchRecord) -> str:
 
 def dump(record: MatchRecord, target: str | os.PathLike[str] | IO[str]) -> None:
     """Write ``record`` as an SGF file to a path or an open text file."""
-    text = dumps(record)
-    if isinstance(target, str | os.PathLike):
-        with open(target, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-    else:
-        target.write(text)
+    write_text(dumps(record), target)
 
 
 def _root(record: MatchRecord, number: int, score: tuple[int, int], crawford: bool) -> str:
@@ -368,10 +365,7 @@ def _nodes(steps: list[ReplayStep]) -> Iterator[str]:
             yield f";{_COLOURS[action.player]}[{roll.die1}{roll.die2}" \
                   f"{_move_letters(action.player, action.play.moves)}]"
         if isinstance(action, RollOpening | RollDice):
-            if isinstance(action, RollOpening):
-                player, roll = action.opening.first, action.opening.roll
-            else:
-                player, roll = action.player, action.roll
+            player, roll = rolled(action)
             colour = _COLOURS[player]
             if isinstance(following, PlayMove):
                 assert isinstance(following.play, Play), "a record holds plays, not notation"
