@@ -11,15 +11,14 @@
 //   #/fairness[/ID]    dice statistics, and a match's dice checked in the browser
 //   #/options          the player's options (stored on the server)
 
-import { BoardView, NS } from "./board.js";
 import { apply as applyI18n, browserLanguage, language, LANGUAGES, setLanguage, t } from "./i18n.js";
 import { MatchPage } from "./match.js";
 import { api, Socket } from "./net.js";
-import { markCurrent, moveRows, renderMoveList } from "./movelist.js";
-import { frameKeys, frameState, matchFrames } from "./replay.js";
+import { moveRows, renderMoveList } from "./movelist.js";
+import { frameAt, frameBoard, frameKeys, matchFrames, showFrame } from "./replay.js";
 import { ReviewPage } from "./review.js";
 import { verifyRecord } from "./fairness.js";
-import { downloadLink, fmtDate, h, icon, ICONS, kindText, setSound, sound, toast } from "./ui.js";
+import { downloadLink, fmtDate, h, kindText, setSound, sound, toast } from "./ui.js";
 
 const DEFAULT_OPTIONS = {
   confirm_turn: false, auto_roll: false, graphics: "high", flip: false, auto_bearoff: false,
@@ -456,32 +455,18 @@ class ReplayPage extends Page {
   }
 
   mount(main) {
-    this.svg = document.createElementNS(NS, "svg");
-    this.svg.setAttribute("aria-label", t("board.label"));
-    this.view = new BoardView(this.svg, t);
-    this.caption = h("p", { class: "caption", "aria-live": "polite" });
-    this.slider = h("input", { type: "range", min: 0, max: 0, value: 0, "aria-label": t("replay.position") });
-    this.slider.addEventListener("input", () => this.show(Number(this.slider.value)));
-    const btn = (label, title, fn, act) => h("button", { type: "button", title, "aria-label": title, "data-act": act, onclick: fn }, typeof label === "string" && label.startsWith("M") ? icon(label) : label);
-    this.counter = h("span", { class: "muted small" });
+    const board = frameBoard(this);
+    const btn = (label, fn, act) => h("button", { type: "button", title: label, "aria-label": label, "data-act": act, onclick: fn }, label);
     this.title = h("h1", {}, t("replay.title"));
     this.moveList = h("div", { class: "movelist", role: "list", "aria-label": t("match.log"), tabindex: 0 });
     this.bottom = 0;
     main.replaceChildren(this.title,
       h("div", { class: "replay" },
         h("div", { class: "replay-main" },
-          h("div", { class: "board-wrap" }, this.svg),
-          this.caption,
-          h("div", { class: "replay-controls" },
-            btn(ICONS.first, t("replay.first"), () => this.show(0), "first"),
-            btn(ICONS.prev, t("replay.prev"), () => this.show(this.index - 1), "prev"),
-            this.slider,
-            btn(ICONS.next, t("replay.next"), () => this.show(this.index + 1), "next"),
-            btn(ICONS.last, t("replay.last"), () => this.show(this.frames.length - 1), "last"),
-            this.counter),
+          ...board,
           h("div", { class: "row", style: "justify-content:center" },
-            btn(t("match.flip"), t("match.flip"), () => { this.app.saveOptions({ flip: !this.app.options.flip }); this.show(this.index); }, "flip"),
-            btn(t("match.switch_side"), t("match.switch_side"), () => { this.bottom = 1 - this.bottom; this.show(this.index); }, "side"),
+            btn(t("match.flip"), () => { this.app.saveOptions({ flip: !this.app.options.flip }); this.show(this.index); }, "flip"),
+            btn(t("match.switch_side"), () => { this.bottom = 1 - this.bottom; this.show(this.index); }, "side"),
             downloadLink(`/api/games/${this.id}/export.mat${this.query}`, `${this.id}.mat`, t("history.download")),
             downloadLink(`/api/games/${this.id}/export.sgf${this.query}`, `${this.id}.sgf`, t("history.download_sgf")),
             h("a", { class: "button", href: `#/match/${this.id}${this.query}` }, t("replay.live")),
@@ -529,23 +514,12 @@ class ReplayPage extends Page {
 
   /** Show the position after the event of version `v` (a move clicked in the list). */
   jump(v, remember = true) {
-    let index = 0;
-    this.frames.forEach((f, i) => { if ((f.event.v ?? 0) <= v) index = i; });
-    this.show(index);
+    this.show(frameAt(this.frames, v));
     if (remember) history.replaceState(null, "", `#/replay/${this.id}/${v}${this.query}`);
   }
 
   show(i) {
-    if (!this.frames.length) return;
-    this.index = Math.max(0, Math.min(this.frames.length - 1, i));
-    const f = this.frames[this.index];
-    this.view.render(frameState(f, this.info, {
-      bottom: this.bottom, options: this.app.options, compact: this.svg.clientWidth > 0 && this.svg.clientWidth < 620,
-    }));
-    this.caption.textContent = f.caption;
-    this.slider.value = String(this.index);
-    this.counter.textContent = `${this.index + 1} / ${this.frames.length}`;
-    markCurrent(this.moveList, f.event.v ?? 0);
+    showFrame(this, i);
   }
 }
 

@@ -7,12 +7,12 @@
 // analysis over them: which frame each rated decision belongs to, the summary, the
 // win-chance graph.
 
-import { BoardView, NS } from "./board.js";
+import { NS } from "./board.js";
 import { t } from "./i18n.js";
 import { api } from "./net.js";
-import { diceText, markCurrent, moveRows, renderMoveList } from "./movelist.js";
-import { frameKeys, frameState, matchFrames } from "./replay.js";
-import { h, icon, ICONS, kindText } from "./ui.js";
+import { diceText, moveRows, renderMoveList } from "./movelist.js";
+import { frameAt, frameBoard, frameKeys, matchFrames, showFrame } from "./replay.js";
+import { h, kindText } from "./ui.js";
 
 /** GNU Backgammon's rating scale on the error rate (millipoints lost per unforced
  *  decision): the upper bound of each word, best first; above the last, "awful". */
@@ -84,33 +84,18 @@ export class ReviewPage {
   }
 
   mount(main) {
-    this.svg = document.createElementNS(NS, "svg");
-    this.svg.setAttribute("aria-label", t("board.label"));
-    this.view = new BoardView(this.svg, t);
+    const board = frameBoard(this);
     this.title = h("h1", {}, t("review.title"));
     this.status = h("div", { class: "review-status", role: "status", "aria-live": "polite" }, t("common.loading"));
     this.summary = h("div", { class: "review-summary" });
     this.graph = h("div", { class: "review-graph" });
-    this.caption = h("p", { class: "caption", "aria-live": "polite" });
     this.decision = h("section", { class: "card review-decision", "aria-live": "polite", "aria-label": t("review.decision") });
-    this.slider = h("input", { type: "range", min: 0, max: 0, value: 0, "aria-label": t("replay.position") });
-    this.slider.addEventListener("input", () => this.show(Number(this.slider.value)));
-    this.counter = h("span", { class: "muted small" });
     this.moveList = h("div", { class: "movelist", role: "list", "aria-label": t("match.log"), tabindex: 0 });
-    const btn = (path, title, fn, act) => h("button", { type: "button", title, "aria-label": title, "data-act": act, onclick: fn }, icon(path));
     const text = (label, fn, act) => h("button", { type: "button", "data-act": act, onclick: fn }, label);
     main.replaceChildren(this.title, this.status,
       h("div", { class: "review" },
         h("div", { class: "replay-main" },
-          h("div", { class: "board-wrap" }, this.svg),
-          this.caption,
-          h("div", { class: "replay-controls" },
-            btn(ICONS.first, t("replay.first"), () => this.show(0), "first"),
-            btn(ICONS.prev, t("replay.prev"), () => this.show(this.index - 1), "prev"),
-            this.slider,
-            btn(ICONS.next, t("replay.next"), () => this.show(this.index + 1), "next"),
-            btn(ICONS.last, t("replay.last"), () => this.show(this.frames.length - 1), "last"),
-            this.counter),
+          ...board,
           h("div", { class: "row", style: "justify-content:center" },
             text(t("review.prev_error"), () => this.seekError(-1), "prev-error"),
             text(t("review.next_error"), () => this.seekError(1), "next-error"),
@@ -331,9 +316,7 @@ export class ReviewPage {
 
   /** Show the position after the event of version `v` (a move clicked in the list). */
   jump(v) {
-    let index = 0;
-    this.frames.forEach((f, i) => { if ((f.event.v ?? 0) <= v) index = i; });
-    this.show(index);
+    this.show(frameAt(this.frames, v));
   }
 
   /** Go to the previous (-1) or next (+1) frame with an error or a blunder. */
@@ -345,16 +328,7 @@ export class ReviewPage {
   }
 
   show(i) {
-    if (!this.frames.length) return;
-    this.index = Math.max(0, Math.min(this.frames.length - 1, i));
-    const f = this.frames[this.index];
-    this.view.render(frameState(f, this.info, {
-      bottom: this.bottom, options: this.app.options, compact: this.svg.clientWidth > 0 && this.svg.clientWidth < 620,
-    }));
-    this.caption.textContent = f.caption;
-    this.slider.value = String(this.index);
-    this.counter.textContent = `${this.index + 1} / ${this.frames.length}`;
-    markCurrent(this.moveList, f.event.v ?? 0);
+    if (!showFrame(this, i)) return;
     if (this.cursor) {
       const gx = this.pointAt.get(this.index);
       this.cursor.setAttribute("visibility", gx === undefined ? "hidden" : "visible");
