@@ -131,5 +131,15 @@ def drag(page: Any, source: int, destination: int) -> None:
     page.mouse.up()
 
 
+def set_graphics(page: Any, quality: str) -> None:
+    """Set the player's graphics option ("high" or "low") as the options menu does (the
+    client's saveOptions: stored, and acted on from the next frame). Low shows an
+    opponent's checker 160 ms instead of 420 and its roll 250 instead of 550: the tests that
+    play whole matches against the computer to check something else play them at low
+    (test_feedback.py checks each option's pace)."""
+    page.evaluate(f"window.gammon.app.saveOptions({{graphics: '{quality}'}})")
+    page.wait_for_function(f"window.gammon.app.options.graphics === '{quality}'")
+
+
 def board_version(page: Any) -> int:
     return int(page.evaluate(f"{PAGE}.feed.v"))

@@ -13,7 +13,7 @@ from typing import Any
 from gammon.core.moves import Move
 from gammon.core.notation import format_play
 from tests.client.conftest import Pages
-from tests.client.support import MY_MOVE, MY_ROLL, feed, point, wait_match
+from tests.client.support import MY_MOVE, MY_ROLL, feed, point, set_graphics, wait_match
 from tests.client.test_play import start_bot_match
 
 PAGE = "window.gammon.app.page"
@@ -190,6 +190,7 @@ def notation(turn: dict[str, Any]) -> str:
 def test_the_move_list_is_numbered_pairs_in_standard_notation_and_links_into_the_replay(
         pages: Pages) -> None:
     page = pages.new()
+    set_graphics(page, "low")  # the computer's turns shown quickly: the list is the subject
     start_bot_match(page, kind="single")
     wait_history(page)
     # a short list box: it must scroll, and show the latest

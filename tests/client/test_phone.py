@@ -16,7 +16,7 @@ import time
 from typing import Any
 
 from tests.client.conftest import Pages
-from tests.client.support import MY_MOVE, MY_ROLL, feed, wait_match
+from tests.client.support import MY_MOVE, MY_ROLL, feed, set_graphics, wait_match
 
 PORTRAIT = {"width": 375, "height": 667}
 LANDSCAPE = {"width": 667, "height": 375}
@@ -204,6 +204,9 @@ def test_a_bot_match_played_by_taps_on_a_phone(pages: Pages) -> None:
             page.set_viewport_size(PORTRAIT)
             page.wait_for_function("document.querySelector('svg.board').getBoundingClientRect()"
                                    f".width >= {PORTRAIT['width'] - 2}")
+            # the rest of the match at low graphics: the computer's moves shown quickly,
+            # the upright layout and the taps checked at that quality too
+            set_graphics(page, "low")
             continue
         action = play_turn(page, rng)
         done.append(action)

@@ -17,7 +17,7 @@ from typing import Any
 
 from gammon.core.position import Position
 from tests.client.conftest import Pages
-from tests.client.support import MY_MOVE, MY_ROLL, point, wait_match
+from tests.client.support import MY_MOVE, MY_ROLL, point, set_graphics, wait_match
 from tests.client.test_play import start_bot_match
 
 PAGE = "window.gammon.app.page"
@@ -70,6 +70,7 @@ def board_id(board: list[int], player: int) -> str:
 def test_a_finished_bot_match_is_reviewed_with_the_numbers_of_gammon_analyze(
         pages: Pages, tmp_path: Path) -> None:
     page = pages.new()
+    set_graphics(page, "low")  # the computer's moves shown quickly while the match is played
     page.goto(page.url.split("#")[0] + "#/")
     page.select_option("[data-form=bot] [name=bot]", "1")  # the cheapest to run
     page.select_option("[data-form=bot] [name=kind]", "match")
@@ -77,6 +78,7 @@ def test_a_finished_bot_match_is_reviewed_with_the_numbers_of_gammon_analyze(
     page.click("[data-act=play-bot]")
     page.wait_for_url("**/#/match/*")
     play_to_the_end(page)
+    set_graphics(page, "high")  # the review as a player sees it by default
     match_id = page.url.rsplit("/", 1)[1]
 
     # the history links to the review of a finished match

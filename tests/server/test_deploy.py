@@ -86,6 +86,8 @@ def test_two_servers_behind_nginx_play_a_match_and_survive_a_restart(tmp_path: P
         try:
             ports = {}
             secret = secrets.token_hex(32)
+            # the servers started together, then each waited for (a start-up is seconds of
+            # CPU: one after the other they took twice as long on two cores)
             for name in names:
                 declared = services[name]
                 env = {k: str(v) for k, v in declared["environment"].items()}
@@ -94,9 +96,10 @@ def test_two_servers_behind_nginx_play_a_match_and_survive_a_restart(tmp_path: P
                 command = [gammon if part == "gammon" else part for part in declared["command"]]
                 ports[name] = free_port()
                 command[command.index("--bind") + 1] = f"127.0.0.1:{ports[name]}"
-                log = tmp_path / f"{name}.log"
-                processes.append(_start(command, env, log))
-                _wait_ready(f"http://127.0.0.1:{ports[name]}/readyz", processes[-1], log)
+                processes.append(_start(command, env, tmp_path / f"{name}.log"))
+            for name, process in zip(names, processes, strict=True):
+                _wait_ready(f"http://127.0.0.1:{ports[name]}/readyz", process,
+                            tmp_path / f"{name}.log")
             proxy_port = free_port()
             conf = (DEPLOY / "nginx.conf").read_text().replace(
                 "listen 8080;", f"listen 127.0.0.1:{proxy_port};")
