@@ -23,8 +23,10 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
+import numpy as np
+
 from gammon.core.dice import Roll
-from gammon.core.moves import IllegalPlayError, Move, Play, legal_plays
+from gammon.core.moves import IllegalPlayError, Move, Play, _legal_plays_and_boards
 from gammon.core.position import BAR, Position
 
 
@@ -131,7 +133,7 @@ def parse_play(position: Position, roll: Roll, text: str) -> Play:
     ``24/21/16`` and ``24/21 21/16`` are one play.
     """
     segments = parse_segments(text)
-    plays = legal_plays(position, roll)
+    plays, boards = _legal_plays_and_boards(position, roll)
     if not segments:
         if plays[0].moves:
             raise IllegalPlayError(f"roll {roll} can be played: passing is not allowed")
@@ -148,7 +150,10 @@ def parse_play(position: Position, roll: Roll, text: str) -> Play:
             wanted[target] += 1
         stops.update(points[1:-1])
         marked.update(p for p, hit in zip(points, hits, strict=True) if hit)
-    matches = [p for p in plays if list(_own_checkers(p.position)) == wanted]
+    # the plays whose board has the mover's checkers where the text leaves them (compared
+    # on the generator's boards: no Position is built for the plays that differ)
+    alike = (np.maximum(boards, 0) == np.array(wanted, dtype=boards.dtype)).all(axis=1)
+    matches = [plays[index] for index in np.flatnonzero(alike).tolist()]
     if len(matches) == 1:
         return matches[0]
     # Plays that leave the mover's checkers alike differ only in blots hit on the way:
