@@ -62,28 +62,11 @@ REFERENCES: list[dict[str, Any]] = [
 
 
 def _gnubg_run(command: str) -> str:
-    """Run a gnubg command and return what it printed (gnubg prints through C stdio)."""
-    import ctypes
+    """Run a gnubg command and return what it printed (``scripts/gnubg_session.py``, on
+    the path in this role: :func:`_gnubg_main`)."""
+    from gnubg_session import command as run
 
-    import gnubg  # only importable inside GNU Backgammon
-
-    libc = ctypes.CDLL(None)
-    sys.stdout.flush()
-    libc.fflush(None)
-    with tempfile.TemporaryFile() as capture:
-        saved_out, saved_err = os.dup(1), os.dup(2)
-        os.dup2(capture.fileno(), 1)
-        os.dup2(capture.fileno(), 2)
-        try:
-            gnubg.command(command)
-        finally:
-            libc.fflush(None)
-            os.dup2(saved_out, 1)
-            os.dup2(saved_err, 2)
-            os.close(saved_out)
-            os.close(saved_err)
-        capture.seek(0)
-        return capture.read().decode("utf-8", "replace")
+    return run(command)
 
 
 def _gnubg_summary() -> dict[str, Any]:
@@ -424,6 +407,7 @@ def check(count: int, seed: int) -> int:
 
 
 def _gnubg_main() -> None:
+    sys.path.insert(0, str(SCRIPT.parent))
     job = json.loads(os.environ["GAMMON_GNUBG_JOB"])
     if job["job"] == "generate":
         _gnubg_generate(job)

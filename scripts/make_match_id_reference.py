@@ -31,11 +31,12 @@ Nothing is left to chance: the dice are set explicitly (``set dice``) and the se
 settles the opening rolls is fixed, so a rerun writes the same tables.
 """
 
-import ctypes
 import os
 import re
 import sys
-import tempfile
+
+sys.path.insert(0, "scripts")  # run from the repository root, as the paths below are
+import gnubg_session
 
 try:
     import gnubg  # only importable inside GNU Backgammon
@@ -64,34 +65,10 @@ MATCH_ID_COLUMNS = (
 )
 XGID_COLUMNS = ("xgid", "position_id", "match_id", "swapped", "note")
 
-_libc = ctypes.CDLL(None)
-
-
-def run(command: str, *, check: bool = True) -> str:
-    """Run a gnubg command and return what it printed (gnubg prints through C stdio).
-
-    With ``check``, stop if gnubg printed a refusal instead of doing what it was told.
-    """
-    sys.stdout.flush()
-    _libc.fflush(None)
-    with tempfile.TemporaryFile() as capture:
-        saved_out, saved_err = os.dup(1), os.dup(2)
-        os.dup2(capture.fileno(), 1)
-        os.dup2(capture.fileno(), 2)
-        try:
-            gnubg.command(command)
-        finally:
-            _libc.fflush(None)
-            os.dup2(saved_out, 1)
-            os.dup2(saved_err, 2)
-            os.close(saved_out)
-            os.close(saved_err)
-        capture.seek(0)
-        output = capture.read().decode("utf-8", "replace")
-    for refusal in ("nknown", "Usage", "ncorrect", "llegal", "annot", "can't", "Not a valid"):
-        if check and refusal in output:
-            raise SystemExit(f"gnubg refused {command!r}: {output}")
-    return output
+def run(text: str, *, check: bool = True) -> str:
+    """Run a gnubg command and return what it printed; with ``check``, stop if gnubg
+    refused it."""
+    return gnubg_session.command(text, check=check)
 
 
 class MatchIdTable:

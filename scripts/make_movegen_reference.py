@@ -43,11 +43,12 @@ Conventions found by checking gnubg 1.07
 """
 
 import base64
-import ctypes
 import os
 import random
 import sys
-import tempfile
+
+sys.path.insert(0, "scripts")  # run from the repository root, as the paths below are
+from gnubg_session import command as gnubg_cmd
 
 try:
     import gnubg  # only importable inside GNU Backgammon (gnubg -t -q -p this_file)
@@ -72,30 +73,6 @@ NON_DOUBLES = [r for r in ALL_ROLLS if r[0] != r[1]]
 
 # gnubg's position classes (positionclass enum in gnubg's eval.h)
 CLASS_CRASHED, CLASS_CONTACT = 9, 10
-
-_libc = ctypes.CDLL(None)
-
-
-def gnubg_cmd(command: str) -> str:
-    """Run a gnubg command, swallowing (and returning) what it prints on stdout/stderr."""
-    sys.stdout.flush()
-    sys.stderr.flush()
-    _libc.fflush(None)  # gnubg prints through C stdio, so redirect file descriptors 1 and 2
-    with tempfile.TemporaryFile() as capture:
-        saved_out, saved_err = os.dup(1), os.dup(2)
-        os.dup2(capture.fileno(), 1)
-        os.dup2(capture.fileno(), 2)
-        try:
-            gnubg.command(command)
-        finally:
-            _libc.fflush(None)
-            os.dup2(saved_out, 1)
-            os.dup2(saved_err, 2)
-            os.close(saved_out)
-            os.close(saved_err)
-        capture.seek(0)
-        return capture.read().decode("utf-8", "replace")
-
 
 def log(message: str) -> None:
     print(message, flush=True)
@@ -136,9 +113,7 @@ def setup_gnubg() -> None:
         "set rng mersenne",
         "set seed 1",
     ):
-        output = gnubg_cmd(command)
-        if "nknown" in output or "Usage" in output or "ncorrect" in output:
-            raise SystemExit(f"gnubg did not accept {command!r}: {output}")
+        gnubg_cmd(command, check=True)
     gnubg_cmd("new session")
 
 
