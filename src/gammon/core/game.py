@@ -390,10 +390,16 @@ class Game:
                 finishes[position, dice] = _can_finish(position, dice, targets)
             return finishes[position, dice]
 
+        # the checkers that may move now (:meth:`legal_steps`), from the same caches the
+        # search then starts from, so no step is generated or checked twice
+        dice = self.dice_left
+        sources = dict.fromkeys(source for die in sorted(set(dice), reverse=True)
+                                for source, play in single(self.position, die).items()
+                                if can_finish(play.position, _without(dice, [die])))
         out: dict[int, dict[int, tuple[int, ...]]] = {}
-        for source in self.legal_steps():
+        for source in sources:
             found: dict[int, tuple[int, ...]] = {}
-            _follow(single, can_finish, self.position, source, self.dice_left, (), found)
+            _follow(single, can_finish, self.position, source, dice, (), found)
             out[source] = found
         return out
 
