@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from gammon.core.dice import Roll
 from gammon.core.moves import legal_plays
@@ -126,3 +126,80 @@ def play_turn(players: dict[int, Player], rng: random.Random) -> dict[str, Any]:
     if game["phase"] == "moving":
         return act(players, actor, {"type": "play", "play": random_play(game, rng)})
     raise AssertionError(f"unexpected phase {game['phase']}")
+
+
+def following(match_id: str, first: Player, second: Player) -> dict[int, Player]:
+    """Seat 0's ``first`` and seat 1's ``second`` subscribed to ``match_id``, the first
+    caught up with the second."""
+    players = {0: first, 1: second}
+    for player in players.values():
+        player.subscribe(match_id)
+    players[0].sync(players[1].v)
+    return players
+
+
+def kinds(message: dict[str, Any]) -> list[str]:
+    """The types of an update's events."""
+    return [e["type"] for e in message.get("events", [])]
+
+
+def until_turn(players: dict[int, Player], seat: int, phase: str, rng: random.Random
+               ) -> None:
+    """Play on (random whole plays) until ``seat`` is on turn in ``phase``."""
+    for _ in range(40):
+        game = players[seat].game
+        assert game is not None
+        if game["turn"] == seat and game["phase"] == phase:
+            return
+        play_turn(players, rng)
+    raise AssertionError(f"seat {seat} never reached {phase}")
+
+
+def step_to_the_end(players: dict[int, Player], seat: int) -> dict[str, Any]:
+    """``seat`` plays legal steps, one by one, until the play is complete or the turn
+    passed; the update of the last step."""
+    player = players[seat]
+    for _ in range(4):
+        game = player.game
+        assert game is not None and game["phase"] == "moving" and game["turn"] == seat
+        source, dice = next(iter(game["legal"].items()))
+        reply = act(players, player, {"type": "step", "from": int(source),
+                                      "die": int(next(iter(dice)))})
+        assert reply["type"] == "update", reply
+        after = player.game
+        assert after is not None
+        if after["turn"] != seat or after["phase"] != "moving" or after["can_confirm"]:
+            return reply
+    raise AssertionError("a turn of more than four steps")
+
+
+OPTIONS = {"confirm_turn": False, "auto_roll": False}
+"""A player's confirm and auto-roll options, both off."""
+
+
+class _Client(Protocol):
+    def put(self, url: str, *, json: Any) -> Any: ...
+
+
+def set_options(client: _Client, **options: bool) -> None:
+    """Store the player's options through ``client`` (a test client's browser or an HTTP
+    client of a running server): :data:`OPTIONS` with ``options`` changed."""
+    response = client.put("/api/me/options", json={**OPTIONS, **options})
+    assert response.status_code == 200, response.text
+
+
+def auto_roll_on_while_to_roll(players: dict[int, Player], rng: random.Random,
+                               client: _Client) -> dict[str, Any]:
+    """Seat 0's auto-roll, switched off through ``client``, leaves seat 0 to roll on its
+    next turn; switched on through ``client`` while seat 0 is to roll, the server rolls for
+    it at once: the update of that roll (seat 0's player has it)."""
+    set_options(client, auto_roll=False)
+    until_turn(players, 1, "before_roll", rng)
+    act(players, players[1], {"type": "roll"})
+    play_turn(players, rng)
+    game = players[0].game
+    assert game is not None and (game["turn"], game["phase"]) == (0, "before_roll")
+    set_options(client, auto_roll=True)
+    rolled = players[0].wait(lambda m: m["type"] == "update")
+    assert [e["player"] for e in rolled["events"] if e["type"] == "dice_rolled"] == [0]
+    return rolled

@@ -9,9 +9,17 @@ import random
 from typing import Any
 
 from tests.server.conftest import Browser
-from tests.server.helpers import Player, act, play_turn
-
-OPTIONS = {"confirm_turn": False, "auto_roll": False}
+from tests.server.helpers import (
+    Player,
+    act,
+    auto_roll_on_while_to_roll,
+    following,
+    kinds,
+    play_turn,
+    set_options,
+    step_to_the_end,
+    until_turn,
+)
 
 
 def start(a: Browser, b: Browser, **config: Any) -> str:
@@ -25,55 +33,14 @@ def start(a: Browser, b: Browser, **config: Any) -> str:
     return match_id
 
 
-def set_options(browser: Browser, **options: bool) -> None:
-    response = browser.put("/api/me/options", json={**OPTIONS, **options})
-    assert response.status_code == 200, response.text
-
-
-def kinds(message: dict[str, Any]) -> list[str]:
-    return [e["type"] for e in message.get("events", [])]
-
-
-def until_turn(players: dict[int, Player], seat: int, phase: str, rng: random.Random
-               ) -> None:
-    """Play on (random whole plays) until ``seat`` is on turn in ``phase``."""
-    for _ in range(40):
-        game = players[seat].game
-        assert game is not None
-        if game["turn"] == seat and game["phase"] == phase:
-            return
-        play_turn(players, rng)
-    raise AssertionError(f"seat {seat} never reached {phase}")
-
-
-def step_to_the_end(players: dict[int, Player], seat: int) -> dict[str, Any]:
-    """``seat`` plays legal steps, one by one, until the play is complete or the turn
-    passed; the update of the last step."""
-    player = players[seat]
-    for _ in range(4):
-        game = player.game
-        assert game is not None and game["phase"] == "moving" and game["turn"] == seat
-        source, dice = next(iter(game["legal"].items()))
-        reply = act(players, player, {"type": "step", "from": int(source),
-                                      "die": int(next(iter(dice)))})
-        assert reply["type"] == "update", reply
-        after = player.game
-        assert after is not None
-        if after["turn"] != seat or after["phase"] != "moving" or after["can_confirm"]:
-            return reply
-    raise AssertionError("a turn of more than four steps")
-
-
 def test_confirm_switched_on_and_off_mid_match_applies_from_the_next_action(
         clients: tuple[Browser, Browser]) -> None:
     a, b = clients
     match_id = start(a, b)
     rng = random.Random(3)
     with a.websocket_connect("/ws") as wa, b.websocket_connect("/ws") as wb:
-        players = {0: Player.over_testclient(wa, "a"), 1: Player.over_testclient(wb, "b")}
-        for player in players.values():
-            player.subscribe(match_id)
-        players[0].sync(players[1].v)
+        players = following(match_id, Player.over_testclient(wa, "a"),
+                            Player.over_testclient(wb, "b"))
         # confirm off (as the match began): the last step ends the turn by itself
         until_turn(players, 0, "moving", rng)
         assert "turn_ended" in kinds(step_to_the_end(players, 0))
@@ -102,10 +69,8 @@ def test_auto_roll_switched_on_and_off_mid_match_applies_from_the_next_action(
     match_id = start(a, b)
     rng = random.Random(4)
     with a.websocket_connect("/ws") as wa, b.websocket_connect("/ws") as wb:
-        players = {0: Player.over_testclient(wa, "a"), 1: Player.over_testclient(wb, "b")}
-        for player in players.values():
-            player.subscribe(match_id)
-        players[0].sync(players[1].v)
+        players = following(match_id, Player.over_testclient(wa, "a"),
+                            Player.over_testclient(wb, "b"))
         # switched on during the opponent's turn: the server rolls when the turn passes
         until_turn(players, 1, "before_roll", rng)
         set_options(a, auto_roll=True)
@@ -115,17 +80,9 @@ def test_auto_roll_switched_on_and_off_mid_match_applies_from_the_next_action(
         game = players[0].game
         assert game is not None and game["turn"] == 0 and game["phase"] in ("moving",
                                                                              "before_roll")
-        # switched off: the next turn waits for the player's roll
-        set_options(a, auto_roll=False)
-        until_turn(players, 1, "before_roll", rng)
-        act(players, players[1], {"type": "roll"})
-        play_turn(players, rng)
-        game = players[0].game
-        assert game is not None and (game["turn"], game["phase"]) == (0, "before_roll")
-        # switched on while the player is to roll: the server rolls at once
-        set_options(a, auto_roll=True)
-        rolled = players[0].wait(lambda m: m["type"] == "update")
-        assert [e["player"] for e in rolled["events"] if e["type"] == "dice_rolled"] == [0]
+        # switched off: the next turn waits for the player's roll; switched on while the
+        # player is to roll: the server rolls at once
+        auto_roll_on_while_to_roll(players, rng, a)
 
 
 def test_the_update_that_ends_a_match_carries_the_info(clients: tuple[Browser, Browser]

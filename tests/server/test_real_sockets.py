@@ -17,8 +17,18 @@ from websockets.sync.client import ClientConnection, connect
 
 from gammon.server.accounts import COOKIE
 from tests.server.conftest import ServerProcess, postgres_database, redis_reachable
-from tests.server.helpers import Player, act, play_turn, to_move
-from tests.server.test_live_needs import OPTIONS, kinds, step_to_the_end, until_turn
+from tests.server.helpers import (
+    Player,
+    act,
+    auto_roll_on_while_to_roll,
+    following,
+    kinds,
+    play_turn,
+    set_options,
+    step_to_the_end,
+    to_move,
+    until_turn,
+)
 
 
 @pytest.fixture
@@ -275,10 +285,6 @@ def test_the_lobby_feed_and_the_options_cross_between_two_server_processes(
     a_elsewhere = stack.enter_context(httpx.Client(base_url=second.url, timeout=20,
                                                    cookies={COOKIE: a.cookies[COOKIE]}))
 
-    def set_options(client: httpx.Client, **options: bool) -> None:
-        response = client.put("/api/me/options", json={**OPTIONS, **options})
-        assert response.status_code == 200, response.text
-
     set_options(a)  # confirm and auto-roll off
     with socket(second, session(stack, second)) as ws:
         watcher = Player.over_websockets(ws, "watcher")
@@ -307,10 +313,8 @@ def test_the_lobby_feed_and_the_options_cross_between_two_server_processes(
     with socket(first, a) as wa, socket(first, b) as wb:
         # the room is held by the first process alone: the second only stores the options
         # and says so on the bus
-        players = {0: Player.over_websockets(wa, "a"), 1: Player.over_websockets(wb, "b")}
-        for player in players.values():
-            player.subscribe(match_id)
-        players[0].sync(players[1].v)
+        players = following(match_id, Player.over_websockets(wa, "a"),
+                            Player.over_websockets(wb, "b"))
         # switched on while b is on turn (the bus has b's roll and play, a's roll, to get
         # there): a's next play waits for the confirmation
         until_turn(players, 1, "before_roll", rng)
@@ -328,10 +332,8 @@ def test_the_lobby_feed_and_the_options_cross_between_two_server_processes(
 
     with socket(first, a) as wa, socket(second, b) as wb:
         # b plays through the second process, which holds the room too now
-        players = {0: Player.over_websockets(wa, "a"), 1: Player.over_websockets(wb, "b")}
-        for player in players.values():
-            player.subscribe(match_id)
-        players[0].sync(players[1].v)
+        players = following(match_id, Player.over_websockets(wa, "a"),
+                            Player.over_websockets(wb, "b"))
         # auto-roll switched on through the first process: the second, ending b's turn,
         # rolls for a (in the same update, unless the bus brought the change only after
         # b's play: then the second rolls when it hears it)
@@ -348,13 +350,5 @@ def test_the_lobby_feed_and_the_options_cross_between_two_server_processes(
         if not rolled_for_a():  # a never rolls here: the server must (within 20 s)
             pa.wait(lambda m: m["type"] == "update" and rolled_for_a())
         # switched off, then on through the second process while a is to roll: a roll at once
-        set_options(a_elsewhere, auto_roll=False)
-        until_turn(players, 1, "before_roll", rng)
-        act(players, players[1], {"type": "roll"})
-        play_turn(players, rng)
-        game = players[0].game
-        assert game is not None and (game["turn"], game["phase"]) == (0, "before_roll")
-        set_options(a_elsewhere, auto_roll=True)
-        rolled = players[0].wait(lambda m: m["type"] == "update")
-        assert [e["player"] for e in rolled["events"] if e["type"] == "dice_rolled"] == [0]
+        rolled = auto_roll_on_while_to_roll(players, rng, a_elsewhere)
         assert players[1].wait(lambda m: m["type"] == "update")["v"] == rolled["v"]
