@@ -51,6 +51,20 @@ CLOSE_CUBE = 0.040
 ALL_ROLLS = [Roll(a, b) for a in range(1, 7) for b in range(1, a + 1)]
 
 
+def loss_mark(loss: float) -> str:
+    """A rated decision's mark: ``??`` a blunder (a loss of ``BLUNDER`` or more), ``?`` an
+    error (``ERROR`` or more), else none.
+
+    >>> loss_mark(0.1), loss_mark(0.05), loss_mark(0.01)
+    ('??', '?', '')
+    """
+    if loss >= BLUNDER:
+        return "??"
+    if loss >= ERROR:
+        return "?"
+    return ""
+
+
 @dataclass(frozen=True, slots=True)
 class CheckerDecision:
     """One checker play, rated."""
@@ -76,13 +90,7 @@ class CheckerDecision:
 
     @property
     def mark(self) -> str:
-        if self.forced:
-            return ""
-        if self.loss >= BLUNDER:
-            return "??"
-        if self.loss >= ERROR:
-            return "?"
-        return ""
+        return "" if self.forced else loss_mark(self.loss)
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,11 +108,7 @@ class CubeRecord:
 
     @property
     def mark(self) -> str:
-        if self.loss >= BLUNDER:
-            return "??"
-        if self.loss >= ERROR:
-            return "?"
-        return ""
+        return loss_mark(self.loss)
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,8 +152,8 @@ class Analysis:
                 decisions=len(mine) + len(cube),
                 unforced=len(losses),
                 cube_decisions=len(cube),
-                errors=sum(1 for loss in losses if ERROR <= loss < BLUNDER),
-                blunders=sum(1 for loss in losses if loss >= BLUNDER),
+                errors=sum(1 for loss in losses if loss_mark(loss) == "?"),
+                blunders=sum(1 for loss in losses if loss_mark(loss) == "??"),
                 equity_lost=sum(losses),
                 luck=sum(d.luck for d in mine),
             ))
