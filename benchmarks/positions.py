@@ -1,8 +1,9 @@
 """The benchmark position set: checker-play decisions labelled by deep search, and the
 error rate of a net on them.
 
-**The set** (``benchmarks/data/positions-v1.npz``) holds checker-play decisions — a position
-with the side on roll's dice, at least two distinct legal plays — met in varied self-play:
+**The set** (``benchmarks/data/positions-v2.npz``; ``positions-v1.npz`` holds the same
+decisions with the first networks' labels) holds checker-play decisions — a position with
+the side on roll's dice, at least two distinct legal plays — met in varied self-play:
 each game draws a noise level (Gaussian noise of 0, 0.02, 0.05 or 0.1 equity added to each
 play's 0-ply evaluation before choosing) and plays its first 0 to 3 plies at random; a
 decision is kept (with a chance of 0.15 for contact, 0.5 for crashed, 0.3 for race) while
@@ -78,7 +79,8 @@ from gammon.engine.network import NetworkPair, equity
 from gammon.engine.player import Engine, MoveFilter
 
 DATA = Path(__file__).resolve().parent / "data"
-DEFAULT_SET = DATA / "positions-v1.npz"
+DEFAULT_SET = DATA / "positions-v2.npz"
+"""The set labelled by the strongest networks so far (the shipped ones)."""
 SET_FORMAT = 1
 """Layout of the set file; a set of another layout is refused."""
 CLASSES = ("contact", "crashed", "race")
@@ -559,7 +561,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--generate", action="store_true",
                         help="make (or resume making) a labelled set instead of a report")
     parser.add_argument("--set", type=Path, default=DEFAULT_SET,
-                        help="the set to report on (default benchmarks/data/positions-v1.npz)")
+                        help=f"the set to report on (default benchmarks/data/{DEFAULT_SET.name})")
     parser.add_argument("--weights", type=Path, default=None,
                         help="the net to report on (default: the shipped networks)")
     parser.add_argument("--ply", type=int, choices=[0, 1, 2], default=0)

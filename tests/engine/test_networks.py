@@ -16,6 +16,8 @@ from gammon.engine.player import Engine
 from gammon.engine.training import TrainingRun, sole_writer, train
 
 SHIPPED = Path(__file__).parents[2] / "src/gammon/engine/weights/gammon.npz"
+FIRST_GENERATION = Path(__file__).parents[2] / "training/checkpoints/td-h128-seed1.npz"
+"""The first networks (shipped until 2026-12-01), written before feature sets existed."""
 
 
 def small_expert(seed: int = 3) -> NetworkPair:
@@ -23,13 +25,23 @@ def small_expert(seed: int = 3) -> NetworkPair:
                               feature_set=EXPERT, seed=seed)
 
 
-def test_shipped_weights_load_as_the_basic_feature_set() -> None:
+def test_files_without_a_feature_set_load_as_the_basic_feature_set() -> None:
     """Files written before feature sets existed (no feature_set key) are basic."""
-    with np.load(SHIPPED) as data:
+    with np.load(FIRST_GENERATION) as data:
         assert "feature_set" not in data
-    nets = NetworkPair.load(SHIPPED)
+    nets = NetworkPair.load(FIRST_GENERATION)
     assert nets.feature_set == BASIC and nets.crashed is None
     assert nets.contact.inputs == features.INPUTS
+
+
+def test_shipped_weights_are_the_expert_networks_with_a_pruning_network() -> None:
+    """The shipped file holds the three expert-input networks and the search's pruning
+    network (2-ply stays cheap only with it)."""
+    nets = NetworkPair.load(SHIPPED)
+    assert nets.feature_set == EXPERT
+    assert nets.crashed is not None and nets.prune is not None
+    assert nets.contact.inputs == expert.CONTACT_INPUTS
+    assert nets.race.inputs == expert.RACE_INPUTS
 
 
 def test_expert_networks_round_trip(tmp_path: Path) -> None:

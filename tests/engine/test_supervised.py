@@ -31,6 +31,8 @@ from gammon.engine.supervised import (
 from gammon.engine.training import backpropagate
 
 SHIPPED = Path(__file__).parents[2] / "src/gammon/engine/weights/gammon.npz"
+UNPRUNED = Path(__file__).parents[2] / "training/checkpoints/td-expert-h128-seed1-g1m.npz"
+"""The shipped networks without their pruning network."""
 RUN = LabelRun(shards=2, games=1, seed=3, noise=0.05, plies=1)
 
 
@@ -198,14 +200,16 @@ def test_cli_stages(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["train", "--stage", "fit", "--from", str(SHIPPED), "--data", str(out),
                      "--out", str(tmp_path / "fit.npz"), "--epochs", "1",
                      "--alpha-start", "0.003"]) == 0
-    assert NetworkPair.load(tmp_path / "fit.npz").feature_set == 1
+    fitted = NetworkPair.load(tmp_path / "fit.npz")
+    assert fitted.feature_set == NetworkPair.load(SHIPPED).feature_set  # the start's inputs
 
 
 @pytest.fixture(scope="module")
 def pruned(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("prune") / "pruned.npz"
     lines: list[str] = []
-    train_prune(SHIPPED, path, PruneRun(games=20, hidden=8, epochs=2, keep=5), log=lines.append)
+    train_prune(UNPRUNED, path, PruneRun(games=20, hidden=8, epochs=2, keep=5),
+                log=lines.append)
     assert lines[0].endswith("held out") and len(lines) == 3
     return path
 
@@ -216,12 +220,12 @@ def test_a_pruning_network_is_saved_with_the_networks(pruned: Path) -> None:
     nets = NetworkPair.load(pruned)
     assert nets.prune is not None and nets.prune.inputs == PRUNE_INPUTS
     assert nets.prune.hidden == 8
-    shipped = NetworkPair.load(SHIPPED)
-    assert shipped.prune is None
-    for a, b in zip(nets.arrays(), shipped.arrays(), strict=True):
+    unpruned = NetworkPair.load(UNPRUNED)
+    assert unpruned.prune is None
+    for a, b in zip(nets.arrays(), unpruned.arrays(), strict=True):
         np.testing.assert_array_equal(a, b)
     with pytest.raises(ValueError, match="pruning network has"):
-        NetworkPair(shipped.contact, shipped.race, prune=Network.random(4, 1, 10))
+        NetworkPair(unpruned.contact, unpruned.race, prune=Network.random(4, 1, 10))
 
 
 def test_pruned_choice_evaluates_only_the_plays_the_pruning_network_rates_best(
@@ -253,7 +257,7 @@ def test_pruned_choice_evaluates_only_the_plays_the_pruning_network_rates_best(
     chosen = choose_play_pruned(level[0], count, arrays, scratch, best)
     assert chosen == kept[int(np.argmax(full_equities))]
     assert equity(best) == pytest.approx(max(full_equities))
-    plain = kernel_arrays(NetworkPair.load(SHIPPED), prune_keep=1)
+    plain = kernel_arrays(NetworkPair.load(UNPRUNED), prune_keep=1)
     assert plain[19][0] == 0  # no pruning network: no pruning
     assert choose_play_pruned(level[0], count, plain, new_scratch(), best) == full
 
