@@ -1,18 +1,23 @@
-"""What the rules tests of games and matches share: an opening with chosen dice, a run of
-actions, and a refused action that changes nothing."""
+"""What the rules tests share: an opening with chosen dice, a run of actions, a refused
+action that changes nothing, and positions met in random games (hypothesis strategies, also
+used by the engine's property tests)."""
 
 from __future__ import annotations
 
 import copy
+import random
 from typing import TypeVar
 
 import pytest
+from hypothesis import strategies as st
 
 from gammon.core.actions import Action, RollOpening
 from gammon.core.dice import OpeningRoll, Roll
 from gammon.core.errors import IllegalActionError
 from gammon.core.game import Game
 from gammon.core.match import Match
+from gammon.core.moves import legal_plays
+from gammon.core.position import Position
 
 State = TypeVar("State", Game, Match)
 
@@ -40,3 +45,20 @@ def refused(state: State, action: Action, error: type[Exception] = IllegalAction
         state.apply(action)
     assert state == before
     return str(info.value)
+
+
+def random_game_position(seed: int, turns: int) -> Position:
+    """The position after ``turns`` random legal plays from the start (a game that ends
+    early starts again)."""
+    rng = random.Random(seed)
+    position = Position.initial()
+    for _ in range(turns):
+        play = rng.choice(legal_plays(position, Roll.roll(rng)))
+        position = play.position.swap()
+        if play.position.winner() is not None:
+            position = Position.initial()
+    return position
+
+
+positions = st.builds(random_game_position, st.integers(0, 2**32), st.integers(0, 120))
+rolls = st.builds(Roll, st.integers(1, 6), st.integers(1, 6))

@@ -17,23 +17,7 @@ from gammon.core.match import Match
 from gammon.core.moves import legal_plays, play_steps
 from gammon.core.notation import parse_play
 from gammon.core.position import BAR, CHECKERS, Position
-
-
-def random_game_position(seed: int, turns: int) -> Position:
-    """The position after ``turns`` random legal plays from the start (a game that ends
-    early starts again)."""
-    rng = random.Random(seed)
-    position = Position.initial()
-    for _ in range(turns):
-        play = rng.choice(legal_plays(position, Roll.roll(rng)))
-        position = play.position.swap()
-        if play.position.winner() is not None:
-            position = Position.initial()
-    return position
-
-
-positions = st.builds(random_game_position, st.integers(0, 2**32), st.integers(0, 120))
-rolls = st.builds(Roll, st.integers(1, 6), st.integers(1, 6))
+from tests.core.helpers import positions, rolls
 
 
 def on_board(position: Position) -> tuple[int, int]:

@@ -22,6 +22,7 @@ from gammon.core.position import BAR, CHECKERS, Position
 from gammon.engine import arena, playout
 from gammon.engine.evaluate import lost_result, terminal_result
 from gammon.engine.network import OUTPUTS
+from tests.core.helpers import random_game_position
 
 
 @st.composite
@@ -45,17 +46,6 @@ def finished_in_play(seed: int) -> Position:
         if play.position.winner() == 0:
             return play.position
         position = play.position.swap()
-
-
-def random_game_position(seed: int, turns: int) -> Position:
-    rng = random.Random(seed)
-    position = Position.initial()
-    for _ in range(turns):
-        play = rng.choice(legal_plays(position, Roll.roll(rng)))
-        position = play.position.swap()
-        if play.position.winner() is not None:
-            position = Position.initial()
-    return position
 
 
 finished = st.one_of(finished_boards(), st.builds(finished_in_play, st.integers(0, 2**32)))

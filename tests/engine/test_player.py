@@ -17,6 +17,7 @@ from gammon.core.dice import Roll
 from gammon.core.moves import legal_plays
 from gammon.core.position import Position
 from gammon.engine.player import LEVELS, Engine, Probabilities, RankedPlay
+from tests.core.helpers import positions, random_game_position, rolls
 
 # The bear-off tables are float32 (exact to about 1e-7), and deeper plies average 21
 # rolls, so a certain 1 can come out as 1 + 2e-16.
@@ -27,23 +28,6 @@ ALL_ROLLS = [Roll(a, b) for a in range(1, 7) for b in range(1, a + 1)]
 @pytest.fixture(scope="module")
 def engine() -> Engine:
     return Engine.load()
-
-
-def random_game_position(seed: int, turns: int) -> Position:
-    """The position after ``turns`` random legal plays from the start (a game that ends
-    early starts again)."""
-    rng = random.Random(seed)
-    position = Position.initial()
-    for _ in range(turns):
-        play = rng.choice(legal_plays(position, Roll.roll(rng)))
-        position = play.position.swap()
-        if play.position.winner() is not None:
-            position = Position.initial()
-    return position
-
-
-positions = st.builds(random_game_position, st.integers(0, 2**32), st.integers(0, 120))
-rolls = st.builds(Roll, st.integers(1, 6), st.integers(1, 6))
 
 
 def assert_consistent(p: Probabilities) -> None:
