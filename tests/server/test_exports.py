@@ -16,7 +16,7 @@ from gammon.formats import mat, sgf
 from gammon.server.exports import ExportError, match_file
 from gammon.server.fairness import verify
 from tests.server.conftest import Browser
-from tests.server.helpers import Player, act, play_turn, to_move
+from tests.server.helpers import Player, act, following, play_turn, to_move
 from tests.server.test_match import register
 
 
@@ -34,11 +34,8 @@ def test_a_finished_winner_rolls_anew_match_exports_and_verifies(
     rng = random.Random(3)
     with a.websocket_connect("/ws") as wa, b.websocket_connect("/ws") as wb:
         pa, pb = Player.over_testclient(wa, "alice"), Player.over_testclient(wb, "bobby")
-        pa.subscribe(match_id)
         assert b.post(f"/api/games/{match_id}/join", json={}).status_code == 200
-        pb.subscribe(match_id)
-        players = {0: pa, 1: pb}
-        pa.sync(pb.v)
+        players = following(match_id, pa, pb)
         for _ in range(6):  # a few turns, then the player on roll resigns a backgammon
             play_turn(players, rng)
         while True:

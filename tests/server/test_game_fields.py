@@ -17,7 +17,7 @@ from gammon.core.position import Position
 from gammon.server.app import create_app
 from gammon.server.rooms import reach
 from tests.server.conftest import Browser, make_settings
-from tests.server.helpers import Player, act, to_move
+from tests.server.helpers import Player, act, following, to_move
 
 
 def _chains(game: Game) -> set[tuple[int, int]]:
@@ -88,10 +88,7 @@ def test_the_game_says_what_may_be_done(client: TestClient) -> None:
     match_id, a, b = _two_players(client, {"kind": "money", "beavers": True})
     with a.websocket_connect("/ws") as wa, b.websocket_connect("/ws") as wb:
         pa, pb = Player.over_testclient(wa, "a"), Player.over_testclient(wb, "b")
-        pa.subscribe(match_id)
-        pb.subscribe(match_id)
-        pa.sync(pb.v)
-        players = {0: pa, 1: pb}
+        players = following(match_id, pa, pb)
         mover = to_move(players)
         game = mover.game
         assert game is not None and game["phase"] == "moving"

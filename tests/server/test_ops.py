@@ -24,7 +24,7 @@ from websockets.sync.client import connect
 from gammon.server import ops
 from gammon.server.accounts import COOKIE
 from tests.server.conftest import Browser, free_port
-from tests.server.helpers import Player, act, play_turn, random_play
+from tests.server.helpers import Player, act, following, play_turn, random_play
 from tests.server.test_match import register
 
 SAMPLE = re.compile(r'^[a-z_]+(\{[a-z_]+="[^"]*"(,[a-z_]+="[^"]*")*\})? (-?[0-9.e+-]+|\+Inf)$')
@@ -56,11 +56,8 @@ def test_metrics_count_matches_sockets_and_actions(clients: tuple[Browser, Brows
     rng = random.Random(1)
     with a.websocket_connect("/ws") as wa, b.websocket_connect("/ws") as wb:
         pa, pb = Player.over_testclient(wa, "alice"), Player.over_testclient(wb, "bobby")
-        pa.subscribe(match_id)
         assert b.post(f"/api/games/{match_id}/join", json={}).status_code == 200
-        pb.subscribe(match_id)
-        players = {0: pa, 1: pb}
-        pa.sync(pb.v)
+        players = following(match_id, pa, pb)
         for _ in range(4):
             play_turn(players, rng)
         waiting = players[1 - pa.game["turn"]] if pa.game else pa  # type: ignore[index]
@@ -279,11 +276,8 @@ def test_an_action_that_fails_is_logged_with_its_match_and_user(
     hub = client.app.state.hub
     with a.websocket_connect("/ws") as wa, b.websocket_connect("/ws") as wb:
         pa, pb = Player.over_testclient(wa, "alice"), Player.over_testclient(wb, "bobby")
-        pa.subscribe(match_id)
         assert b.post(f"/api/games/{match_id}/join", json={}).status_code == 200
-        pb.subscribe(match_id)
-        players = {0: pa, 1: pb}
-        pa.sync(pb.v)
+        players = following(match_id, pa, pb)
         mover = players[pa.game["turn"]]  # type: ignore[index]
         ops.configure_logging("json", "info")
         capsys.readouterr()
