@@ -128,6 +128,28 @@ def play_turn(players: dict[int, Player], rng: random.Random) -> dict[str, Any]:
     raise AssertionError(f"unexpected phase {game['phase']}")
 
 
+def play_out_against_bot(me: Player, match_id: str, rng: random.Random) -> None:
+    """``me``, in seat 0 of ``match_id`` against a bot, plays the match to its end: rolls,
+    random legal plays, taking every double and accepting every resignation."""
+    for _ in range(3000):
+        state = me.game
+        assert state is not None
+        if state["phase"] == "match_over":
+            return
+        mine = state["turn"] == 0
+        if mine and state["phase"] == "before_roll":
+            me.act({"type": "roll", "match": match_id})
+        elif mine and state["phase"] == "moving":
+            me.act({"type": "play", "match": match_id, "play": random_play(state, rng)})
+        elif not mine and state["phase"] == "cube_offered":  # the bot doubled
+            me.act({"type": "take", "match": match_id})
+        elif not mine and state["phase"] == "resign_offered":  # the bot resigned
+            me.act({"type": "accept_resign", "match": match_id})
+        else:
+            me.wait(lambda m: m["type"] == "update")
+    raise AssertionError("the match did not end")
+
+
 def following(match_id: str, first: Player, second: Player) -> dict[int, Player]:
     """Seat 0's ``first`` and seat 1's ``second`` subscribed to ``match_id``, the first
     caught up with the second."""

@@ -31,7 +31,7 @@ from gammon.server.analysis_api import AnalysisProgress
 from gammon.server.app import create_app
 from gammon.server.db import make_engine, match_analyses
 from tests.server.conftest import Browser, make_settings, run_async
-from tests.server.helpers import Player, act, play_turn, random_play, to_move
+from tests.server.helpers import Player, act, play_out_against_bot, play_turn, to_move
 from tests.server.test_match import register
 
 
@@ -45,29 +45,8 @@ def bot_match(browser: Browser, seed: int, **options: Any
     with browser.websocket_connect("/ws") as ws:
         me = Player.over_testclient(ws)
         me.subscribe(game["id"])
-        play_out(me, game["id"], random.Random(seed))
+        play_out_against_bot(me, game["id"], random.Random(seed))
         yield game, me
-
-
-def play_out(me: Player, match_id: str, rng: random.Random) -> None:
-    game = {"id": match_id}  # the match the actions name
-    for _ in range(3000):
-        state = me.game
-        assert state is not None
-        if state["phase"] == "match_over":
-            return
-        mine = state["turn"] == 0
-        if mine and state["phase"] == "before_roll":
-            me.act({"type": "roll", "match": game["id"]})
-        elif mine and state["phase"] == "moving":
-            me.act({"type": "play", "match": game["id"], "play": random_play(state, rng)})
-        elif not mine and state["phase"] == "cube_offered":
-            me.act({"type": "take", "match": game["id"]})
-        elif not mine and state["phase"] == "resign_offered":
-            me.act({"type": "accept_resign", "match": game["id"]})
-        else:
-            me.wait(lambda m: m["type"] == "update")
-    raise AssertionError("the match did not end")
 
 
 def wait_done(browser: Browser, url: str, limit: float = 300.0) -> Any:

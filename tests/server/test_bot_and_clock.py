@@ -15,7 +15,7 @@ from gammon.core.match import Match
 from gammon.core.position import Position
 from gammon.server.app import create_app
 from tests.server.conftest import Browser, make_settings
-from tests.server.helpers import Player, random_play
+from tests.server.helpers import Player, play_out_against_bot, random_play
 
 
 @pytest.mark.parametrize(("level", "kind"), [(1, "single"), (5, "single"), (4, "match")])
@@ -29,22 +29,7 @@ def test_a_game_against_the_bot(clients: tuple[Browser, Browser], level: int,
     with a.websocket_connect("/ws") as ws:
         me = Player.over_testclient(ws)
         me.subscribe(game["id"])
-        for _ in range(3000):
-            state = me.game
-            assert state is not None
-            if state["phase"] == "match_over":
-                break
-            mine = state["turn"] == 0
-            if mine and state["phase"] == "before_roll":
-                me.act({"type": "roll", "match": game["id"]})
-            elif mine and state["phase"] == "moving":
-                me.act({"type": "play", "match": game["id"], "play": random_play(state, rng)})
-            elif not mine and state["phase"] == "cube_offered":  # the bot doubled
-                me.act({"type": "take", "match": game["id"]})
-            elif not mine and state["phase"] == "resign_offered":  # the bot resigned
-                me.act({"type": "accept_resign", "match": game["id"]})
-            else:
-                me.wait(lambda m: m["type"] == "update")
+        play_out_against_bot(me, game["id"], rng)
         assert me.game is not None and me.game["phase"] == "match_over"
     assert a.get(f"/api/games/{game['id']}/fairness").json()["problems"] == []
 
