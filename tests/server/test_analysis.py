@@ -148,9 +148,16 @@ def test_whoever_may_see_the_match_may_see_its_analysis(
             assert refused.status_code == 404, refused.text
             assert refused.json()["detail"]["code"] == "not_found"
             assert browser.get(f"{url}?key=not-the-key").status_code == 404
-        served = wait_done(owner, url)
-        [row] = stored_analyses(database_url)
+        # the match's end queues its analysis in a task of the server's loop: wait for its
+        # row, or the owner's request below may come first and queue it itself (priority
+        # 0: it failed so on PostgreSQL at load 6)
+        deadline = time.monotonic() + 60
+        while not (rows := stored_analyses(database_url)):
+            assert time.monotonic() < deadline, "the match's end queued no analysis"
+            time.sleep(0.05)
+        [row] = rows
         assert (row.match_id, row.priority) == (private["id"], 1)  # queued at the match's end
+        served = wait_done(owner, url)
         assert wait_done(stranger, f"{url}?key={key}").json() == served.json()
         assert wait_done(anonymous, f"{url}?key={key}").json() == served.json()
         assert anonymous.cookie is None  # seeing a review makes no guest
