@@ -233,9 +233,9 @@ def two_servers() -> Iterator[tuple[ServerProcess, ServerProcess]]:
         servers = [ServerProcess(env), ServerProcess(env)]
         try:
             # started together (a start-up is seconds of CPU: one after the other they took
-            # twice as long on two cores)
+            # twice as long on two cores), each given the time a loaded machine may need
             with concurrent.futures.ThreadPoolExecutor(len(servers)) as pool:
-                for started in [pool.submit(server.start) for server in servers]:
+                for started in [pool.submit(server.start, 120) for server in servers]:
                     started.result()
             yield servers[0], servers[1]
         finally:
