@@ -458,15 +458,21 @@ class MovesView(TypedDict):
 
 def reach_view(game: Game) -> ReachView:
     """The core's :meth:`Game.reach <gammon.core.game.Game.reach>` with text keys."""
+    return _reach_json(game.reach())
+
+
+def _reach_json(reach: dict[int, dict[int, tuple[int, ...]]]) -> ReachView:
     return {str(source): {str(point): list(dice) for point, dice in found.items()}
-            for source, found in game.reach().items()}
+            for source, found in reach.items()}
 
 
 def moves_view(game: Game) -> MovesView:
-    """The legal steps and the reach of ``game`` (moving), with text keys."""
+    """The legal steps and the reach of ``game`` (moving), with text keys: from one search
+    (:meth:`Game.legal_steps_and_reach <gammon.core.game.Game.legal_steps_and_reach>`)."""
+    legal, reach = game.legal_steps_and_reach()
     return {"legal": {str(source): {str(die): move.destination for die, move in m.items()}
-                      for source, m in game.legal_steps().items()},
-            "reach": reach_view(game)}
+                      for source, m in legal.items()},
+            "reach": _reach_json(reach)}
 
 
 def game_view(match: Match, moves: Callable[[Game], MovesView] | None = moves_view

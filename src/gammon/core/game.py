@@ -351,17 +351,7 @@ class Game:
     def legal_steps(self) -> dict[int, dict[int, Move]]:
         """For each checker that may move now (by source, 25 the bar): the dice it may use and
         the move each makes. Empty unless moving."""
-        if self.phase is not Phase.MOVING or self.is_play_complete():
-            return {}
-        targets = self._targets()
-        dice = self.dice_left
-        steps: dict[int, dict[int, Move]] = {}
-        for die in sorted(set(dice), reverse=True):
-            rest = _without(dice, [die])
-            for source, play in single_steps(self.position, die).items():
-                if _can_finish(play.position, rest, targets):
-                    steps.setdefault(source, {})[die] = play.moves[0]
-        return steps
+        return self.legal_steps_and_reach(reach=False)[0]
 
     def reach(self) -> dict[int, dict[int, tuple[int, ...]]]:
         """For each checker that may move now (by source, 25 the bar): every point (0 = off)
@@ -374,8 +364,15 @@ class Game:
         >>> game.reach()[24]  # 24/19 is blocked, so 24/13 goes by the 6 first
         {18: (6,), 13: (6, 5)}
         """
+        return self.legal_steps_and_reach()[1]
+
+    def legal_steps_and_reach(self, reach: bool = True) -> tuple[
+            dict[int, dict[int, Move]], dict[int, dict[int, tuple[int, ...]]]]:
+        """:meth:`legal_steps` and (unless ``reach`` is false: empty) :meth:`reach` from one
+        search: the reach of each checker starts from the steps found legal, with the same
+        generated steps and the same checks, none made twice."""
         if self.phase is not Phase.MOVING or self.is_play_complete():
-            return {}
+            return {}, {}
         targets = self._targets()
         finishes: dict[tuple[Position, tuple[int, ...]], bool] = {}
         moves: dict[tuple[Position, int], dict[int, Play]] = {}
@@ -390,18 +387,19 @@ class Game:
                 finishes[position, dice] = _can_finish(position, dice, targets)
             return finishes[position, dice]
 
-        # the checkers that may move now (:meth:`legal_steps`), from the same caches the
-        # search then starts from, so no step is generated or checked twice
         dice = self.dice_left
-        sources = dict.fromkeys(source for die in sorted(set(dice), reverse=True)
-                                for source, play in single(self.position, die).items()
-                                if can_finish(play.position, _without(dice, [die])))
+        steps: dict[int, dict[int, Move]] = {}
+        for die in sorted(set(dice), reverse=True):
+            rest = _without(dice, [die])
+            for source, play in single(self.position, die).items():
+                if can_finish(play.position, rest):
+                    steps.setdefault(source, {})[die] = play.moves[0]
         out: dict[int, dict[int, tuple[int, ...]]] = {}
-        for source in sources:
+        for source in steps if reach else ():
             found: dict[int, tuple[int, ...]] = {}
             _follow(single, can_finish, self.position, source, dice, (), found)
             out[source] = found
-        return out
+        return steps, out
 
     def remaining_plays(self) -> tuple[Play, ...]:
         """The legal full plays of this turn that the steps played so far still lead to."""
