@@ -18,7 +18,7 @@ from fastapi.testclient import TestClient
 from gammon.core.match import Phase
 from gammon.server import app, jsontext
 from gammon.views import moves_view
-from tests.server.conftest import Browser
+from tests.server.conftest import Browser, run_async
 from tests.server.helpers import Player, play_turn, to_move
 from tests.server.test_rooms import a_move, seated_room
 
@@ -111,8 +111,8 @@ def test_the_timer_collects_the_young_and_middle_generations_together(
 
     monkeypatch.setattr(app.asyncio, "sleep", sleep)
     monkeypatch.setattr(app.gc, "collect", collected.append)
-    with pytest.raises(asyncio.CancelledError):
-        asyncio.run(app._collect_on_a_timer())
+    with pytest.raises(asyncio.CancelledError):  # in a thread of its own: a test before
+        run_async(app._collect_on_a_timer)  # may leave an event loop running in this one
     assert app.COLLECT_EVERY <= 0.5 and set(slept) == {app.COLLECT_EVERY}
     assert collected == [1] * (full - 1) + [2, 1]
 
