@@ -344,7 +344,7 @@ def test_bench_speed_prints_the_figures_beside_their_targets(
     text = bench(["speed", "--positions", "4", "--positions-1ply", "2", "--positions-2ply",
                   "1", "--training-games", "3"], monkeypatch, capsys)
     assert re.search(r"^0-ply: median .* ms .*target ≤ 0\.15 ms", text, re.M)
-    assert re.search(r"^2-ply: median .* ms .*target ≤ 100 ms", text, re.M)
+    assert re.search(r"^2-ply: median .* ms .*target ≤ 50 ms", text, re.M)
     assert re.search(r"^training: [\d,]+ games/s", text, re.M)
 
 
