@@ -152,6 +152,17 @@ def error_kind(error: BaseException) -> str:
     return f"client {type(error).__name__}"
 
 
+async def open_match(first: Seat, second: Seat, args: argparse.Namespace) -> tuple[str, str]:
+    """The first player opens a private match, the second joins it by its invite key; the
+    match's id and key."""
+    game = await first.post("/api/games", {"kind": "match", "length": args.length,
+                                           "private": True})
+    match_id = game["id"]
+    key = parse_qs(urlsplit(game["invite"].replace("#", "", 1)).query)["key"][0]
+    await second.post(f"/api/games/{match_id}/join", params={"key": key})
+    return match_id, key
+
+
 async def pair_loop(first: Seat, second: Seat, args: argparse.Namespace, stats: Stats,
                     rng: random.Random) -> None:
     """Two players play matches back to back until the deadline. A failure is counted by
@@ -162,11 +173,7 @@ async def pair_loop(first: Seat, second: Seat, args: argparse.Namespace, stats: 
                 if seat.ws is None or seat.ws.state is not websockets.State.OPEN:
                     stats.errors["client reconnect"] += 1
                     await seat.connect()
-            game = await first.post("/api/games", {"kind": "match", "length": args.length,
-                                                   "private": True})
-            match_id = game["id"]
-            key = parse_qs(urlsplit(game["invite"].replace("#", "", 1)).query)["key"][0]
-            await second.post(f"/api/games/{match_id}/join", params={"key": key})
+            match_id, _ = await open_match(first, second, args)
         except Exception as error:
             stats.errors[error_kind(error)] += 1
             await asyncio.sleep(1)
@@ -189,11 +196,7 @@ async def pair_loop(first: Seat, second: Seat, args: argparse.Namespace, stats: 
 async def finished_match(first: Seat, second: Seat, args: argparse.Namespace,
                          rng: random.Random) -> tuple[str, str]:
     """Two players play one match quickly to the end; its id and invite key."""
-    game = await first.post("/api/games", {"kind": "match", "length": args.length,
-                                           "private": True})
-    match_id = game["id"]
-    key = parse_qs(urlsplit(game["invite"].replace("#", "", 1)).query)["key"][0]
-    await second.post(f"/api/games/{match_id}/join", params={"key": key})
+    match_id, key = await open_match(first, second, args)
     # 0.1 s a move keeps within the socket's rate limit (20 messages a second)
     quick = argparse.Namespace(**{**vars(args), "think": 0.1})
     stats = Stats(deadline=time.monotonic() + 300)
