@@ -12,7 +12,9 @@ from gammon.core.position import Position
 from gammon.engine.cube import (
     BEAROFF_EFFICIENCY,
     CONTACT_EFFICIENCY,
+    DEFAULT_EFFICIENCY,
     CubeAction,
+    CubeEfficiency,
     CubeError,
     CubeInfo,
     Owner,
@@ -26,6 +28,7 @@ from gammon.engine.cube import (
     cube_efficiency,
     cubeful_equity,
     cubeful_mwc,
+    efficiency_for,
     race_efficiency,
     resign_equity,
     resignation_offer,
@@ -544,6 +547,48 @@ def test_cube_efficiency_contact_race_and_bear_off() -> None:
     assert race_efficiency(10) == 0.6 and race_efficiency(300) == 0.7
 
 
+# Contact, but my side has six active checkers (ten on the ace point count as one): the
+# engine's crashed class.
+CRASHED = Position.from_points({1: 10, 20: 5}, {6: 5, 8: 3, 13: 5, 23: 2})
+
+
+def test_the_default_efficiency_is_gnu_backgammons() -> None:
+    x = DEFAULT_EFFICIENCY
+    assert x == CubeEfficiency()
+    assert (x.contact, x.crashed, x.bearoff) == (0.68, 0.68, 0.6)
+    assert (x.race_base, x.race_per_pip, x.race_min, x.race_max) == (0.55, 0.00125, 0.6, 0.7)
+    for position in (Position.initial(), CRASHED, Position.from_points({7: 8}, {8: 8})):
+        assert cube_efficiency(position, x) == cube_efficiency(position)
+
+
+def test_each_class_of_position_reads_its_own_efficiency() -> None:
+    x = CubeEfficiency(contact=0.6, crashed=0.5, race_base=0.3, race_per_pip=0.005,
+                       race_min=0.55, race_max=0.8, bearoff=0.9)
+    assert cube_efficiency(Position.initial(), x) == 0.6
+    assert cube_efficiency(CRASHED, x) == 0.5
+    assert cube_efficiency(CRASHED) == CONTACT_EFFICIENCY  # crashed is contact by default
+    assert cube_efficiency(Position.from_points({8: 15}, {8: 15}), x) == 0.8  # 0.9 capped
+    assert cube_efficiency(Position.from_points({7: 8}, {8: 8}), x) == pytest.approx(0.58)
+    assert cube_efficiency(Position.from_points({7: 2}, {8: 8}), x) == 0.55  # 0.37 floored
+    assert cube_efficiency(Position.from_points({6: 3, 2: 2}, {5: 4}), x) == 0.9
+    shifted = DEFAULT_EFFICIENCY.shifted_race(-0.05)
+    assert shifted.race(100) == pytest.approx(0.625) and shifted.race(300) == pytest.approx(0.65)
+    assert shifted.bearoff == pytest.approx(0.55) and shifted.contact == CONTACT_EFFICIENCY
+
+
+def test_an_efficiency_out_of_range_is_refused() -> None:
+    with pytest.raises(CubeError, match="efficiency"):
+        CubeEfficiency(contact=1.2)
+    with pytest.raises(CubeError, match="race_min"):
+        CubeEfficiency(race_min=0.8, race_max=0.7)
+
+
+def test_the_engine_functions_take_a_float_or_an_efficiency_per_class() -> None:
+    assert efficiency_for(Position.initial()) == CONTACT_EFFICIENCY
+    assert efficiency_for(Position.initial(), 0.3) == 0.3
+    assert efficiency_for(CRASHED, CubeEfficiency(crashed=0.4)) == 0.4
+
+
 # -- with the engine ----------------------------------------------------------------------------
 
 # The resigner, on roll: 15 checkers in the opponent's home board, nothing borne off; the
@@ -567,6 +612,20 @@ def test_analyse_take_passes_a_hopeless_double_and_beavers_a_crazy_one(engine: E
     assert analyse_take(engine, LOST.swap(), MONEY, plies=1).response is Response.PASS
     crazy = analyse_take(engine, LOST, CubeInfo.money(beavers=True), plies=1)
     assert crazy.response is Response.BEAVER
+
+
+def test_analyse_cube_uses_the_efficiency_of_the_positions_class(engine: Engine) -> None:
+    # the opening position, the opponent a little behind: a contact position
+    position = Position.from_points({6: 5, 8: 3, 13: 5, 24: 2}, {6: 5, 8: 3, 13: 5, 23: 2})
+    shipped = analyse_cube(engine, position, MONEY)
+    dead = analyse_cube(engine, position, MONEY, efficiency=CubeEfficiency(contact=0.0))
+    assert shipped.efficiency == CONTACT_EFFICIENCY and dead.efficiency == 0.0
+    assert dead.probabilities == shipped.probabilities
+    assert dead.no_double != pytest.approx(shipped.no_double)
+    assert dead.no_double == pytest.approx(
+        cubeful_equity(shipped.probabilities, MONEY, efficiency=0.0))
+    race = analyse_cube(engine, position, MONEY, efficiency=CubeEfficiency(race_max=0.9))
+    assert race.no_double == shipped.no_double  # a race value does not touch contact
 
 
 def test_bot_resigns_a_backgammon_it_cannot_avoid(engine: Engine) -> None:

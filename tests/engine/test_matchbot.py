@@ -6,13 +6,14 @@ import random
 
 import pytest
 
-from gammon.core.actions import Drop, OfferDouble, RollDice, Take
-from gammon.core.cube import Cube
+from gammon.core.actions import Drop, OfferDouble, OfferResign, RollDice, Take
+from gammon.core.cube import Cube, Level
 from gammon.core.game import Game, Phase, Rules
 from gammon.core.match import Match
 from gammon.core.position import Position
+from gammon.engine.cube import DEFAULT_EFFICIENCY, CubeEfficiency
 from gammon.engine.matchbot import MatchBot, cube_info, play_match
-from gammon.engine.player import Engine
+from gammon.engine.player import Engine, Probabilities
 
 
 @pytest.fixture(scope="module")
@@ -80,3 +81,38 @@ def test_cube_info_sees_the_score_and_the_owner_from_each_side() -> None:
     assert mine.value == theirs.value == 2
     assert (mine.owner.name, theirs.owner.name) == ("OPPONENT", "ME")
     assert mine.score is not None and (mine.score.away_me, mine.score.away_opp) == (5, 3)
+
+
+class Fixed:
+    """An evaluator that sees the same chances everywhere."""
+
+    def __init__(self, probabilities: Probabilities) -> None:
+        self.probabilities = probabilities
+
+    def evaluate(self, position: Position, *, plies: int = 0) -> Probabilities:
+        return self.probabilities
+
+    def evaluate_batch(self, positions: list[Position], *, plies: int = 0) -> list[Probabilities]:
+        return [self.probabilities for _ in positions]
+
+
+def test_the_bots_cube_efficiency_decides_its_double() -> None:
+    # 68% and no gammons: with a dead cube doubling (0.72) beats playing on (0.36); with a
+    # fully live one, playing on (0.60) beats double/take (0.40)
+    engine = Fixed(Probabilities(0.68, 0.0, 0.0, 0.0, 0.0))
+    match = at(Position.initial(), Rules())
+    assert MatchBot(engine).efficiency == DEFAULT_EFFICIENCY
+    dead, live = CubeEfficiency(contact=0.0), CubeEfficiency(contact=1.0)
+    assert MatchBot(engine, efficiency=dead).decide(match, 0) == OfferDouble(0)
+    assert MatchBot(engine, efficiency=live).decide(match, 0) is None
+    race_only = CubeEfficiency(race_min=0.0, race_max=0.0, bearoff=0.0)
+    assert MatchBot(engine, efficiency=race_only).decide(match, 0) is None  # contact: 0.68
+    doubled, _ = match.apply(OfferDouble(0))
+    assert MatchBot(engine, efficiency=dead).decide(doubled, 1) == Take(1)
+
+
+def test_a_bot_that_does_not_resign_plays_a_lost_game_on() -> None:
+    engine = Fixed(Probabilities(0.0, 0.0, 0.0, 1.0, 1.0))  # a backgammon whatever happens
+    match = at(Position.from_points({22: 5, 21: 5, 20: 5}, {1: 1}), Rules())
+    assert MatchBot(engine).decide(match, 0) == OfferResign(0, Level.BACKGAMMON)
+    assert MatchBot(engine, resign=False).decide(match, 0) is None

@@ -61,6 +61,10 @@ crashed-board class uses the same); in races ``0.55 + 0.00125 * pips`` of the si
 held between 0.6 and 0.7 (a long race keeps the cube nearly as live as a contact position,
 the last rolls of a short one make it all-or-nothing); 0.6 when both sides are bearing off.
 So races are not *more* efficient than contact here: at most 0.7, from 120 pips up.
+These figures are the fields of :class:`CubeEfficiency`, whose default
+(:data:`DEFAULT_EFFICIENCY`) every function here uses unless given another one; a crashed
+position (the engine's class, :func:`gammon.engine.expert.is_crashed`) has a value of its
+own there, by default the contact one.
 
 >>> from gammon.engine.player import Probabilities
 >>> decision = cube_decision(Probabilities(0.72, 0.0, 0.0, 0.0, 0.0), CubeInfo())
@@ -72,7 +76,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import TYPE_CHECKING, Final, Protocol
+from typing import TYPE_CHECKING, Final, Protocol, TypeAlias
 
 from gammon.core.cube import MAX_CUBE, Cube, Level, counted_level, win_level
 from gammon.engine.evaluator import rank_plays
@@ -87,8 +91,10 @@ if TYPE_CHECKING:
 __all__ = [
     "BEAROFF_EFFICIENCY",
     "CONTACT_EFFICIENCY",
+    "DEFAULT_EFFICIENCY",
     "CubeAction",
     "CubeDecision",
+    "CubeEfficiency",
     "CubeError",
     "CubeInfo",
     "Owner",
@@ -104,6 +110,7 @@ __all__ = [
     "cube_efficiency",
     "cubeful_equity",
     "cubeful_mwc",
+    "efficiency_for",
     "race_efficiency",
     "resign_equity",
     "resignation_offer",
@@ -182,28 +189,89 @@ class Outcomes(Protocol):
 # -- cube efficiency --------------------------------------------------------------------------
 
 
+def _check_efficiency(efficiency: float) -> float:
+    if not 0.0 <= efficiency <= 1.0:
+        raise CubeError(f"cube efficiency is from 0 (dead) to 1 (fully live), got {efficiency}")
+    return float(efficiency)
+
+
+@dataclass(frozen=True, slots=True)
+class CubeEfficiency:
+    """The cube efficiency of each class of position: ``contact``, ``crashed`` (contact where
+    a side has few active checkers, the engine's class), races ``race_base + race_per_pip *
+    pips`` of the side on roll held between ``race_min`` and ``race_max``, and ``bearoff``
+    when both sides are bearing off. The default is GNU Backgammon's.
+
+    >>> CubeEfficiency().race(100)
+    0.675
+    >>> round(CubeEfficiency().shifted_race(0.05).race(100), 6)
+    0.725
+    """
+
+    contact: float = CONTACT_EFFICIENCY
+    crashed: float = CONTACT_EFFICIENCY
+    race_base: float = RACE_EFFICIENCY_BASE
+    race_per_pip: float = RACE_EFFICIENCY_PER_PIP
+    race_min: float = RACE_EFFICIENCY_MIN
+    race_max: float = RACE_EFFICIENCY_MAX
+    bearoff: float = BEAROFF_EFFICIENCY
+
+    def __post_init__(self) -> None:
+        for name in ("contact", "crashed", "race_min", "race_max", "bearoff"):
+            _check_efficiency(getattr(self, name))
+        if self.race_min > self.race_max:
+            raise CubeError(f"race_min {self.race_min} is above race_max {self.race_max}")
+
+    def race(self, pips: int) -> float:
+        """A race with ``pips`` to go for the side on roll (not both bearing off)."""
+        x = self.race_base + self.race_per_pip * pips
+        return min(self.race_max, max(self.race_min, x))
+
+    def shifted_race(self, offset: float) -> CubeEfficiency:
+        """The same, with every race value (bear-offs included) moved by ``offset``."""
+        return replace(self, race_base=self.race_base + offset,
+                       race_min=self.race_min + offset, race_max=self.race_max + offset,
+                       bearoff=self.bearoff + offset)
+
+    def of(self, position: Position) -> float:
+        """The efficiency for ``position``, by its class."""
+        if not position.is_race():
+            if self.crashed != self.contact:
+                from gammon.engine.expert import is_crashed  # numba: only when it matters
+
+                if is_crashed(position.array()):
+                    return self.crashed
+            return self.contact
+        if position.is_bearing_off() and position.swap().is_bearing_off():
+            return self.bearoff
+        return self.race(position.pips()[0])
+
+
+DEFAULT_EFFICIENCY: Final = CubeEfficiency()
+"""GNU Backgammon's cube efficiencies: what the engine and the bot use."""
+
+
 def race_efficiency(pips: int) -> float:
-    """Cube efficiency of a race with ``pips`` to go for the side on roll.
+    """Cube efficiency of a race with ``pips`` to go for the side on roll (the default).
 
     >>> race_efficiency(20), race_efficiency(100), race_efficiency(160)
     (0.6, 0.675, 0.7)
     """
-    x = RACE_EFFICIENCY_BASE + RACE_EFFICIENCY_PER_PIP * pips
-    return min(RACE_EFFICIENCY_MAX, max(RACE_EFFICIENCY_MIN, x))
+    return DEFAULT_EFFICIENCY.race(pips)
 
 
-def cube_efficiency(position: Position) -> float:
-    """The cube efficiency for ``position`` (see the module doc).
+def cube_efficiency(position: Position,
+                    efficiency: CubeEfficiency = DEFAULT_EFFICIENCY) -> float:
+    """The cube efficiency for ``position`` (see the module doc), by default GNU
+    Backgammon's.
 
     >>> from gammon.core.position import Position
     >>> cube_efficiency(Position.initial())
     0.68
+    >>> cube_efficiency(Position.initial(), CubeEfficiency(contact=0.6))
+    0.6
     """
-    if not position.is_race():
-        return CONTACT_EFFICIENCY
-    if position.is_bearing_off() and position.swap().is_bearing_off():
-        return BEAROFF_EFFICIENCY
-    return race_efficiency(position.pips()[0])
+    return efficiency.of(position)
 
 
 # -- the cube as the side on roll sees it ----------------------------------------------------
@@ -529,12 +597,6 @@ def _match(o: _Outcomes, info: CubeInfo, x: float) -> float:
     return x * live + (1.0 - x) * dead
 
 
-def _check_efficiency(efficiency: float) -> float:
-    if not 0.0 <= efficiency <= 1.0:
-        raise CubeError(f"cube efficiency is from 0 (dead) to 1 (fully live), got {efficiency}")
-    return float(efficiency)
-
-
 def cubeful_mwc(probabilities: Outcomes, info: CubeInfo, *,
                 efficiency: float = CONTACT_EFFICIENCY) -> float:
     """Match winning chance of the side on roll, cube included (match play only).
@@ -779,33 +841,48 @@ def accept_resignation(probabilities: Outcomes, info: CubeInfo, level: Level, *,
 # -- with the engine -------------------------------------------------------------------------
 
 
+Efficiency: TypeAlias = "float | CubeEfficiency | None"
+"""A fixed cube efficiency, one per class of position, or None for the default."""
+
+
+def efficiency_for(position: Position, efficiency: Efficiency = None) -> float:
+    """The cube efficiency an ``analyse_*`` function uses for ``position``: a float as given,
+    else :func:`cube_efficiency` of the position with ``efficiency`` (default: GNU
+    Backgammon's)."""
+    if efficiency is None:
+        return DEFAULT_EFFICIENCY.of(position)
+    if isinstance(efficiency, CubeEfficiency):
+        return efficiency.of(position)
+    return efficiency
+
+
 def _evaluate(engine: Evaluator, position: Position, plies: int,
-              efficiency: float | None) -> tuple[Outcomes, float]:
+              efficiency: Efficiency) -> tuple[Outcomes, float]:
     if position.winner() is not None:
         raise CubeError(f"the game is over in {position.id()}: no cube decision")
     probabilities = engine.evaluate(position, plies=plies)
-    return probabilities, cube_efficiency(position) if efficiency is None else efficiency
+    return probabilities, efficiency_for(position, efficiency)
 
 
 def analyse_cube(engine: Evaluator, position: Position, info: CubeInfo, *, plies: int = 0,
-                 efficiency: float | None = None) -> CubeDecision:
+                 efficiency: Efficiency = None) -> CubeDecision:
     """Evaluate ``position`` (side on roll, before rolling) at ``plies`` and decide the cube;
-    the cube efficiency defaults to :func:`cube_efficiency` of the position."""
+    the cube efficiency is :func:`efficiency_for` the position."""
     probabilities, x = _evaluate(engine, position, plies, efficiency)
     return cube_decision(probabilities, info, efficiency=x, plies=plies)
 
 
 def analyse_take(engine: Evaluator, position: Position, info: CubeInfo, *, plies: int = 0,
-                 efficiency: float | None = None) -> TakeDecision:
+                 efficiency: Efficiency = None) -> TakeDecision:
     """The answer to a pending double; ``position`` and ``info`` are the doubler's view."""
     probabilities, x = _evaluate(engine, position, plies, efficiency)
     return take_decision(probabilities, info, efficiency=x, plies=plies)
 
 
 def analyse_resignation_offer(engine: Evaluator, position: Position, info: CubeInfo, *,
-                              plies: int = 0) -> Level | None:
+                              plies: int = 0, efficiency: Efficiency = None) -> Level | None:
     """The resignation the side on roll (the bot) should offer before rolling, or None."""
-    probabilities, x = _evaluate(engine, position, plies, None)
+    probabilities, x = _evaluate(engine, position, plies, efficiency)
     return resignation_offer(probabilities, info, efficiency=x)
 
 
@@ -826,7 +903,8 @@ class ResignDecision:
 
 
 def analyse_resignation(engine: Evaluator, position: Position, info: CubeInfo, level: Level, *,
-                        roll: Roll | None = None, plies: int = 0) -> ResignDecision:
+                        roll: Roll | None = None, plies: int = 0,
+                        efficiency: Efficiency = None) -> ResignDecision:
     """Whether to accept the resignation of the side on roll (``position`` and ``info`` are
     its view). Before its roll, playing on is valued by its cube decision (as
     :func:`accept_resignation`); with ``roll`` thrown, by the receiver's own cube decision
@@ -835,7 +913,7 @@ def analyse_resignation(engine: Evaluator, position: Position, info: CubeInfo, l
     level = Level(level)
     accepted = -resign_equity(info, level)
     if roll is None:
-        decision = analyse_cube(engine, position, info, plies=plies)
+        decision = analyse_cube(engine, position, info, plies=plies, efficiency=efficiency)
         play_on = -decision.equity
     else:
         if position.winner() is not None:
@@ -845,8 +923,10 @@ def analyse_resignation(engine: Evaluator, position: Position, info: CubeInfo, l
             # the resigner's roll wins the game outright: playing on loses what it wins
             play_on = -_win_equity(info, win_level(best))
             return ResignDecision(accepted >= play_on - 1e-9, level, accepted, play_on,
-                                  analyse_cube(engine, position, info, plies=plies), False)
-        decision = analyse_cube(engine, best.swap(), info.swap(), plies=plies)
+                                  analyse_cube(engine, position, info, plies=plies,
+                                               efficiency=efficiency), False)
+        decision = analyse_cube(engine, best.swap(), info.swap(), plies=plies,
+                                efficiency=efficiency)
         play_on = decision.equity
     return ResignDecision(accepted >= play_on - 1e-9, level, accepted, play_on, decision,
                           roll is not None)

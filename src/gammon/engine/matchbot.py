@@ -8,12 +8,16 @@ actions are not its business: whoever runs the match rolls (the server, a benchm
 With ``cube=False`` it is the *cubeless* bot: the same checker play, but it never doubles or
 resigns, and it takes a double when its cubeless equity is above -0.5 (the dead-cube take
 point) — the baseline `gammon bench matches` measures the cube's worth against.
+``efficiency`` sets the cube efficiency of each class of position (GNU Backgammon's by
+default) and ``resign=False`` makes a bot that never offers a resignation (it still answers
+one): the variants `gammon bench cube` plays against the default bot.
 """
 
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from gammon.core.actions import (
     AcceptResign,
@@ -30,18 +34,27 @@ from gammon.core.dice import DiceSource
 from gammon.core.game import Phase, Rules
 from gammon.core.match import Match
 from gammon.engine.cube import (
+    DEFAULT_EFFICIENCY,
     CubeAction,
+    CubeEfficiency,
     CubeInfo,
     Owner,
     Response,
-    analyse_cube,
     analyse_resignation,
-    analyse_resignation_offer,
     analyse_take,
+    cube_decision,
+    cube_efficiency,
+    resignation_offer,
 )
 from gammon.engine.evaluator import BotLevel, Evaluator, choose
 
 DOUBLING = (CubeAction.DOUBLE_TAKE, CubeAction.DOUBLE_PASS)
+
+
+class Player(Protocol):
+    """Whatever answers "what does this player do now?" (:class:`MatchBot`)."""
+
+    def decide(self, match: Match, player: int) -> Action | None: ...
 
 
 def cube_info(match: Match, player: int) -> CubeInfo:
@@ -63,13 +76,16 @@ def cube_info(match: Match, player: int) -> CubeInfo:
 @dataclass
 class MatchBot:
     """A player's decisions. ``level`` sets the checker play; ``plies`` the depth of the
-    cube and resignation evaluations. ``engine`` is any :class:`Evaluator`."""
+    cube and resignation evaluations; ``efficiency`` the cube efficiencies; ``resign``
+    whether it offers resignations. ``engine`` is any :class:`Evaluator`."""
 
     engine: Evaluator
     level: BotLevel | str = "expert"
     cube: bool = True
     plies: int = 0
     rng: random.Random = field(default_factory=random.Random)
+    efficiency: CubeEfficiency = DEFAULT_EFFICIENCY
+    resign: bool = True
 
     def decide(self, match: Match, player: int) -> Action | None:
         """The action ``player`` takes now, or None when it is not theirs to act (or the
@@ -93,12 +109,20 @@ class MatchBot:
         if not self.cube:
             return None
         game = match.game
+        may_double = game.can_double(player)
+        if not (self.resign or may_double):
+            return None
         info = cube_info(match, player)
-        level = analyse_resignation_offer(self.engine, game.position, info, plies=self.plies)
-        if level is not None and game.can_resign(player, level):
-            return OfferResign(player, level)
-        if game.can_double(player):
-            decision = analyse_cube(self.engine, game.position, info, plies=self.plies)
+        position = game.position
+        # one evaluation for both questions
+        probabilities = self.engine.evaluate(position, plies=self.plies)
+        x = cube_efficiency(position, self.efficiency)
+        if self.resign:
+            level = resignation_offer(probabilities, info, efficiency=x)
+            if level is not None and game.can_resign(player, level):
+                return OfferResign(player, level)
+        if may_double:
+            decision = cube_decision(probabilities, info, efficiency=x, plies=self.plies)
             if decision.action in DOUBLING:
                 return OfferDouble(player)
         return None
@@ -110,7 +134,7 @@ class MatchBot:
             equity = -self.engine.evaluate(game.position, plies=self.plies).equity
             return Take(player) if equity > -0.5 else Drop(player)
         answer = analyse_take(self.engine, game.position, cube_info(match, doubler),
-                              plies=self.plies)
+                              plies=self.plies, efficiency=self.efficiency)
         if answer.response is Response.BEAVER and game.can_beaver(player):
             return Beaver(player)
         if answer.response is Response.PASS:
@@ -124,11 +148,12 @@ class MatchBot:
         resigner = game.turn
         decision = analyse_resignation(self.engine, game.start_position,
                                        cube_info(match, resigner), offer.level,
-                                       roll=game.roll, plies=self.plies)
+                                       roll=game.roll, plies=self.plies,
+                                       efficiency=self.efficiency)
         return AcceptResign(player) if decision.accept else RejectResign(player)
 
 
-def play_match(bots: tuple[MatchBot, MatchBot], rules: Rules, dice: DiceSource, *,
+def play_match(bots: tuple[Player, Player], rules: Rules, dice: DiceSource, *,
                record: list[Action] | None = None) -> Match:
     """A whole match between two bots (player 0 is ``bots[0]``), or a single game when
     ``rules`` is a money session; the dice come from ``dice``. Every action applied is
