@@ -107,6 +107,37 @@ def test_shards_of_other_settings_are_refused(shards: Path, tmp_path: Path) -> N
         label(SHIPPED, tmp_path / "x", LabelRun(plies=3))
 
 
+def test_rollout_labels_are_truncated_rollouts_of_each_position(tmp_path: Path) -> None:
+    """--rollout-games labels each kept position by a truncated 0-ply rollout: the mean of
+    that many games, each judged by the networks after --truncate plies. Checked against a
+    fresh rollout of the same board with other dice (within five of its standard errors),
+    and the shards are reproducible and do not mix with search-labelled ones."""
+    run = LabelRun(shards=1, games=1, seed=3, plies=1, rollout_games=64, truncate=3)
+    label(SHIPPED, tmp_path / "a", run, log=lambda line: None)
+    boards, labels = load_shards(tmp_path / "a")
+    assert len(boards) > 0
+    arrays = kernel_arrays(NetworkPair.load(SHIPPED))
+    scratch, level = new_scratch(), _movegen.new_scratch()
+    searched = np.empty(5)
+    differ = 0
+    for board, got in zip(boards[:8], labels[:8], strict=True):
+        assert got[0] >= got[1] >= got[2] >= 0 and got[3] >= got[4] >= 0
+        fresh = search.rollout(board, 400, 3, 12345, arrays, level)
+        mean = fresh.mean(axis=0)
+        error = np.sqrt(fresh.var(axis=0, ddof=1) / 400 + got * (1 - got) / 64 + 1e-6)
+        assert (np.abs(got - mean) <= 5 * error).all()
+        search.position_value(board, 1, arrays, scratch, level, level, searched)
+        differ += not np.allclose(searched, got, atol=1e-6)
+    assert differ > 0  # not the search's values
+    label(SHIPPED, tmp_path / "b", run, log=lambda line: None)
+    with np.load(shard_path(tmp_path / "a", 0)) as a, np.load(shard_path(tmp_path / "b", 0)) as b:
+        np.testing.assert_array_equal(a["labels"], b["labels"])
+    with pytest.raises(ValueError, match="was made with"):
+        label(SHIPPED, tmp_path / "a", LabelRun(shards=2, games=1, seed=3, plies=1))
+    with pytest.raises(ValueError, match="2 games or more"):
+        label(SHIPPED, tmp_path / "c", LabelRun(rollout_games=1))
+
+
 def cross_entropy(net: Network, inputs: np.ndarray, target: np.ndarray) -> float:
     hidden, out = np.empty(512), np.empty(5)
     forward(inputs, *net.arrays(), hidden, out)

@@ -200,7 +200,9 @@ def cmd_train(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
                   LabelRun(shards=100 if args.shards is None else args.shards,
                            games=args.games, seed=args.seed,
                            noise=args.noise, plies=args.plies,
-                           crashed_only=args.crashed_only), log=log)
+                           crashed_only=args.crashed_only,
+                           rollout_games=args.rollout_games, truncate=args.truncate),
+                  log=log)
         except ValueError as error:
             raise UsageError(str(error)) from None
         return 0
@@ -282,6 +284,12 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--crashed-only", action="store_true",
                        help="label: keep every crashed position met (side on roll), not the "
                             "positions where search disagrees with 0-ply")
+    train.add_argument("--rollout-games", type=int, default=0,
+                       help="label: label the positions by truncated rollouts of this many "
+                            "games (0: by the search at --plies, which still picks them)")
+    train.add_argument("--truncate", type=int, default=0,
+                       help="label: plies of each rollout game before the networks judge "
+                            "it (0: to the end)")
     train.add_argument("--min-class", type=int, default=300,
                        help="fit: a class's network is fitted only on at least this many "
                             "positions of it")
