@@ -45,3 +45,33 @@ def test_a_slow_message_does_not_hold_up_the_next() -> None:
             await publisher.close()
 
     assert run_async(main) == ["quick", "slow"]
+
+
+def test_a_new_redis_connection_meets_no_refusal() -> None:
+    """Every Redis client of the server (bus, rate limiter, readiness) opens its connections
+    without asking for what an older Redis refuses (CLIENT SETINFO, maintenance
+    notifications): the server's count of error replies does not move. The default client
+    of redis-py 8 met three refusals per connection on Redis 7.0."""
+    import redis
+
+    from gammon.server.pubsub import redis_client
+
+    url = redis_reachable()
+    admin = redis.Redis.from_url(url)  # its own refusals come before the first count
+
+    def error_replies() -> int:
+        return int(admin.info("stats")["total_error_replies"])
+
+    async def connect_and_ping() -> None:
+        client = redis_client(url)
+        try:
+            assert await client.ping()
+        finally:
+            await client.aclose()
+
+    try:
+        before = error_replies()
+        run_async(connect_and_ping)
+        assert error_replies() == before
+    finally:
+        admin.close()

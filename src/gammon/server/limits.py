@@ -79,9 +79,9 @@ class RedisRateLimiter:
     allowed (and the failure logged): the limiter must not take the server down."""
 
     def __init__(self, url: str, prefix: str = "gammon:rate:") -> None:
-        import redis.asyncio as redis
+        from gammon.server.pubsub import redis_client
 
-        self._redis = redis.from_url(url)
+        self._redis = redis_client(url)
         self._script = self._redis.register_script(_REDIS_BUCKET)
         self._prefix = prefix
         self.enabled = True

@@ -359,9 +359,9 @@ class Ops:
             checks["database"] = f"{type(error).__name__}: {error}"[:300]
         if hub.settings.redis_url:
             if self.redis is None:
-                import redis.asyncio as redis
+                from gammon.server.pubsub import redis_client
 
-                self.redis = redis.from_url(hub.settings.redis_url, socket_timeout=5)
+                self.redis = redis_client(hub.settings.redis_url, socket_timeout=5)
             try:
                 await asyncio.wait_for(self.redis.ping(), 5)
                 checks["redis"] = "ok"

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import importlib.util
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
@@ -68,13 +69,32 @@ class LocalBus:
         self._handlers.clear()
 
 
+def redis_client(url: str, **options: Any) -> Any:
+    """An asyncio Redis client for ``url`` that does not ask the server for what only
+    Redis 7.2 and later know (``CLIENT SETINFO``, maintenance notifications): each new
+    connection to an older Redis would otherwise meet three refusals (a ``ResponseError``
+    each, with its traceback left to the garbage collector)."""
+    import redis.asyncio as redis
+
+    try:
+        from redis.maint_notifications import MaintNotificationsConfig
+    except ImportError:  # redis-py before 7: it never asks
+        pass
+    else:
+        options.setdefault("maint_notifications_config",
+                           MaintNotificationsConfig(enabled=False))
+    if importlib.util.find_spec("redis.driver_info") is None:  # before redis-py 7.1
+        options.update(lib_name=None, lib_version=None)
+    else:
+        options.setdefault("driver_info", None)  # None: no CLIENT SETINFO
+    return redis.from_url(url, **options)
+
+
 class RedisBus:
     """Redis pub/sub on one channel."""
 
     def __init__(self, url: str, channel: str = CHANNEL) -> None:
-        import redis.asyncio as redis
-
-        self._redis = redis.from_url(url)
+        self._redis = redis_client(url)
         self.channel = channel
         self._task: asyncio.Task[None] | None = None
         self._handling: set[asyncio.Task[None]] = set()
