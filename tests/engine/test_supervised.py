@@ -212,6 +212,23 @@ def test_a_class_with_too_few_positions_is_left_as_it_is(shards: Path, tmp_path:
     assert not np.array_equal(result.contact.hidden_weights, start.contact.hidden_weights)
 
 
+def test_only_the_chosen_classes_are_fitted(shards: Path, tmp_path: Path) -> None:
+    """--classes race fits the race network alone; the contact network comes out as it went
+    in, though it has the positions to be fitted. An unknown class is refused."""
+    start = NetworkPair.load(SHIPPED)
+    lines: list[str] = []
+    result = fit(SHIPPED, shards, tmp_path / "race.npz",
+                 FitRun(epochs=1, alpha=0.01, seed=1, benchmark_pairs=0, min_class=2,
+                        classes=("race",)), log=lines.append)
+    assert "contact (" in lines[0] and "not chosen: left as it is" in lines[0]
+    for a, b in zip(result.contact.arrays(), start.contact.arrays(), strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert result.race is not None and start.race is not None
+    assert not np.array_equal(result.race.hidden_weights, start.race.hidden_weights)
+    with pytest.raises(ValueError, match="no class bearoff"):
+        fit(SHIPPED, shards, tmp_path / "x.npz", FitRun(classes=("bearoff",)))
+
+
 def test_cli_stages(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """gammon train --stage label / fit: missing or impossible settings are refused with
     a clear error and write nothing; a small run writes its shard and its networks."""

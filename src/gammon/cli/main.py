@@ -173,7 +173,9 @@ def cmd_train(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
         try:
             fit(Path(args.start), Path(args.data), Path(args.out),
                 FitRun(epochs=args.epochs, alpha=args.alpha_start, seed=args.seed,
-                       shards=args.shards, min_class=args.min_class), log=log)
+                       shards=args.shards, min_class=args.min_class,
+                       classes=None if args.classes is None else tuple(args.classes)),
+                log=log)
         except ValueError as error:
             raise UsageError(str(error)) from None
         return 0
@@ -293,6 +295,9 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--min-class", type=int, default=300,
                        help="fit: a class's network is fitted only on at least this many "
                             "positions of it")
+    train.add_argument("--classes", nargs="+", choices=("contact", "crashed", "race"),
+                       help="fit: fit only these classes' networks (default: every class "
+                            "with --min-class positions)")
     train.add_argument("--prune-hidden", type=int, default=16,
                        help="prune: hidden units of the pruning network")
     train.add_argument("--crashed-hidden", type=int, default=64,

@@ -356,6 +356,7 @@ class FitRun:
     benchmark_pairs: int = 500
     shards: int | None = None  # the first this many shards (None: all there are)
     min_class: int = 300  # a class's network is fitted only on at least this many positions
+    classes: tuple[str, ...] | None = None  # fit only these classes' networks (None: all)
 
 
 def fit(start: Path, directory: Path, path: Path, run: FitRun,
@@ -374,6 +375,12 @@ def fit(start: Path, directory: Path, path: Path, run: FitRun,
     settings = {"start": str(start), "shards": str(directory), "positions": len(boards),
                 "alpha": run.alpha, "holdout": run.holdout, "seed": run.seed,
                 "min_class": run.min_class}
+    if run.classes is not None:
+        unknown = set(run.classes) - set(CLASS_NAMES)
+        if unknown:
+            raise ValueError(f"no class {', '.join(sorted(unknown))} "
+                             f"(the classes: {', '.join(CLASS_NAMES)})")
+        settings["classes"] = ",".join(run.classes)
     done = 0
     if path.exists():
         with np.load(path) as data:
@@ -395,10 +402,17 @@ def fit(start: Path, directory: Path, path: Path, run: FitRun,
     # 110 made the benchmark set's crashed decisions worse by 7.6 ± 4.1 mpt).
     train_counts = np.bincount(kinds[train_rows], minlength=len(CLASS_NAMES))
     fitted = train_counts >= run.min_class
-    left = f", fewer than {run.min_class}: left as it is"
+    chosen = np.array([run.classes is None or name in run.classes for name in CLASS_NAMES])
+
+    def why_left(count: int, name: str) -> str:
+        if run.classes is not None and name not in run.classes:
+            return ", not chosen: left as it is"
+        return "" if count >= run.min_class else f", fewer than {run.min_class}: left as it is"
+
+    fitted &= chosen
     log("fitting " + ", ".join(
-        f"{name} ({count:,} positions{'' if ok else left})"
-        for name, count, ok in zip(CLASS_NAMES, train_counts, fitted, strict=True)
+        f"{name} ({count:,} positions{why_left(count, name)})"
+        for name, count in zip(CLASS_NAMES, train_counts, strict=True)
         if name in nets.networks()))
     train_rows = train_rows[fitted[kinds[train_rows]]]
     held_by_class = [held[kinds[held] == k] for k in range(len(CLASS_NAMES))]
