@@ -13,6 +13,7 @@ from gammon.engine.cube import (
     BEAROFF_EFFICIENCY,
     CONTACT_EFFICIENCY,
     DEFAULT_EFFICIENCY,
+    GNUBG_EFFICIENCY,
     CubeAction,
     CubeEfficiency,
     CubeError,
@@ -433,7 +434,7 @@ def test_cube_equities_and_action_agree_with_gnubg_at_0_ply(
     double_take: float | None, double_pass: float | None, expected: str,
 ) -> None:
     info = CubeInfo.from_match_key(MatchKey.from_id(match_id))
-    efficiency = cube_efficiency(Position.from_id(position_id))
+    efficiency = cube_efficiency(Position.from_id(position_id), GNUBG_EFFICIENCY)
     d = cube_decision(probs(*probabilities), info, efficiency=efficiency)
     assert d.no_double == pytest.approx(no_double, abs=1e-4)
     if double_take is not None:

@@ -92,6 +92,7 @@ __all__ = [
     "BEAROFF_EFFICIENCY",
     "CONTACT_EFFICIENCY",
     "DEFAULT_EFFICIENCY",
+    "GNUBG_EFFICIENCY",
     "CubeAction",
     "CubeDecision",
     "CubeEfficiency",
@@ -247,8 +248,11 @@ class CubeEfficiency:
         return self.race(position.pips()[0])
 
 
-DEFAULT_EFFICIENCY: Final = CubeEfficiency()
-"""GNU Backgammon's cube efficiencies: what the engine and the bot use."""
+GNUBG_EFFICIENCY: Final = CubeEfficiency()
+"""GNU Backgammon's cube efficiencies (the reference the tests check against)."""
+DEFAULT_EFFICIENCY: Final = GNUBG_EFFICIENCY
+"""What the engine and the bot use: GNU Backgammon's, rechecked with the second-generation
+networks (docs/training.md, "Cube and resignations with the second generation")."""
 
 
 def race_efficiency(pips: int) -> float:
