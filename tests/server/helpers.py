@@ -218,7 +218,9 @@ def auto_roll_on_while_to_roll(players: dict[int, Player], rng: random.Random,
     set_options(client, auto_roll=False)
     until_turn(players, 1, "before_roll", rng)
     act(players, players[1], {"type": "roll"})
-    play_turn(players, rng)
+    game = players[1].game
+    if game is not None and (game["turn"], game["phase"]) == (1, "moving"):
+        play_turn(players, rng)  # (a roll with no legal play ended the turn by itself)
     game = players[0].game
     assert game is not None and (game["turn"], game["phase"]) == (0, "before_roll")
     set_options(client, auto_roll=True)
