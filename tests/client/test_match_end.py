@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from playwright.sync_api import expect
+
 from tests.client.conftest import Pages
 from tests.client.support import feed, wait_match
 from tests.client.test_hint import rated_match
@@ -121,10 +123,11 @@ def test_a_rated_match_shows_each_players_rating_before_and_after(pages: Pages) 
             status, ratings = get(page, f"/api/users/{name}/ratings")
             assert status == 200
             change = next(c for c in ratings["history"] if c["match"] == match_id)
+            # the line is drawn again on each update: look it up afresh while waiting (a
+            # handle held across a redraw points at a detached element that never changes)
             line = dialog.locator(f"[data-rating='{name}']")
-            page.wait_for_function(
-                "(el) => !el.textContent.includes('on its way')", arg=line.element_handle())
-            assert line.inner_text() == f"{name}: {change['before']:.1f} → {change['after']:.1f}"
+            expect(line).to_have_text(
+                f"{name}: {change['before']:.1f} → {change['after']:.1f}", timeout=30_000)
             assert (change["after"] > change["before"]) == (name == winner)
 
 

@@ -119,8 +119,8 @@ def _option_flag(record: dict[str, Any]) -> bool | None:
 def _check_opening(stored: dict[str, Any], source: DiceStream, anew: bool | None) -> str | None:
     """What is wrong with a stored opening, recomputed in full from its dice action: every
     throw, the player named first, and the roll the winner plays. Without the option flag
-    (``anew`` is ``None``) the option is read from the opening: its roll is not the
-    deciding throw."""
+    (``anew`` is ``None``) the option is guessed from the opening (its roll is not the
+    deciding throw) for the message; :func:`_problems` accepts either option then."""
     throws = stored.get("throws")
     if not isinstance(throws, list) or not throws:
         raise RecordError(f"an opening has a list of throws, got {throws!r}")
@@ -181,6 +181,8 @@ def _problems(record: dict[str, Any], seed: Any) -> list[str]:
         source = dice.source(n)
         if action["t"] == "opening":
             problem = _check_opening(action, source, anew)
+            if problem and anew is None and not _check_opening(action, dice.source(n), True):
+                problem = None  # without the flag: the winner's new roll may repeat the throw
             if problem:
                 problems.append(f"dice action {n}: {problem}")
         else:
