@@ -30,10 +30,13 @@ def count_log_reads(server: Server) -> list[str]:
 
 
 async def play(server: Server, match_id: str, users: Any, seed: int) -> None:
-    """The player on turn rolls when the dice are not yet rolled, then plays."""
+    """The player on turn rolls when the dice are not yet rolled, then plays (a roll
+    that leaves no legal play passes the turn by itself: the next player rolls then)."""
     room = await server.room(match_id)
     game: dict[str, Any] = json.loads(json.dumps(room.game_json()))
-    if game["phase"] == "before_roll":
+    for _ in range(20):
+        if game["phase"] != "before_roll":
+            break
         await server.act(users[game["turn"]], match_id, "roll")
         game = json.loads(json.dumps(room.game_json()))
     assert game["phase"] == "moving"
