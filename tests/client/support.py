@@ -131,6 +131,18 @@ def drag(page: Any, source: int, destination: int) -> None:
     page.mouse.up()
 
 
+@contextlib.contextmanager
+def options_stored(page: Any) -> Iterator[None]:
+    """Wait, at the end of the block, for the server's answer to the options the block saved.
+    The client shows a changed option at once and stores it in the background (its
+    saveOptions); the server acts on what it stored (confirm and auto-roll, read at each
+    turn) and a reload reads it back: until the answer, neither has the change."""
+    with page.expect_response(lambda r: r.url.endswith("/api/me/options")
+                              and r.request.method == "PUT") as answer:
+        yield
+    assert answer.value.ok, answer.value.status
+
+
 def set_graphics(page: Any, quality: str) -> None:
     """Set the player's graphics option ("high" or "low") as the options menu does (the
     client's saveOptions: stored, and acted on from the next frame). Low shows an

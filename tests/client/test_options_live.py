@@ -8,22 +8,25 @@ from __future__ import annotations
 from typing import Any
 
 from tests.client.conftest import Pages
-from tests.client.support import MY_MOVE, MY_ROLL, point, wait_match
+from tests.client.support import MY_MOVE, MY_ROLL, options_stored, point, wait_match
 from tests.client.test_play import start_bot_match, status
 
 PAGE = "window.gammon.app.page"
 
 
 def set_option(page: Any, key: str, on: bool) -> None:
-    """Tick or untick an option in the match page's own menu."""
+    """Tick or untick an option in the match page's own menu, and wait until the server has
+    stored it (the page shows it at once: a play completed before the server has it was
+    held for a confirmation the test did not expect)."""
     menu = page.locator("details.options-menu")
     if not menu.evaluate("d => d.open"):
         page.click("details.options-menu summary")
     box = page.locator(f"[data-option={key}]")
-    if on:
-        box.check()
-    else:
-        box.uncheck()
+    with options_stored(page):  # the server acts on the option from then on
+        if on:
+            box.check()
+        else:
+            box.uncheck()
     page.wait_for_function(f"window.gammon.app.options.{key} === {'true' if on else 'false'}")
 
 
@@ -76,7 +79,8 @@ def test_confirming_switched_off_mid_match_ends_the_turn_by_itself(pages: Pages)
     # the option on when the match starts: the server waits for a confirm in this match
     page.goto(page.url.split("#")[0] + "#/options")
     page.check("[data-form=options] [name=confirm_turn]")
-    page.click("[data-form=options] button[type=submit]")
+    with options_stored(page):
+        page.click("[data-form=options] button[type=submit]")
     page.wait_for_function("window.gammon.app.options.confirm_turn === true")
     start_bot_match(page, kind="single")
     set_option(page, "confirm_turn", False)

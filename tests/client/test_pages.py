@@ -7,7 +7,7 @@ from __future__ import annotations
 import urllib.request
 
 from tests.client.conftest import Pages
-from tests.client.support import PHONE, point, wait_match
+from tests.client.support import PHONE, options_stored, point, wait_match
 from tests.client.test_play import roll_until_movable, start_bot_match
 
 
@@ -28,7 +28,8 @@ def test_flipping_the_board_mirrors_it_and_is_kept(pages: Pages) -> None:
     right = page.evaluate("window.gammon.app.page.view.clientPoint(1).x")
     left = page.evaluate("window.gammon.app.page.view.clientPoint(12).x")
     assert right > left  # the home board on the right
-    page.click("[data-act=flip]")
+    with options_stored(page):  # before the reload: a reload reads the stored options
+        page.click("[data-act=flip]")
     page.wait_for_function("document.querySelector('svg.board').classList.contains('flipped')")
     assert page.evaluate("window.gammon.app.page.view.clientPoint(1).x") < \
         page.evaluate("window.gammon.app.page.view.clientPoint(12).x")

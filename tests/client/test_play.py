@@ -7,7 +7,16 @@ from __future__ import annotations
 from typing import Any
 
 from tests.client.conftest import Pages
-from tests.client.support import MY_MOVE, MY_ROLL, board_version, drag, feed, point, wait_match
+from tests.client.support import (
+    MY_MOVE,
+    MY_ROLL,
+    board_version,
+    drag,
+    feed,
+    options_stored,
+    point,
+    wait_match,
+)
 
 
 def start_bot_match(page: Any, *, kind: str = "match", length: int = 3) -> dict[str, Any]:
@@ -53,7 +62,8 @@ def test_a_guest_signs_in_and_plays_the_bot_roll_drag_undo_click_and_confirm(pag
     # "end the turn by clicking the dice" (RULES.md §8): set before the match starts
     page.goto(page.url.split("#")[0] + "#/options")
     page.check("[data-form=options] [name=confirm_turn]")
-    page.click("[data-form=options] button[type=submit]")
+    with options_stored(page):
+        page.click("[data-form=options] button[type=submit]")
     page.wait_for_function("window.gammon.app.options.confirm_turn === true")
 
     start_bot_match(page)
