@@ -70,8 +70,11 @@ def test_stored_actions_round_trip() -> None:
 
 
 def test_fair_dice_are_reproducible_and_uniform() -> None:
-    seed = new_seed()
-    assert len(seed) == 64 and commitment(seed) != seed
+    fresh = new_seed()
+    assert len(fresh) == 64 and commitment(fresh) != fresh and new_seed() != fresh
+    # the dice of a fixed seed (a fresh one gave the same first three dice for two client
+    # seeds, 1 chance in 216 each: about 1 run in 47,000 failed the check that they matter)
+    seed = "3c" * 32
     dice = FairDice(seed, ("x", "y"))
     first = [dice.source(n).randint(1, 6) for n in range(3)]
     assert first == [FairDice(seed, ("x", "y")).source(n).randint(1, 6) for n in range(3)]
