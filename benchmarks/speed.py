@@ -73,7 +73,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--positions", type=int, default=300, help="decisions timed at 0-ply")
     parser.add_argument("--positions-1ply", type=int, default=100)
     parser.add_argument("--positions-2ply", type=int, default=30)
-    parser.add_argument("--training-games", type=int, default=300)
+    parser.add_argument("--training-games", type=int, default=300,
+                        help="TD self-play games timed (0: none)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--weights", default=None, help="weights file (default: shipped)")
     args = parser.parse_args(argv)
@@ -98,6 +99,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{plies}-ply: median {median:8.3f} ms, p90 {p90:8.3f} ms per decision "
               f"(CPU median {cpu_median:.3f} ms) over {count} positions{verdict}", flush=True)
 
+    if args.training_games <= 0:
+        return 0
     nets = engine.nets  # copied: training updates the weights in place
     arrays = kernel_arrays(nets.copy())
     train_games(arrays, 2, args.seed, 0.01)  # compile outside timing

@@ -225,13 +225,19 @@ def forward(inputs: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray,
         if x != 0.0:  # most inputs are zero: skip their rows
             for j in range(units):
                 hidden[j] += x * w1[i, j]
+    # the output layer in the same pass over the units, a sum per output (OUTPUTS is 5):
+    # each unit's row of w2 is read once, in order
+    s0, s1, s2, s3, s4 = float(b2[0]), float(b2[1]), float(b2[2]), float(b2[3]), float(b2[4])
     for j in range(units):
-        hidden[j] = hidden_sigmoid(hidden[j])
-    for k in range(OUTPUTS):
-        total = b2[k]
-        for j in range(units):
-            total += hidden[j] * w2[j, k]
-        out[k] = _sigmoid(total)
+        h = hidden_sigmoid(hidden[j])
+        hidden[j] = h
+        s0 += h * w2[j, 0]
+        s1 += h * w2[j, 1]
+        s2 += h * w2[j, 2]
+        s3 += h * w2[j, 3]
+        s4 += h * w2[j, 4]
+    out[0], out[1], out[2] = _sigmoid(s0), _sigmoid(s1), _sigmoid(s2)
+    out[3], out[4] = _sigmoid(s3), _sigmoid(s4)
 
 
 @_jit
