@@ -36,7 +36,7 @@ from gammon.engine.network import (
 
 _jit = nb.njit(cache=True, nogil=True)
 MAX_HIDDEN = 512
-PRUNE_KEEP = 8
+PRUNE_KEEP = 6
 """Plays that the pruning network passes on to the full evaluation inside the search."""
 
 
