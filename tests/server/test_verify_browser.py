@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from gammon.server.fairness import verify
-from tests.server.test_verify import _other_roll, _record
+from tests.server.test_verify import _other_roll, _record, _repeating_the_deciding_throw
 
 FAIRNESS_JS = Path(__file__).resolve().parents[2] / "src" / "gammon" / "client" / "fairness.js"
 CHECK = """
@@ -25,18 +25,6 @@ const verdicts = [];
 for (const record of records) verdicts.push((await verifyRecord(record)).problems.length === 0);
 console.log(JSON.stringify(verdicts));
 """
-
-
-def _repeating_the_deciding_throw() -> dict[str, Any]:
-    """A "winner rolls anew" record without the option flag whose new roll shows the
-    deciding throw's numbers again, lower die first: read as played without the option
-    (the roll is the throw's numbers) it fails, so a check must accept either option."""
-    seeds = (f"{n:064x}" for n in range(10_000))
-    record = next(r for r in (_record(anew=True, seed=s) for s in seeds)
-                  if r["actions"][0]["roll"][0] < r["actions"][0]["roll"][1]
-                  and sorted(r["actions"][0]["roll"]) == sorted(r["actions"][0]["throws"][-1]))
-    del record["winner_rolls_anew"]
-    return record
 
 
 def _cases() -> list[dict[str, Any]]:

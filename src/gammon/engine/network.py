@@ -196,6 +196,7 @@ def _sigmoid(x: float) -> float:
 # the exact function everywhere (tests/engine/test_networks.py checks it).
 _SIGMOID_STEP = 0.01
 _SIGMOID_LIMIT = 16.0
+# one point past +16: a sum just under 16 may round to the last interval's end
 _SIGMOID_POINTS = np.arange(-1600, 1602, dtype=np.float64) * _SIGMOID_STEP
 _SIGMOID_TABLE = 1.0 / (1.0 + np.exp(-_SIGMOID_POINTS))
 _SIGMOID_SLOPE = np.append(np.diff(_SIGMOID_TABLE), 0.0)
