@@ -115,6 +115,53 @@ def test_each_class_is_evaluated_by_its_own_network() -> None:
     assert out[0] == 1.0  # we bear off our last checker with any roll
 
 
+def all_gammons(net: Network) -> Network:
+    """``net`` with every output forced to about 0.45: a network that sees gammons and
+    backgammons everywhere, for both sides."""
+    out = net.copy()
+    out.output_weights[:] = 0.0
+    out.output_bias[:] = np.log(0.45 / 0.55)
+    return out
+
+
+def test_results_a_position_can_no_longer_reach_are_ruled_out() -> None:
+    """RULES.md §4: a gammon needs the loser to have borne off no checker, a backgammon
+    also a loser's checker on the bar or in the winner's home board. A side that has borne
+    off cannot be gammoned; in a race (checkers only move forward) a side with no checker
+    left in the opponent's home board or on the bar cannot be backgammoned; with contact
+    it still can (it may be hit). Whatever the network says."""
+    nets = small_expert()
+    assert nets.crashed is not None
+    arrays = kernel_arrays(NetworkPair(all_gammons(nets.contact), all_gammons(nets.race),
+                                       all_gammons(nets.crashed), EXPERT))
+    scratch = new_scratch()
+    out = np.empty(5)
+
+    def probabilities(position: Position) -> list[float]:
+        evaluate_position(position.array(), arrays, scratch, out)
+        return [round(float(p), 3) for p in out]
+
+    # Race; we (14 checkers, one off) cannot be gammoned; they (15, in our home board on
+    # our 5- and 3-points) can be gammoned and backgammoned.
+    assert probabilities(Position.from_points({1: 8, 2: 6}, {20: 14, 22: 1})) == [
+        0.45, 0.45, 0.45, 0.0, 0.0]
+    # Race, nobody off: our checkers are all out of their home board, so no backgammon
+    # for them; theirs are all out of ours, so none for us either; gammons both ways.
+    assert probabilities(Position.from_points({8: 10, 12: 5}, {8: 10, 12: 5})) == [
+        0.45, 0.45, 0.0, 0.45, 0.0]
+    # Race, nobody off, a checker of ours still in their home board (our 20-point), theirs
+    # all in their own home board.
+    assert probabilities(Position.from_points({6: 14, 20: 1}, {3: 15})) == [
+        0.45, 0.45, 0.0, 0.45, 0.45]
+    # Contact: our checkers are out of their home board, but their back checkers may hit
+    # ours, so a backgammon stays possible both ways.
+    assert probabilities(Position.from_points({6: 5, 8: 3, 13: 7}, {24: 2, 13: 5, 8: 3, 6: 5})
+                         ) == [0.45, 0.45, 0.45, 0.45, 0.45]
+    # They have borne off: we cannot win a gammon; we have not: we can lose one.
+    assert probabilities(Position.from_points({6: 5, 8: 3, 13: 7}, {24: 2, 6: 5})) == [
+        0.45, 0.0, 0.0, 0.45, 0.45]
+
+
 def test_engine_plays_with_expert_networks(tmp_path: Path) -> None:
     """The Engine API takes an expert weights file like the shipped one."""
     path = tmp_path / "expert.npz"

@@ -28,6 +28,10 @@ from gammon.engine.network import (
     OUTPUTS,
     Arrays,
     NetworkPair,
+    LOSE_BACKGAMMON,
+    LOSE_GAMMON,
+    WIN_BACKGAMMON,
+    WIN_GAMMON,
     equity,
     forward,
     invert,
@@ -167,6 +171,36 @@ def lost_result(board: np.ndarray, out: np.ndarray) -> bool:
 
 
 @_jit
+def rule_out_impossible(board: np.ndarray, out: np.ndarray) -> None:
+    """Zero the results that ``board`` (side on roll's view) can no longer reach, whatever
+    a network says (RULES.md §4): a side that has borne off a checker cannot lose a gammon,
+    nor a backgammon; and without contact, checkers only move forward, so a side with no
+    checker on the bar or in the opponent's home board cannot lose a backgammon."""
+    mine = 0
+    theirs = 0
+    mine_back = False  # a checker on the bar (25) or in the opponent's home board (19..24)
+    theirs_back = False  # the same for the opponent: its bar (0) or points 1..6
+    for i in range(26):
+        if board[i] > 0:
+            mine += board[i]
+            if i >= 19:
+                mine_back = True
+        elif board[i] < 0:
+            theirs -= board[i]
+            if i <= 6:
+                theirs_back = True
+    race = is_race(board)
+    if mine < 15:
+        out[LOSE_GAMMON] = 0.0
+    if mine < 15 or (race and not mine_back):
+        out[LOSE_BACKGAMMON] = 0.0
+    if theirs < 15:
+        out[WIN_GAMMON] = 0.0
+    if theirs < 15 or (race and not theirs_back):
+        out[WIN_BACKGAMMON] = 0.0
+
+
+@_jit
 def evaluate_position(board: np.ndarray, nets: KernelArrays, scratch: Arrays,
                       out: np.ndarray) -> None:
     """Probabilities for the side on roll of ``board`` (before it rolls)."""
@@ -179,6 +213,7 @@ def evaluate_position(board: np.ndarray, nets: KernelArrays, scratch: Arrays,
     inputs, hidden = scratch[0], scratch[1]
     w1, b1, w2, b2 = network_for(board, nets, inputs)
     forward(inputs, w1, b1, w2, b2, hidden, out)
+    rule_out_impossible(board, out)
     make_consistent(out)
 
 
