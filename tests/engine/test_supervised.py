@@ -13,6 +13,7 @@ import pytest
 import gammon.cli.main as cli
 from gammon.core import _movegen
 from gammon.core.position import Position
+from gammon.engine.bearoff import is_bearoff_board
 from gammon.engine import evaluate, search
 from gammon.engine.evaluate import choose_play, choose_play_pruned, kernel_arrays, new_scratch
 from gammon.engine.expert import CRASHED, PRUNE_INPUTS, RACE
@@ -92,6 +93,27 @@ def test_crashed_only_shards_hold_crashed_positions_with_their_search_value(
         np.testing.assert_allclose(out, expected, atol=1e-6)
     with pytest.raises(ValueError, match="was made with"):
         label(SHIPPED, tmp_path, LabelRun(shards=2, games=12, seed=5, plies=1))
+
+
+def test_race_only_shards_hold_race_positions_rolled_out_to_the_end(tmp_path: Path) -> None:
+    """--race-only keeps every race position met that is not a pure bear-off (those are
+    exact from the database), labelled by rollouts played to the end: real results, so a
+    side that has borne off a checker is never gammoned (RULES.md §4) and a side with no
+    checker left in the opponent's home board or on the bar is never backgammoned."""
+    run = LabelRun(shards=1, games=6, seed=5, plies=1, race_only=True, rollout_games=16)
+    label(SHIPPED, tmp_path, run, log=lambda line: None)
+    boards, labels = load_shards(tmp_path)
+    assert len(boards) > 0
+    assert (position_classes(boards) == RACE).all()
+    assert not any(is_bearoff_board(board) for board in boards)
+    mine_off = 15 - np.where(boards > 0, boards, 0).sum(axis=1)
+    mine_back = (boards[:, 19:26] > 0).any(axis=1)
+    assert (mine_off > 0).any() and (mine_off == 0).any()
+    assert (labels[mine_off > 0, 3:] == 0).all()
+    assert (labels[~mine_back, 4] == 0).all()
+    assert (labels[:, 1] <= labels[:, 0] + 1e-6).all()
+    with pytest.raises(ValueError, match="not both"):
+        label(SHIPPED, tmp_path / "both", LabelRun(crashed_only=True, race_only=True))
 
 
 def test_shards_of_other_settings_are_refused(shards: Path, tmp_path: Path) -> None:

@@ -202,7 +202,7 @@ def cmd_train(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
                   LabelRun(shards=100 if args.shards is None else args.shards,
                            games=args.games, seed=args.seed,
                            noise=args.noise, plies=args.plies,
-                           crashed_only=args.crashed_only,
+                           crashed_only=args.crashed_only, race_only=args.race_only,
                            rollout_games=args.rollout_games, truncate=args.truncate),
                   log=log)
         except ValueError as error:
@@ -286,6 +286,9 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--crashed-only", action="store_true",
                        help="label: keep every crashed position met (side on roll), not the "
                             "positions where search disagrees with 0-ply")
+    train.add_argument("--race-only", action="store_true",
+                       help="label: keep every race position met (side on roll) that is "
+                            "not a pure bear-off, not the positions where search disagrees")
     train.add_argument("--rollout-games", type=int, default=0,
                        help="label: label the positions by truncated rollouts of this many "
                             "games (0: by the search at --plies, which still picks them)")

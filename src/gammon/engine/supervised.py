@@ -105,13 +105,15 @@ def _rollout_label(board: np.ndarray, games: int, truncate: int, nets: KernelArr
 @_jit
 def label_games(nets: KernelArrays, games: int, seed: int, noise: float, plies: int,
                 keep: np.ndarray, margin: np.ndarray, crashed_only: bool = False,
-                rollout_games: int = 0, truncate: int = 0
+                rollout_games: int = 0, truncate: int = 0, race_only: bool = False
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Play ``games`` noisy 0-ply self-play games; returns the kept boards (side on roll),
     their labels at ``plies`` (side on roll's probabilities) and the counts [decisions,
     disagreements]. With ``crashed_only`` the kept boards are instead every crashed
     position met with the side on roll (before its roll), labelled at ``plies``, and the
-    counts are [decisions, crashed positions]. With ``rollout_games`` the kept boards are
+    counts are [decisions, crashed positions]; with ``race_only`` every race position met
+    that is not a pure bear-off (those are exact already), and the counts are [decisions,
+    race positions]. With ``rollout_games`` the kept boards are
     labelled by rollouts of that many games truncated after ``truncate`` plies (0: none);
     the candidates of one decision share their dice."""
     np.random.seed(seed)
@@ -143,8 +145,12 @@ def label_games(nets: KernelArrays, games: int, seed: int, noise: float, plies: 
                     shallow = i
             if count > 1:
                 counts[0] += 1
-            if crashed_only:
-                if not is_race(board) and is_crashed(board):
+            if crashed_only or race_only:
+                if race_only:
+                    wanted = is_race(board) and not is_bearoff_board(board)
+                else:
+                    wanted = not is_race(board) and is_crashed(board)
+                if wanted:
                     counts[1] += 1
                     if n == capacity:
                         boards, labels, capacity = _grown(boards, labels, capacity)
@@ -196,6 +202,7 @@ class LabelRun:
     noise: float = 0.05
     plies: int = 2
     crashed_only: bool = False  # every crashed position met instead of the disagreements
+    race_only: bool = False  # every race position met (not a pure bear-off) instead
     rollout_games: int = 0  # label by truncated rollouts of this many games (0: by search)
     truncate: int = 0  # plies of each rollout game (0: to the end)
 
@@ -217,6 +224,8 @@ def label(weights: Path, directory: Path, run: LabelRun,
         raise ValueError(f"labels come from 1-ply or 2-ply search, not {run.plies}-ply")
     if run.shards < 1 or run.games < 1:
         raise ValueError("shards and games per shard must be positive")
+    if run.crashed_only and run.race_only:
+        raise ValueError("a job keeps crashed positions or race positions, not both")
     if run.rollout_games < 0 or run.rollout_games == 1 or run.truncate < 0:
         raise ValueError("a rollout label needs 2 games or more, truncated after 0 "
                          "(to the end) or more plies")
@@ -228,7 +237,7 @@ def _label(weights: Path, directory: Path, run: LabelRun, log: Callable[[str], N
     # Every shard records what determines it (a job may be extended to more shards).
     settings = {**asdict(run), "weights_sha256": weights_digest(weights)}
     del settings["shards"]
-    for optional in ("crashed_only", "rollout_games", "truncate"):
+    for optional in ("crashed_only", "race_only", "rollout_games", "truncate"):
         if not settings[optional]:  # shards written before the setting existed stay valid
             del settings[optional]
     directory.mkdir(parents=True, exist_ok=True)
@@ -236,7 +245,8 @@ def _label(weights: Path, directory: Path, run: LabelRun, log: Callable[[str], N
     while shard_path(directory, done).exists():
         with np.load(shard_path(directory, done)) as data:
             recorded = {key: data[f"meta_{key}"].item()
-                        for key in {*settings, "crashed_only", "rollout_games", "truncate"}
+                        for key in {*settings, "crashed_only", "race_only", "rollout_games",
+                                    "truncate"}
                         if f"meta_{key}" in data}
         if recorded != settings:
             raise ValueError(f"{shard_path(directory, done)} was made with {recorded}, "
@@ -251,7 +261,7 @@ def _label(weights: Path, directory: Path, run: LabelRun, log: Callable[[str], N
         boards, labels, counts = label_games(arrays, run.games, run.seed * 1_000_003 + index,
                                              run.noise, run.plies, KEEP, MARGIN,
                                              run.crashed_only, run.rollout_games,
-                                             run.truncate)
+                                             run.truncate, run.race_only)
         path = shard_path(directory, index)
         temporary = path.with_suffix(".tmp.npz")
         np.savez_compressed(temporary, boards=boards, labels=labels.astype(np.float32),
@@ -259,9 +269,12 @@ def _label(weights: Path, directory: Path, run: LabelRun, log: Callable[[str], N
                             **{f"meta_{key}": value for key, value in settings.items()})
         temporary.replace(path)
         written += 1
-        kept = (f"crashed positions in {run.games} games ({counts[0]:,} decisions)"
-                if run.crashed_only else f"positions from {counts[1]:,} of {counts[0]:,} "
-                f"decisions where {run.plies}-ply disagrees")
+        if run.crashed_only or run.race_only:
+            kept = (f"{'crashed' if run.crashed_only else 'race'} positions in {run.games} "
+                    f"games ({counts[0]:,} decisions)")
+        else:
+            kept = (f"positions from {counts[1]:,} of {counts[0]:,} decisions where "
+                    f"{run.plies}-ply disagrees")
         if run.rollout_games:
             kept += f", labelled by rollouts of {run.rollout_games} games"
         log(f"shard {index + 1}/{run.shards}: {len(boards):,} {kept} "
