@@ -13,8 +13,8 @@ import pytest
 import gammon.cli.main as cli
 from gammon.core import _movegen
 from gammon.core.position import Position
-from gammon.engine.bearoff import is_bearoff_board
 from gammon.engine import evaluate, search
+from gammon.engine.bearoff import is_bearoff_board
 from gammon.engine.evaluate import choose_play, choose_play_pruned, kernel_arrays, new_scratch
 from gammon.engine.expert import CRASHED, PRUNE_INPUTS, RACE
 from gammon.engine.network import Network, NetworkPair, equity, forward

@@ -24,14 +24,14 @@ from gammon.engine.expert import encode_contact, encode_prune, encode_race, is_c
 from gammon.engine.features import encode, is_race
 from gammon.engine.network import (
     BASIC,
-    MAX_INPUTS,
-    OUTPUTS,
-    Arrays,
-    NetworkPair,
     LOSE_BACKGAMMON,
     LOSE_GAMMON,
+    MAX_INPUTS,
+    OUTPUTS,
     WIN_BACKGAMMON,
     WIN_GAMMON,
+    Arrays,
+    NetworkPair,
     equity,
     forward,
     invert,
