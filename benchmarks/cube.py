@@ -26,11 +26,13 @@ Run: ``gammon bench cube --contact-x 0.60 --games 20000 --seed 1``
 from __future__ import annotations
 
 import argparse
+import hashlib
 import random
 import statistics
 import sys
 import time
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,7 +40,7 @@ from gammon.core.actions import AcceptResign, Action, OfferResign
 from gammon.core.game import Phase, Rules
 from gammon.engine.cube import DEFAULT_EFFICIENCY, CubeEfficiency
 from gammon.engine.matchbot import MatchBot, play_match
-from gammon.engine.player import Engine
+from gammon.engine.player import WEIGHTS_FILE, Engine
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -256,8 +258,12 @@ def main(argv: list[str] | None = None) -> int:
     rules = Rules(length=args.length)
     pairs = max(args.games // 2, 1)
     args.results.mkdir(parents=True, exist_ok=True)
+    # Pairs played by other networks must not be resumed: the shipped file's hash is in
+    # the name (files of the second generation, before it was, have none).
+    shipped = resources.files("gammon.engine") / "weights" / WEIGHTS_FILE
+    weights = hashlib.sha256(shipped.read_bytes()).hexdigest()[:12]
     store = args.results / (f"cube-{policies.label}-len{args.length}-{args.level}"
-                            f"-ply{args.plies}-seed{args.seed}.txt")
+                            f"-ply{args.plies}-seed{args.seed}-w{weights}.txt")
     done: list[dict[str, object]] = []
     if store.exists():
         done = [from_line(i, line) for i, line in
