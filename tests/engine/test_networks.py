@@ -125,11 +125,9 @@ def all_gammons(net: Network) -> Network:
 
 
 def test_results_a_position_can_no_longer_reach_are_ruled_out() -> None:
-    """RULES.md §4: a gammon needs the loser to have borne off no checker, a backgammon
-    also a loser's checker on the bar or in the winner's home board. A side that has borne
-    off cannot be gammoned; in a race (checkers only move forward) a side with no checker
-    left in the opponent's home board or on the bar cannot be backgammoned; with contact
-    it still can (it may be hit). Whatever the network says."""
+    """RULES.md §4: a gammon needs the loser to have borne off no checker. A side that has
+    borne off cannot be gammoned or backgammoned, whatever the network says; with contact
+    a side with no checker back can still be backgammoned (it may be hit)."""
     nets = small_expert()
     assert nets.crashed is not None
     arrays = kernel_arrays(NetworkPair(all_gammons(nets.contact), all_gammons(nets.race),
@@ -141,25 +139,54 @@ def test_results_a_position_can_no_longer_reach_are_ruled_out() -> None:
         evaluate_position(position.array(), arrays, scratch, out)
         return [round(float(p), 3) for p in out]
 
-    # Race; we (14 checkers, one off) cannot be gammoned; they (15, in our home board on
-    # our 5- and 3-points) can be gammoned and backgammoned.
-    assert probabilities(Position.from_points({1: 8, 2: 6}, {20: 14, 22: 1})) == [
-        0.45, 0.45, 0.45, 0.0, 0.0]
-    # Race, nobody off: our checkers are all out of their home board, so no backgammon
-    # for them; theirs are all out of ours, so none for us either; gammons both ways.
-    assert probabilities(Position.from_points({8: 10, 12: 5}, {8: 10, 12: 5})) == [
-        0.45, 0.45, 0.0, 0.45, 0.0]
-    # Race, nobody off, a checker of ours still in their home board (our 20-point), theirs
-    # all in their own home board.
-    assert probabilities(Position.from_points({6: 14, 20: 1}, {3: 15})) == [
-        0.45, 0.45, 0.0, 0.45, 0.45]
-    # Contact: our checkers are out of their home board, but their back checkers may hit
-    # ours, so a backgammon stays possible both ways.
+    # Contact, nobody off: everything stays possible.
     assert probabilities(Position.from_points({6: 5, 8: 3, 13: 7}, {24: 2, 13: 5, 8: 3, 6: 5})
                          ) == [0.45, 0.45, 0.45, 0.45, 0.45]
     # They have borne off: we cannot win a gammon; we have not: we can lose one.
     assert probabilities(Position.from_points({6: 5, 8: 3, 13: 7}, {24: 2, 6: 5})) == [
         0.45, 0.0, 0.0, 0.45, 0.45]
+    # We have borne off five and then been hit: we cannot lose a gammon.
+    assert probabilities(Position.from_points({25: 1, 3: 5, 4: 4}, {24: 2, 13: 5, 6: 8})
+                         ) == [0.45, 0.45, 0.45, 0.0, 0.0]
+
+
+def test_race_backgammons_come_from_the_bear_off_tables() -> None:
+    """RULES.md §4 (backgammon: the loser still has a checker in the winner's home board).
+    In a race where the leader is all home, the backgammon chance is the chance that it
+    bears off before the trailer's last checker leaves its home board; both counts of
+    rolls come from the bear-off tables, whatever the network says (it says 0.45 here).
+    Worked by hand: four checkers on the ace point come off in one roll with a double
+    (6/36), else in two; a checker 4 pips from leaving gets out in one roll except with
+    1-2 (2/36)."""
+    nets = small_expert()
+    assert nets.crashed is not None
+    arrays = kernel_arrays(NetworkPair(all_gammons(nets.contact), all_gammons(nets.race),
+                                       all_gammons(nets.crashed), EXPERT))
+    scratch = new_scratch()
+    out = np.empty(5)
+    # We lead, on roll: they are backgammoned if our double comes, or if their 1-2 comes.
+    evaluate_position(Position.from_points({1: 4}, {22: 1, 12: 14}).array(), arrays,
+                      scratch, out)
+    assert out[2] == pytest.approx(6 / 36 + 30 / 36 * 2 / 36, abs=1e-6)
+    assert out[1] >= out[2]
+    # They lead; we roll first and are backgammoned only after our 1-2 and their double.
+    evaluate_position(Position.from_points({22: 1, 10: 14}, {1: 4}).array(), arrays,
+                      scratch, out)
+    assert out[4] == pytest.approx(2 / 36 * 6 / 36, abs=1e-6)
+    # Nobody has a checker in the other's home board: no backgammons, gammons as the
+    # network says.
+    evaluate_position(Position.from_points({8: 10, 12: 5}, {8: 10, 12: 5}).array(), arrays,
+                      scratch, out)
+    assert [round(float(p), 3) for p in out] == [0.45, 0.45, 0.0, 0.45, 0.0]
+    # 3 pips from leaving: we always get out first.
+    evaluate_position(Position.from_points({21: 1, 6: 14}, {1: 4}).array(), arrays,
+                      scratch, out)
+    assert out[4] == 0.0
+    # The same checker stuck, but five of ours already off (it was hit during our
+    # bear-off): no gammon, no backgammon.
+    evaluate_position(Position.from_points({1: 6, 3: 2, 15: 1, 22: 1}, {1: 2}).array(),
+                      arrays, scratch, out)
+    assert out[3] == 0.0 and out[4] == 0.0
 
 
 def test_engine_plays_with_expert_networks(tmp_path: Path) -> None:

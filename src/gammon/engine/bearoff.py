@@ -350,6 +350,70 @@ def race_probabilities(board: np.ndarray, rolls: np.ndarray, first: np.ndarray,
 
 
 @_jit
+def _own_index(board: np.ndarray, side: int, stuck: bool) -> tuple[int, int]:
+    """Index in the tables of ``side``'s checkers in its own home board (the other side's
+    checkers there left out), or with ``stuck`` of its checkers in the *other* side's home
+    board read as a bear-off position (a checker ``d`` pips from leaving that board on
+    point ``d``); and how many checkers that is. ``side`` 0 is the side on roll."""
+    rank = 0
+    bar = -1
+    count = 0
+    for d in range(1, POINTS + 1):
+        if side == 0:
+            here = board[18 + d] if stuck else board[d]
+        else:
+            here = -board[7 - d] if stuck else -board[25 - d]
+        if here < 0:
+            here = 0
+        count += here
+        bar += here + 1
+        rank += _BINOM[bar, d]
+    return rank, count
+
+
+@_jit
+def race_backgammons(board: np.ndarray, rolls: np.ndarray, out: np.ndarray,
+                     tail: np.ndarray) -> None:
+    """The backgammon chances of a race (no contact, the side on roll first), written over
+    ``out[WIN_BACKGAMMON]`` and ``out[LOSE_BACKGAMMON]``: a side that has borne off none is
+    backgammoned when the other finishes before its last checker leaves the other's home
+    board. With none left there, it cannot be; with some, the other side is all home
+    (no contact: its checkers are all beyond them), so its rolls to finish are exact from
+    the tables, and so are the rolls to get the stuck checkers out, read as a bear-off of
+    them (getting out is never slower than that bear-off and only rarely faster: a larger
+    die may take any checker out, where a bear-off must move the highest). A side that has
+    borne off is left alone (it cannot be gammoned at all). ``tail`` is
+    ``float64[width + 1]`` scratch.
+    """
+    width = rolls.shape[1]
+    mine = 0
+    theirs = 0
+    for p in range(26):
+        if board[p] > 0:
+            mine += board[p]
+        else:
+            theirs -= board[p]
+    if mine == MAX_CHECKERS:
+        stuck, count = _own_index(board, 0, True)
+        chance = 0.0
+        if count > 0:  # we roll first: backgammoned when they finish at m, we are out after m
+            opp = _own_index(board, 1, False)[0]
+            _tails(rolls, stuck, tail)
+            for m in range(width):
+                chance += rolls[opp, m] * tail[m + 1]
+        out[4] = chance
+    if theirs == MAX_CHECKERS:
+        stuck, count = _own_index(board, 1, True)
+        chance = 0.0
+        if count > 0:  # we finish at our n-th roll, before their n-th
+            me = _own_index(board, 0, False)[0]
+            _tails(rolls, stuck, tail)
+            for n in range(width):
+                chance += rolls[me, n] * tail[n]
+        out[2] = chance
+
+
+@_jit
 def race_probabilities_batch(boards: np.ndarray, rolls: np.ndarray,
                              first: np.ndarray) -> np.ndarray:
     """:func:`bearoff_probabilities` for ``int8[N, 26]`` boards, over the raw tables

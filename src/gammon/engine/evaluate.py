@@ -19,7 +19,12 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
-from gammon.engine.bearoff import BearoffDatabase, is_bearoff_board, race_probabilities
+from gammon.engine.bearoff import (
+    BearoffDatabase,
+    is_bearoff_board,
+    race_backgammons,
+    race_probabilities,
+)
 from gammon.engine.expert import encode_contact, encode_prune, encode_race, is_crashed
 from gammon.engine.features import encode, is_race
 from gammon.engine.network import (
@@ -172,31 +177,22 @@ def lost_result(board: np.ndarray, out: np.ndarray) -> bool:
 
 @_jit
 def rule_out_impossible(board: np.ndarray, out: np.ndarray) -> None:
-    """Zero the results that ``board`` (side on roll's view) can no longer reach, whatever
-    a network says (RULES.md §4): a side that has borne off a checker cannot lose a gammon,
-    nor a backgammon; and without contact, checkers only move forward, so a side with no
-    checker on the bar or in the opponent's home board cannot lose a backgammon."""
+    """Zero the gammons (and backgammons) that ``board`` (side on roll's view) can no
+    longer reach, whatever a network says (RULES.md §4): a side that has borne off a
+    checker cannot lose one. (In races the backgammons are computed instead:
+    :func:`~gammon.engine.bearoff.race_backgammons`.)"""
     mine = 0
     theirs = 0
-    mine_back = False  # a checker on the bar (25) or in the opponent's home board (19..24)
-    theirs_back = False  # the same for the opponent: its bar (0) or points 1..6
     for i in range(26):
         if board[i] > 0:
             mine += board[i]
-            if i >= 19:
-                mine_back = True
         elif board[i] < 0:
             theirs -= board[i]
-            if i <= 6:
-                theirs_back = True
-    race = is_race(board)
     if mine < 15:
         out[LOSE_GAMMON] = 0.0
-    if mine < 15 or (race and not mine_back):
         out[LOSE_BACKGAMMON] = 0.0
     if theirs < 15:
         out[WIN_GAMMON] = 0.0
-    if theirs < 15 or (race and not theirs_back):
         out[WIN_BACKGAMMON] = 0.0
 
 
@@ -213,6 +209,10 @@ def evaluate_position(board: np.ndarray, nets: KernelArrays, scratch: Arrays,
     inputs, hidden = scratch[0], scratch[1]
     w1, b1, w2, b2 = network_for(board, nets, inputs)
     forward(inputs, w1, b1, w2, b2, hidden, out)
+    if is_race(board):  # the backgammons from the bear-off tables (a gammon is at least one)
+        race_backgammons(board, nets.bearoff_rolls, out, scratch[4][0])
+        out[WIN_GAMMON] = max(out[WIN_GAMMON], out[WIN_BACKGAMMON])
+        out[LOSE_GAMMON] = max(out[LOSE_GAMMON], out[LOSE_BACKGAMMON])
     rule_out_impossible(board, out)
     make_consistent(out)
 
