@@ -124,30 +124,30 @@ def all_gammons(net: Network) -> Network:
     return out
 
 
-def test_results_a_position_can_no_longer_reach_are_ruled_out() -> None:
-    """RULES.md §4: a gammon needs the loser to have borne off no checker. A side that has
-    borne off cannot be gammoned or backgammoned, whatever the network says; with contact
-    a side with no checker back can still be backgammoned (it may be hit)."""
+def gammons_everywhere(position: Position) -> list[float]:
+    """``position``'s probabilities (rounded) by networks that say 0.45 to everything."""
     nets = small_expert()
     assert nets.crashed is not None
     arrays = kernel_arrays(NetworkPair(all_gammons(nets.contact), all_gammons(nets.race),
                                        all_gammons(nets.crashed), EXPERT))
-    scratch = new_scratch()
     out = np.empty(5)
+    evaluate_position(position.array(), arrays, new_scratch(), out)
+    return [round(float(p), 6) for p in out]
 
-    def probabilities(position: Position) -> list[float]:
-        evaluate_position(position.array(), arrays, scratch, out)
-        return [round(float(p), 3) for p in out]
 
+def test_results_a_position_can_no_longer_reach_are_ruled_out() -> None:
+    """RULES.md §4: a gammon needs the loser to have borne off no checker. A side that has
+    borne off cannot be gammoned or backgammoned, whatever the network says; with contact
+    a side with no checker back can still be backgammoned (it may be hit)."""
     # Contact, nobody off: everything stays possible.
-    assert probabilities(Position.from_points({6: 5, 8: 3, 13: 7}, {24: 2, 13: 5, 8: 3, 6: 5})
-                         ) == [0.45, 0.45, 0.45, 0.45, 0.45]
+    assert gammons_everywhere(Position.from_points(
+        {6: 5, 8: 3, 13: 7}, {24: 2, 13: 5, 8: 3, 6: 5})) == [0.45, 0.45, 0.45, 0.45, 0.45]
     # They have borne off: we cannot win a gammon; we have not: we can lose one.
-    assert probabilities(Position.from_points({6: 5, 8: 3, 13: 7}, {24: 2, 6: 5})) == [
+    assert gammons_everywhere(Position.from_points({6: 5, 8: 3, 13: 7}, {24: 2, 6: 5})) == [
         0.45, 0.0, 0.0, 0.45, 0.45]
     # We have borne off five and then been hit: we cannot lose a gammon.
-    assert probabilities(Position.from_points({25: 1, 3: 5, 4: 4}, {24: 2, 13: 5, 6: 8})
-                         ) == [0.45, 0.45, 0.45, 0.0, 0.0]
+    assert gammons_everywhere(Position.from_points({25: 1, 3: 5, 4: 4}, {24: 2, 13: 5, 6: 8})
+                              ) == [0.45, 0.45, 0.45, 0.0, 0.0]
 
 
 def test_race_backgammons_come_from_the_bear_off_tables() -> None:
@@ -158,35 +158,23 @@ def test_race_backgammons_come_from_the_bear_off_tables() -> None:
     Worked by hand: four checkers on the ace point come off in one roll with a double
     (6/36), else in two; a checker 4 pips from leaving gets out in one roll except with
     1-2 (2/36)."""
-    nets = small_expert()
-    assert nets.crashed is not None
-    arrays = kernel_arrays(NetworkPair(all_gammons(nets.contact), all_gammons(nets.race),
-                                       all_gammons(nets.crashed), EXPERT))
-    scratch = new_scratch()
-    out = np.empty(5)
     # We lead, on roll: they are backgammoned if our double comes, or if their 1-2 comes.
-    evaluate_position(Position.from_points({1: 4}, {22: 1, 12: 14}).array(), arrays,
-                      scratch, out)
-    assert out[2] == pytest.approx(6 / 36 + 30 / 36 * 2 / 36, abs=1e-6)
-    assert out[1] >= out[2]
+    ours = gammons_everywhere(Position.from_points({1: 4}, {22: 1, 12: 14}))
+    assert ours[2] == pytest.approx(6 / 36 + 30 / 36 * 2 / 36, abs=1e-6)
+    assert ours[1] >= ours[2]
     # They lead; we roll first and are backgammoned only after our 1-2 and their double.
-    evaluate_position(Position.from_points({22: 1, 10: 14}, {1: 4}).array(), arrays,
-                      scratch, out)
-    assert out[4] == pytest.approx(2 / 36 * 6 / 36, abs=1e-6)
+    theirs = gammons_everywhere(Position.from_points({22: 1, 10: 14}, {1: 4}))
+    assert theirs[4] == pytest.approx(2 / 36 * 6 / 36, abs=1e-6)
     # Nobody has a checker in the other's home board: no backgammons, gammons as the
     # network says.
-    evaluate_position(Position.from_points({8: 10, 12: 5}, {8: 10, 12: 5}).array(), arrays,
-                      scratch, out)
-    assert [round(float(p), 3) for p in out] == [0.45, 0.45, 0.0, 0.45, 0.0]
+    assert gammons_everywhere(Position.from_points({8: 10, 12: 5}, {8: 10, 12: 5})) == [
+        0.45, 0.45, 0.0, 0.45, 0.0]
     # 3 pips from leaving: we always get out first.
-    evaluate_position(Position.from_points({21: 1, 6: 14}, {1: 4}).array(), arrays,
-                      scratch, out)
-    assert out[4] == 0.0
+    assert gammons_everywhere(Position.from_points({21: 1, 6: 14}, {1: 4}))[4] == 0.0
     # The same checker stuck, but five of ours already off (it was hit during our
     # bear-off): no gammon, no backgammon.
-    evaluate_position(Position.from_points({1: 6, 3: 2, 15: 1, 22: 1}, {1: 2}).array(),
-                      arrays, scratch, out)
-    assert out[3] == 0.0 and out[4] == 0.0
+    assert gammons_everywhere(Position.from_points({1: 6, 3: 2, 15: 1, 22: 1}, {1: 2}))[3:] == [
+        0.0, 0.0]
 
 
 def test_engine_plays_with_expert_networks(tmp_path: Path) -> None:
