@@ -1,14 +1,17 @@
 """Engine speed: time per decision at 0, 1 and 2 ply, and self-play training throughput.
 
 Decisions are (position, roll) pairs met in seeded self-play by the engine at 0-ply (pairs
-with a single legal play are skipped: there is nothing to decide). Each is timed through
+with a single legal play are skipped: there is nothing to decide); networks that play
+differently meet different positions, so ``--positions-from FILE`` draws them from one
+file's networks to time two networks on the same decisions. Each is timed through
 the Python API, ``Engine.rank_plays`` — move generation, Play objects and the search
 included — on one thread. 2-ply is timed on fewer positions, as it is slow. Training
 throughput is ``train_games`` (the compiled TD self-play loop) on a copy of the weights,
 after a warm-up call so that compilation is not counted.
 
 Run: ``python benchmarks/speed.py [--positions 300] [--positions-1ply 100]
-[--positions-2ply 30] [--training-games 300] [--seed 1] [--weights PATH]``
+[--positions-2ply 30] [--training-games 300] [--seed 1] [--weights PATH]
+[--positions-from PATH]``
 (also ``gammon bench speed``). Targets on one core: 0-ply ≤ 0.15 ms and 2-ply ≤ 50 ms
 median per decision. Each line also gives the median of the thread's CPU time per decision,
 which other work on a shared machine barely changes.
@@ -77,6 +80,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="TD self-play games timed (0: none)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--weights", default=None, help="weights file (default: shipped)")
+    parser.add_argument("--positions-from", default=None,
+                        help="draw the decisions from these networks' self-play (default: "
+                             "the timed ones); give the same file to time two networks on "
+                             "the same positions")
     args = parser.parse_args(argv)
     if min(args.positions, args.positions_1ply, args.positions_2ply) < 1:
         raise ValueError("every --positions count must be at least 1")
@@ -85,8 +92,10 @@ def main(argv: list[str] | None = None) -> int:
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"{os.cpu_count()} CPUs, load average {load:.2f} (other work slows the figures)")
     counts = {0: args.positions, 1: args.positions_1ply, 2: args.positions_2ply}
-    decisions = self_play_decisions(engine, max(counts.values()), args.seed)
-    print(f"{len(decisions)} decisions from 0-ply self-play, seed {args.seed}", flush=True)
+    source = engine if args.positions_from is None else Engine.load(args.positions_from)
+    decisions = self_play_decisions(source, max(counts.values()), args.seed)
+    print(f"{len(decisions)} decisions from 0-ply self-play, seed {args.seed}"
+          + ("" if args.positions_from is None else f", of {args.positions_from}"), flush=True)
 
     for plies, count in counts.items():
         times, cpu_times = time_decisions(engine, decisions[:count], plies)
