@@ -386,31 +386,40 @@ def race_backgammons(board: np.ndarray, rolls: np.ndarray, out: np.ndarray,
     ``float64[width + 1]`` scratch.
     """
     width = rolls.shape[1]
-    mine = 0
-    theirs = 0
-    for p in range(26):
-        if board[p] > 0:
-            mine += board[p]
-        else:
-            theirs -= board[p]
-    if mine == MAX_CHECKERS:
-        stuck, count = _own_index(board, 0, True)
+    stuck, count = _own_index(board, 0, True)
+    if count == 0:
+        out[4] = 0.0
+    elif _on_board(board, 0) == MAX_CHECKERS:
+        # we roll first: backgammoned when they finish at m, we are out after m
+        opp = _own_index(board, 1, False)[0]
+        _tails(rolls, stuck, tail)
         chance = 0.0
-        if count > 0:  # we roll first: backgammoned when they finish at m, we are out after m
-            opp = _own_index(board, 1, False)[0]
-            _tails(rolls, stuck, tail)
-            for m in range(width):
-                chance += rolls[opp, m] * tail[m + 1]
+        for m in range(width):
+            chance += rolls[opp, m] * tail[m + 1]
         out[4] = chance
-    if theirs == MAX_CHECKERS:
-        stuck, count = _own_index(board, 1, True)
+    stuck, count = _own_index(board, 1, True)
+    if count == 0:
+        out[2] = 0.0
+    elif _on_board(board, 1) == MAX_CHECKERS:
+        # we finish at our n-th roll, before their n-th
+        me = _own_index(board, 0, False)[0]
+        _tails(rolls, stuck, tail)
         chance = 0.0
-        if count > 0:  # we finish at our n-th roll, before their n-th
-            me = _own_index(board, 0, False)[0]
-            _tails(rolls, stuck, tail)
-            for n in range(width):
-                chance += rolls[me, n] * tail[n]
+        for n in range(width):
+            chance += rolls[me, n] * tail[n]
         out[2] = chance
+
+
+@_jit
+def _on_board(board: np.ndarray, side: int) -> int:
+    """How many checkers ``side`` (0: on roll) has left on the board."""
+    total = 0
+    for p in range(26):
+        if side == 0 and board[p] > 0:
+            total += board[p]
+        elif side == 1 and board[p] < 0:
+            total -= board[p]
+    return total
 
 
 @_jit

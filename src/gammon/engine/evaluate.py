@@ -92,12 +92,19 @@ def network_for(board: np.ndarray, nets: KernelArrays,
                 inputs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Write ``board``'s inputs for the network of its class into ``inputs`` and return
     that network's weights (``board`` is not a pure bear-off)."""
+    return _network_of(board, nets, inputs, is_race(board))
+
+
+@_jit
+def _network_of(board: np.ndarray, nets: KernelArrays, inputs: np.ndarray, race: bool
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`network_for`, with ``race`` (:func:`is_race` of ``board``) known."""
     if nets.feature_set[0] == BASIC:
         encode(board, inputs)
-        if is_race(board):
+        if race:
             return nets.race_w1, nets.race_b1, nets.race_w2, nets.race_b2
         return nets.contact_w1, nets.contact_b1, nets.contact_w2, nets.contact_b2
-    if is_race(board):
+    if race:
         encode_race(board, inputs)
         return nets.race_w1, nets.race_b1, nets.race_w2, nets.race_b2
     encode_contact(board, inputs)
@@ -207,9 +214,10 @@ def evaluate_position(board: np.ndarray, nets: KernelArrays, scratch: Arrays,
         make_consistent(out)  # the tables are float32: keep the bounds exact
         return
     inputs, hidden = scratch[0], scratch[1]
-    w1, b1, w2, b2 = network_for(board, nets, inputs)
+    race = is_race(board)
+    w1, b1, w2, b2 = _network_of(board, nets, inputs, race)
     forward(inputs, w1, b1, w2, b2, hidden, out)
-    if is_race(board):  # the backgammons from the bear-off tables (a gammon is at least one)
+    if race:  # the backgammons from the bear-off tables (a gammon is at least one)
         race_backgammons(board, nets.bearoff_rolls, out, scratch[4][0])
         out[WIN_GAMMON] = max(out[WIN_GAMMON], out[WIN_BACKGAMMON])
         out[LOSE_GAMMON] = max(out[LOSE_GAMMON], out[LOSE_BACKGAMMON])
