@@ -385,29 +385,31 @@ def race_backgammons(board: np.ndarray, rolls: np.ndarray, out: np.ndarray,
     borne off is left alone (it cannot be gammoned at all). ``tail`` is
     ``float64[width + 1]`` scratch.
     """
-    width = rolls.shape[1]
-    stuck, count = _own_index(board, 0, True)
+    _backgammon_chance(board, rolls, tail, 0, out)  # ours: LOSE_BACKGAMMON
+    _backgammon_chance(board, rolls, tail, 1, out)  # theirs: WIN_BACKGAMMON
+
+
+@_jit
+def _backgammon_chance(board: np.ndarray, rolls: np.ndarray, tail: np.ndarray, trailer: int,
+                       out: np.ndarray) -> None:
+    """:func:`race_backgammons` for ``trailer`` (0: the side on roll) as the side that may be
+    backgammoned."""
+    index = 4 if trailer == 0 else 2
+    stuck, count = _own_index(board, trailer, True)
     if count == 0:
-        out[4] = 0.0
-    elif _on_board(board, 0) == MAX_CHECKERS:
-        # we roll first: backgammoned when they finish at m, we are out after m
-        opp = _own_index(board, 1, False)[0]
-        _tails(rolls, stuck, tail)
-        chance = 0.0
-        for m in range(width):
-            chance += rolls[opp, m] * tail[m + 1]
-        out[4] = chance
-    stuck, count = _own_index(board, 1, True)
-    if count == 0:
-        out[2] = 0.0
-    elif _on_board(board, 1) == MAX_CHECKERS:
-        # we finish at our n-th roll, before their n-th
-        me = _own_index(board, 0, False)[0]
-        _tails(rolls, stuck, tail)
-        chance = 0.0
-        for n in range(width):
-            chance += rolls[me, n] * tail[n]
-        out[2] = chance
+        out[index] = 0.0
+        return
+    if _on_board(board, trailer) < MAX_CHECKERS:
+        return  # it has borne off: no gammon at all
+    leader = _own_index(board, 1 - trailer, False)[0]
+    _tails(rolls, stuck, tail)
+    # The leader finishes at its m-th roll; by then a trailer on roll has had m rolls (it
+    # is caught if it needs more: tail[m + 1]), a trailer not on roll m - 1 (tail[m]).
+    lag = 1 if trailer == 0 else 0
+    chance = 0.0
+    for m in range(rolls.shape[1]):
+        chance += rolls[leader, m] * tail[m + lag]
+    out[index] = chance
 
 
 @_jit
