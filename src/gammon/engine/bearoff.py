@@ -399,7 +399,7 @@ def _backgammon_chance(board: np.ndarray, rolls: np.ndarray, tail: np.ndarray, t
     if count == 0:
         out[index] = 0.0
         return
-    if _on_board(board, trailer) < MAX_CHECKERS:
+    if checkers_on_board(board)[trailer] < MAX_CHECKERS:
         return  # it has borne off: no gammon at all
     leader = _own_index(board, 1 - trailer, False)[0]
     _tails(rolls, stuck, tail)
@@ -413,15 +413,17 @@ def _backgammon_chance(board: np.ndarray, rolls: np.ndarray, tail: np.ndarray, t
 
 
 @_jit
-def _on_board(board: np.ndarray, side: int) -> int:
-    """How many checkers ``side`` (0: on roll) has left on the board."""
-    total = 0
+def checkers_on_board(board: np.ndarray) -> tuple[int, int]:
+    """How many checkers the side on roll and the opponent have left on the board (bar
+    included): fewer than 15 means that side has borne off."""
+    mine = 0
+    theirs = 0
     for p in range(26):
-        if side == 0 and board[p] > 0:
-            total += board[p]
-        elif side == 1 and board[p] < 0:
-            total -= board[p]
-    return total
+        if board[p] > 0:
+            mine += board[p]
+        elif board[p] < 0:
+            theirs -= board[p]
+    return mine, theirs
 
 
 @_jit

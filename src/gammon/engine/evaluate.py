@@ -21,6 +21,7 @@ import numpy as np
 
 from gammon.engine.bearoff import (
     BearoffDatabase,
+    checkers_on_board,
     is_bearoff_board,
     race_backgammons,
     race_probabilities,
@@ -188,13 +189,7 @@ def rule_out_impossible(board: np.ndarray, out: np.ndarray) -> None:
     longer reach, whatever a network says (RULES.md §4): a side that has borne off a
     checker cannot lose one. (In races the backgammons are computed instead:
     :func:`~gammon.engine.bearoff.race_backgammons`.)"""
-    mine = 0
-    theirs = 0
-    for i in range(26):
-        if board[i] > 0:
-            mine += board[i]
-        elif board[i] < 0:
-            theirs -= board[i]
+    mine, theirs = checkers_on_board(board)
     if mine < 15:
         out[LOSE_GAMMON] = 0.0
         out[LOSE_BACKGAMMON] = 0.0
