@@ -72,7 +72,7 @@ from gammon.core.dice import Roll
 from gammon.core.moves import legal_plays
 from gammon.core.position import Position
 from gammon.engine import search
-from gammon.engine.evaluate import kernel_arrays
+from gammon.engine.evaluate import SEARCH_CACHE_ENTRIES, kernel_arrays, new_scratch
 from gammon.engine.expert import is_crashed
 from gammon.engine.features import is_race
 from gammon.engine.network import NetworkPair, equity
@@ -190,17 +190,18 @@ def label(decision: Decision, nets: tuple[np.ndarray, ...], top: int, margin: fl
     plays = np.stack([p.position.array() for p in legal_plays(decision.position, decision.roll)])
     count = len(plays)
     levels = search.new_levels()
+    scratch = new_scratch(SEARCH_CACHE_ENTRIES)
     probs = np.empty((count, 5), dtype=np.float64)
     depth = np.empty(count, dtype=np.int64)
-    search.rank_plays(plays, count, 1, np.array([count]), np.array([np.inf]), nets, levels[1],
-                      levels[2], probs, depth)
+    search.rank_plays(plays, count, 1, np.array([count]), np.array([np.inf]), nets, scratch,
+                      levels[1], levels[2], probs, depth)
     equity1 = equities(probs)
     best = np.argsort(-equity1, kind="stable")[:top]
     best = best[equity1[best] >= equity1[best[0]] - margin]
     chosen = np.ascontiguousarray(plays[best])
     keep = np.array([len(best), len(best)])
-    search.rank_plays(chosen, len(best), 2, keep, np.array([np.inf, np.inf]), nets, levels[1],
-                      levels[2], probs, depth)
+    search.rank_plays(chosen, len(best), 2, keep, np.array([np.inf, np.inf]), nets, scratch,
+                      levels[1], levels[2], probs, depth)
     equity2 = np.full(count, np.nan)
     equity2[best] = equities(probs[:len(best)])
     return Labels(plays, equity1, equity2)
@@ -329,14 +330,15 @@ def choose_plays(positions: PositionSet, nets: tuple[np.ndarray, ...], plies: in
     keep = np.array(move_filter.keep, dtype=np.int64)
     margin = np.array(move_filter.margin, dtype=np.float64)
     levels = search.new_levels()
+    scratch = new_scratch(SEARCH_CACHE_ENTRIES)
     chosen = []
     for d in decisions:
         plays = positions.plays[positions.start[d]:positions.start[d + 1]]
         count = len(plays)
         probs = np.empty((count, 5), dtype=np.float64)
         depth = np.empty(count, dtype=np.int64)
-        search.rank_plays(plays, count, plies, keep, margin, nets, levels[1], levels[2], probs,
-                          depth)
+        search.rank_plays(plays, count, plies, keep, margin, nets, scratch, levels[1], levels[2],
+                          probs, depth)
         chosen.append(int(search.best_ranked(probs, depth, count)))
     return chosen
 

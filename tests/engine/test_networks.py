@@ -1,5 +1,6 @@
 """Versioned weights (basic and expert feature sets), routing of positions to their class's
-network, and resumable TD training (gammon.engine.network / evaluate / training)."""
+network, resumable TD training, and the evaluation's speed shortcuts
+(gammon.engine.network / evaluate / training / search)."""
 
 from __future__ import annotations
 
@@ -8,12 +9,27 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from gammon.core import _movegen
 from gammon.core.position import Position
-from gammon.engine import expert, features
-from gammon.engine.evaluate import evaluate_position, kernel_arrays, new_scratch
-from gammon.engine.network import BASIC, EXPERT, Network, NetworkPair, hidden_sigmoid
+from gammon.engine import expert, features, search
+from gammon.engine.evaluate import (
+    SEARCH_CACHE_ENTRIES,
+    evaluate_position,
+    kernel_arrays,
+    new_scratch,
+)
+from gammon.engine.network import (
+    BASIC,
+    EXPERT,
+    Network,
+    NetworkPair,
+    forward,
+    forward_from_sums,
+    hidden_sigmoid,
+)
 from gammon.engine.player import Engine
 from gammon.engine.training import TrainingRun, sole_writer, train
+from tests.core.helpers import random_game_position
 
 SHIPPED = Path(__file__).parents[2] / "src/gammon/engine/weights/gammon.npz"
 FIRST_GENERATION = Path(__file__).parents[2] / "training/checkpoints/td-h128-seed1.npz"
@@ -240,3 +256,71 @@ def test_the_hidden_units_table_sigmoid_is_within_1_3e_6_of_the_exact_function()
     exact = 1.0 / (1.0 + np.exp(-np.sort(xs)))
     assert np.max(np.abs(table - exact)) < 1.3e-6
     assert np.all(np.diff(table) >= 0.0)
+
+
+# -- the search's shortcuts: each must give what the plain computation gives -------------------
+
+SEARCH_POSITIONS = [random_game_position(seed, turns)
+                    for seed, turns in [(1, 4), (2, 9), (3, 15), (4, 22), (5, 30), (6, 41)]]
+
+
+def test_pruning_sums_from_the_board_equal_the_encoded_inputs_bit_for_bit() -> None:
+    """The pruning network's hidden sums, added straight from the board (``prune_sums``),
+    are exactly those of its 196 encoded inputs through the generic forward pass: stacks
+    over three checkers, the bar and checkers off included, for both sides."""
+    nets = NetworkPair.load(SHIPPED).prune
+    assert nets is not None
+    w1, b1, w2, b2 = nets.arrays()
+    assert nets.hidden == 32
+    boards = [p.array() for p in SEARCH_POSITIONS]
+    boards += [p.swap().array() for p in SEARCH_POSITIONS]
+    boards.append(Position.from_points({6: 15}, {6: 9, 25: 2}).array())  # 15 on a point, bar
+    boards.append(Position.from_points({1: 4, 3: 3, 25: 3}, {20: 1}).array())  # most off
+    inputs = np.zeros(expert.PRUNE_INPUTS, dtype=np.float32)
+    for board in boards:
+        expert.encode_prune(board, inputs)
+        encoded_hidden, direct_hidden = np.empty(32, np.float32), np.empty(32, np.float32)
+        encoded, direct = np.empty(5), np.empty(5)
+        forward(inputs, w1, b1, w2, b2, encoded_hidden, encoded)
+        expert.prune_sums(board, w1, b1, direct_hidden)
+        forward_from_sums(direct_hidden, b1.shape[0], w2, b2, direct)
+        np.testing.assert_array_equal(direct, encoded)
+        np.testing.assert_array_equal(direct_hidden, encoded_hidden)
+
+
+def test_float32_hidden_sums_stay_within_1e_6_of_float64_sums() -> None:
+    """Evaluation sums the hidden units in float32 (the weights' own precision), training
+    in float64: the outputs differ by less than 1e-6."""
+    w1, b1, w2, b2 = NetworkPair.load(SHIPPED).contact.arrays()
+    inputs = np.zeros(expert.CONTACT_INPUTS, dtype=np.float32)
+    for position in SEARCH_POSITIONS:
+        expert.encode_contact(position.array(), inputs)
+        single, double = np.empty(5), np.empty(5)
+        forward(inputs, w1, b1, w2, b2, np.empty(512, np.float32), single)
+        forward(inputs, w1, b1, w2, b2, np.empty(512, np.float64), double)
+        assert np.max(np.abs(single - double)) < 1e-6
+
+
+def test_the_search_cache_changes_no_result() -> None:
+    """A 2-ply search gives the same figures, to the bit, without the evaluation cache,
+    with it kept from one search to the next, and with a two-slot cache where nearly every
+    lookup lands on another board's slot."""
+    arrays = kernel_arrays(NetworkPair.load(SHIPPED))
+    keep, margin = np.array([8, 2]), np.array([1.0, 1.0])  # two plays reach 2-ply
+    kept = new_scratch(SEARCH_CACHE_ENTRIES)
+    for position, roll in zip(SEARCH_POSITIONS, [(6, 5), (3, 1), (4, 4), (6, 2), (5, 3), (2, 1)],
+                              strict=True):
+        level = _movegen.new_scratch()
+        count = search._generate(position.array(), *roll, level)
+        boards = level[0][:count].copy()
+        figures = []
+        for scratch in (new_scratch(), kept, new_scratch(2)):
+            levels = search.new_levels()
+            probs, depth = np.empty((count, 5)), np.empty(count, dtype=np.int64)
+            search.rank_plays(boards, count, 2, keep, margin, arrays, scratch, levels[1],
+                              levels[2], probs, depth)
+            figures.append((probs, depth))
+        assert max(figures[0][1]) == 2 or count == 1
+        for probs, depth in figures[1:]:
+            np.testing.assert_array_equal(probs, figures[0][0])
+            np.testing.assert_array_equal(depth, figures[0][1])

@@ -15,8 +15,8 @@ import numpy as np
 
 from gammon.core import _movegen
 from gammon.engine import pubeval, search
-from gammon.engine.evaluate import KernelArrays, choose_play, new_scratch
-from gammon.engine.network import OUTPUTS
+from gammon.engine.evaluate import SEARCH_CACHE_ENTRIES, KernelArrays, choose_play, new_scratch
+from gammon.engine.network import OUTPUTS, Arrays
 from gammon.engine.playout import INITIAL, MAX_PLIES, end_turn, roll_plays
 
 NEURAL, PUBEVAL, RANDOM, NEURAL_1PLY, NEURAL_2PLY = 0, 1, 2, 3, 4
@@ -36,12 +36,12 @@ def _points(result: np.ndarray) -> int:
 
 
 @_jit
-def play_game(kinds: np.ndarray, nets0: KernelArrays, nets1: KernelArrays, seed: int) -> int:
-    """One game; ``kinds[0]`` (with networks ``nets0``) moves first. Returns player 0's
-    points (negative if it lost)."""
+def play_game(kinds: np.ndarray, nets0: KernelArrays, nets1: KernelArrays, scratch0: Arrays,
+              scratch1: Arrays, seed: int) -> int:
+    """One game; ``kinds[0]`` (with networks ``nets0`` and evaluation buffers ``scratch0``)
+    moves first. Returns player 0's points (negative if it lost)."""
     np.random.seed(seed)
     gen = _movegen.new_scratch()
-    scratch = new_scratch()
     probs = np.empty(OUTPUTS, dtype=np.float64)
     result = np.empty(OUTPUTS, dtype=np.float64)
     board = INITIAL.copy()
@@ -56,10 +56,11 @@ def play_game(kinds: np.ndarray, nets0: KernelArrays, nets1: KernelArrays, seed:
         count = roll_plays(board, ply == 0, gen)
         kind = kinds[turn]
         if kind == NEURAL:
-            best = choose_play(gen[0], count, nets0 if turn == 0 else nets1, scratch, probs)
+            best = choose_play(gen[0], count, nets0 if turn == 0 else nets1, scratch0, probs)
         elif kind >= NEURAL_1PLY:
             search.rank_plays(gen[0], count, kind - NEURAL_1PLY + 1, keep, margin,
-                              nets0 if turn == 0 else nets1, levels1, levels2, ranked, depth)
+                              nets0 if turn == 0 else nets1, scratch0 if turn == 0 else scratch1,
+                              levels1, levels2, ranked, depth)
             best = search.best_ranked(ranked, depth, count)
         elif kind == PUBEVAL:
             best = pubeval.choose(board, gen[0], count)
@@ -82,12 +83,16 @@ def duplicate_match(kind: int, opponent: int, nets: KernelArrays, opponent_nets:
     """
     out = np.empty((pairs, 2), dtype=np.float64)
     kinds = np.empty(2, dtype=np.int64)
+    # each side's networks with their own evaluation cache, when a side searches
+    scratch = new_scratch(SEARCH_CACHE_ENTRIES if kind >= NEURAL_1PLY else 0)
+    opponent_scratch = new_scratch(SEARCH_CACHE_ENTRIES if opponent >= NEURAL_1PLY else 0)
     for i in range(pairs):
         game_seed = seed * 1_000_003 + i
         kinds[0] = kind
         kinds[1] = opponent
-        out[i, 0] = play_game(kinds, nets, opponent_nets, game_seed)
+        out[i, 0] = play_game(kinds, nets, opponent_nets, scratch, opponent_scratch, game_seed)
         kinds[0] = opponent
         kinds[1] = kind
-        out[i, 1] = -play_game(kinds, opponent_nets, nets, game_seed)
+        out[i, 1] = -play_game(kinds, opponent_nets, nets, opponent_scratch, scratch,
+                               game_seed)
     return out

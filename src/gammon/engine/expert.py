@@ -536,6 +536,49 @@ def encode_prune(board: np.ndarray, out: np.ndarray) -> None:
 
 
 @_jit
+def prune_sums(board: np.ndarray, w1: np.ndarray, b1: np.ndarray, hidden: np.ndarray) -> None:
+    """The pruning network's hidden-unit input sums for ``board`` (side on roll first),
+    straight from the board: the sums of :func:`encode_prune` then the first layer of
+    :func:`~gammon.engine.network.forward`, added in the same order (so bit for bit the
+    same), without writing and scanning the 196 inputs, most of them zero."""
+    units = b1.shape[0]
+    for j in range(units):
+        hidden[j] = b1[j]
+    _add_raw_side_sums(board, 0, w1, 0, hidden, units)
+    _add_raw_side_sums(board, 1, w1, RAW_SIDE, hidden, units)
+
+
+@_jit
+def _add_row(w1: np.ndarray, row: int, x: np.float32, hidden: np.ndarray, units: int) -> None:
+    for j in range(units):
+        hidden[j] += x * w1[row, j]
+
+
+@_jit
+def _add_raw_side_sums(board: np.ndarray, side: int, w1: np.ndarray, offset: int,
+                       hidden: np.ndarray, units: int) -> None:
+    """Add the rows of one side's ``RAW_SIDE`` inputs that are not zero (see
+    :func:`_raw_side`), each times its input, in input order."""
+    in_play = 0
+    for p in range(1, 25):
+        n = board[p] if side == 0 else -board[25 - p]
+        if n <= 0:
+            continue
+        in_play += n
+        base = offset + (p - 1) * POINT_UNITS
+        _add_row(w1, base + min(n, 3) - 1, np.float32(1.0), hidden, units)
+        if n > 3:
+            _add_row(w1, base + 3, np.float32((n - 3) / 2.0), hidden, units)
+    bar = board[25] if side == 0 else -board[0]
+    in_play += bar
+    base = offset + 24 * POINT_UNITS
+    if bar > 0:
+        _add_row(w1, base, np.float32(bar / 2.0), hidden, units)
+    if in_play < 15:
+        _add_row(w1, base + 1, np.float32((15 - in_play) / 15.0), hidden, units)
+
+
+@_jit
 def _race_side(mine: np.ndarray, out: np.ndarray, offset: int) -> None:
     _encode_raw(mine, out, offset)
     in_play = 0

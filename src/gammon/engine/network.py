@@ -226,6 +226,14 @@ def forward(inputs: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray,
         if x != 0.0:  # most inputs are zero: skip their rows
             for j in range(units):
                 hidden[j] += x * w1[i, j]
+    forward_from_sums(hidden, units, w2, b2, out)
+
+
+@_jit
+def forward_from_sums(hidden: np.ndarray, units: int, w2: np.ndarray, b2: np.ndarray,
+                      out: np.ndarray) -> None:
+    """The rest of :func:`forward` once ``hidden[:units]`` holds the hidden units' input
+    sums: their sigmoids (written back) and the five outputs."""
     # the output layer in the same pass over the units, a sum per output (OUTPUTS is 5):
     # each unit's row of w2 is read once, in order
     s0, s1, s2, s3, s4 = float(b2[0]), float(b2[1]), float(b2[2]), float(b2[3]), float(b2[4])

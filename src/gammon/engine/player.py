@@ -74,12 +74,21 @@ class Engine:
             self._local.levels = levels
         return levels
 
+    def _scratch(self) -> tuple[np.ndarray, ...]:
+        """This thread's evaluation buffers, with a cache kept from one search to the next
+        (the networks never change)."""
+        scratch = getattr(self._local, "scratch", None)
+        if scratch is None:
+            scratch = evaluate.new_scratch(evaluate.SEARCH_CACHE_ENTRIES)
+            self._local.scratch = scratch
+        return scratch
+
     def evaluate(self, position: Position, *, plies: int = 0) -> Probabilities:
         """The side on roll's probabilities before it rolls."""
         _check_plies(plies)
         out = np.empty(OUTPUTS, dtype=np.float64)
         levels = self._levels()
-        search.position_value(position.array(), plies, self._arrays, evaluate.new_scratch(),
+        search.position_value(position.array(), plies, self._arrays, self._scratch(),
                               levels[1], levels[2], out)
         return Probabilities.from_array(out)
 
@@ -89,7 +98,7 @@ class Engine:
         _check_plies(plies)
         out = np.empty((len(positions), OUTPUTS), dtype=np.float64)
         levels = self._levels()
-        scratch = evaluate.new_scratch()
+        scratch = self._scratch()
         for i, position in enumerate(positions):
             search.position_value(position.array(), plies, self._arrays, scratch, levels[1],
                                   levels[2], out[i])
@@ -110,8 +119,8 @@ class Engine:
         probs = np.empty((count, OUTPUTS), dtype=np.float64)
         depth = np.empty(count, dtype=np.int64)
         levels = self._levels()
-        search.rank_plays(boards, count, plies, keep, margin, self._arrays, levels[1],
-                          levels[2], probs, depth)
+        search.rank_plays(boards, count, plies, keep, margin, self._arrays, self._scratch(),
+                          levels[1], levels[2], probs, depth)
         # Each reads its probabilities from ``probs`` when asked.
         from_rows = RankedPlay._from_rows
         plies_reached = depth.tolist()

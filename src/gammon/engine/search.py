@@ -18,7 +18,9 @@ next, more expensive, ply looks at them: ``keep[n]`` candidates at most, and onl
 within ``margin[n]`` of the best equity at ply ``n``.
 
 Each depth has its own move-generator buffers (``levels``), since generating the replies
-of a position must not overwrite the candidates still being examined above it.
+of a position must not overwrite the candidates still being examined above it. A search
+meets many positions more than once (a quarter of them at 2-ply): its scratch buffers carry
+a cache of evaluations (:func:`gammon.engine.evaluate.new_scratch`).
 """
 
 from __future__ import annotations
@@ -127,15 +129,16 @@ def play_value(after: np.ndarray, plies: int, nets: KernelArrays, scratch: Array
 
 @_jit
 def rank_plays(boards: np.ndarray, count: int, plies: int, keep: np.ndarray,
-               margin: np.ndarray, nets: KernelArrays, level1: Arrays, level2: Arrays,
-               probs: np.ndarray, depth: np.ndarray) -> None:
+               margin: np.ndarray, nets: KernelArrays, scratch: Arrays, level1: Arrays,
+               level2: Arrays, probs: np.ndarray, depth: np.ndarray) -> None:
     """Evaluate ``boards[:count]`` (candidate plays) with the move filter.
 
     Every candidate gets a 0-ply evaluation; survivors of the filter at ply n are
     evaluated at ply n + 1, up to ``plies``. ``probs[i]`` holds candidate i's deepest
-    evaluation and ``depth[i]`` the ply it reached.
+    evaluation and ``depth[i]`` the ply it reached. ``scratch`` is best made once for many
+    searches with ``nets``, with an evaluation cache (``new_scratch(SEARCH_CACHE_ENTRIES)``):
+    a 2-ply search meets a quarter of its positions more than once.
     """
-    scratch = new_scratch()
     alive = np.ones(count, dtype=np.bool_)
     for i in range(count):
         play_value(boards[i], 0, nets, scratch, level1, level2, probs[i])

@@ -40,6 +40,7 @@ from gammon.engine import search
 from gammon.engine.bearoff import is_bearoff_board
 from gammon.engine.evaluate import (
     PRUNE_KEEP,
+    SEARCH_CACHE_ENTRIES,
     KernelArrays,
     evaluate_after,
     kernel_arrays,
@@ -121,7 +122,7 @@ def label_games(nets: KernelArrays, games: int, seed: int, noise: float, plies: 
     level1 = _movegen.new_scratch()
     level2 = _movegen.new_scratch()
     rolling = _movegen.new_scratch()
-    scratch = new_scratch()
+    scratch = new_scratch(SEARCH_CACHE_ENTRIES)  # the networks stay fixed: cache the search
     ranked = np.empty((_movegen.CAPACITY, OUTPUTS), dtype=np.float64)
     depth = np.empty(_movegen.CAPACITY, dtype=np.int64)
     shallow_equity = np.empty(_movegen.CAPACITY, dtype=np.float64)
@@ -163,8 +164,8 @@ def label_games(nets: KernelArrays, games: int, seed: int, noise: float, plies: 
                                               labels[n])
                     n += 1
             elif count > 1:
-                search.rank_plays(gen[0], count, plies, keep, margin, nets, level1, level2,
-                                  ranked, depth)
+                search.rank_plays(gen[0], count, plies, keep, margin, nets, scratch, level1,
+                                  level2, ranked, depth)
                 if search.best_ranked(ranked, depth, count) != shallow:
                     counts[1] += 1
                     # one rollout seed for every candidate of the decision (common dice)
