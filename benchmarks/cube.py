@@ -5,7 +5,8 @@ Both sides are :class:`gammon.engine.matchbot.MatchBot` with the same engine, ch
 shipped bot) only where the flags say: the cube efficiency of one class of position
 (``--contact-x``, ``--crashed-x``, ``--race-x`` for a flat race value, ``--race-offset`` to
 move GNU Backgammon's race formula, bear-offs included) or ``--no-resign`` (never offers a
-resignation; it still answers one).
+resignation; it still answers one) or ``--resign-plies N`` (an offer found at the cube's depth
+is made only if an evaluation at ``N`` plies confirms it).
 
 Pair ``p`` plays two games with the dice of ``random.Random(seed * 1_000_003 + p)``, the
 variant first in seat 0, then in seat 1. At every cube or resignation decision the bot on
@@ -108,9 +109,19 @@ class Watched:
 
 
 @dataclass(frozen=True)
+class Policy:
+    """What a bot's cube and resignation decisions depend on (see :class:`MatchBot`); the
+    defaults are the shipped bot's."""
+
+    efficiency: CubeEfficiency = DEFAULT_EFFICIENCY
+    resign: bool = True
+    resign_plies: int = MatchBot.resign_plies
+
+
+@dataclass(frozen=True)
 class Policies:
-    base: tuple[CubeEfficiency, bool]
-    variant: tuple[CubeEfficiency, bool]
+    base: Policy
+    variant: Policy
     label: str
 
 
@@ -135,21 +146,25 @@ def variant_of(args: argparse.Namespace) -> Policies:
     resign = not args.no_resign
     if not resign:
         parts.append("noresign")
+    resign_plies = Policy.resign_plies
+    if args.resign_plies is not None and args.resign_plies != resign_plies:
+        resign_plies = args.resign_plies
+        parts.append(f"resign{resign_plies}ply")
     if not parts:
         raise SystemExit("the variant must differ from the base: give --contact-x, "
-                         "--crashed-x, --race-x, --race-offset or --no-resign")
-    return Policies((DEFAULT_EFFICIENCY, True), (x, resign), "-".join(parts))
+                         "--crashed-x, --race-x, --race-offset, --no-resign or "
+                         "--resign-plies")
+    return Policies(Policy(), Policy(x, resign, resign_plies), "-".join(parts))
 
 
 def _fields(x: CubeEfficiency) -> dict[str, float]:
     return {name: getattr(x, name) for name in CubeEfficiency.__dataclass_fields__}
 
 
-def _bot(engine: Evaluator, policy: tuple[CubeEfficiency, bool], level: str, plies: int,
-         pair: int) -> MatchBot:
-    efficiency, resign = policy
+def _bot(engine: Evaluator, policy: Policy, level: str, plies: int, pair: int) -> MatchBot:
     return MatchBot(engine, level, cube=True, plies=plies, rng=random.Random(pair),
-                    efficiency=efficiency, resign=resign)
+                    efficiency=policy.efficiency, resign=policy.resign,
+                    resign_plies=policy.resign_plies)
 
 
 def result_for(match: Match, player: int, rules: Rules) -> float:
@@ -248,6 +263,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--race-offset", type=float, default=0.0,
                         help="added to every race efficiency of the formula")
     parser.add_argument("--no-resign", action="store_true")
+    parser.add_argument("--resign-plies", type=int, choices=(0, 1, 2),
+                        help="depth of the second look that confirms a resignation offer")
     parser.add_argument("--cpu-minutes", type=float,
                         help="stop (resumably) after so much CPU time of this run")
     parser.add_argument("--every", type=int, default=500, help="progress every so many pairs")

@@ -13,6 +13,7 @@ from gammon.core.actions import AcceptResign, OfferResign, RejectResign
 from gammon.core.cube import Level
 from gammon.core.game import Rules
 from gammon.engine.cube import DEFAULT_EFFICIENCY, CubeEfficiency
+from gammon.engine.matchbot import MatchBot
 from gammon.engine.player import Engine
 from tests.benchmarks.load import benchmark
 
@@ -26,22 +27,30 @@ def engine() -> object:
 
 def flags(*argv: str) -> argparse.Namespace:
     return argparse.Namespace(**{"contact_x": None, "crashed_x": None, "race_x": None,
-                                 "race_offset": 0.0, "no_resign": False,
+                                 "race_offset": 0.0, "no_resign": False, "resign_plies": None,
                                  **dict(zip(argv[::2], argv[1::2], strict=True))})
 
 
 def test_the_flags_change_only_the_named_class() -> None:
     p = cube.variant_of(flags("contact_x", 0.6))
-    assert p.base == (DEFAULT_EFFICIENCY, True)
-    assert p.variant == (CubeEfficiency(contact=0.6), True) and p.label == "contact0.60"
+    assert p.base == cube.Policy(DEFAULT_EFFICIENCY, True)
+    assert p.variant == cube.Policy(CubeEfficiency(contact=0.6), True)
+    assert p.label == "contact0.60"
     p = cube.variant_of(flags("race_offset", -0.05))
-    assert p.variant[0] == DEFAULT_EFFICIENCY.shifted_race(-0.05) and p.label == "race-0.05"
+    assert p.variant.efficiency == DEFAULT_EFFICIENCY.shifted_race(-0.05)
+    assert p.label == "race-0.05"
     p = cube.variant_of(flags("race_x", 0.65))
-    assert p.variant[0].race(20) == p.variant[0].race(150) == p.variant[0].bearoff == 0.65
+    x = p.variant.efficiency
+    assert x.race(20) == x.race(150) == x.bearoff == 0.65
     p = cube.variant_of(flags("no_resign", True))
-    assert p.variant == (DEFAULT_EFFICIENCY, False) and p.label == "noresign"
+    assert p.variant == cube.Policy(DEFAULT_EFFICIENCY, False) and p.label == "noresign"
+    p = cube.variant_of(flags("resign_plies", 2))
+    assert p.variant == cube.Policy(resign_plies=2) and p.label == "resign2ply"
+    assert p.base.resign_plies == MatchBot.resign_plies != 2
     with pytest.raises(SystemExit):
         cube.variant_of(flags())
+    with pytest.raises(SystemExit):  # the shipped depth is no variant
+        cube.variant_of(flags("resign_plies", MatchBot.resign_plies))
 
 
 def test_a_pair_is_saved_as_one_line_and_read_back() -> None:
@@ -59,8 +68,7 @@ def test_resignations_are_counted_for_the_side_that_offered() -> None:
 
 
 def test_policies_that_never_disagree_score_exactly_zero(engine: object) -> None:
-    same = cube.Policies((DEFAULT_EFFICIENCY, True), (CubeEfficiency(race_max=0.7), True),
-                         "same")
+    same = cube.Policies(cube.Policy(), cube.Policy(CubeEfficiency(race_max=0.7)), "same")
     for pair in range(3):
         row = cube.play_pair(engine, same, Rules(), 5, pair)
         assert row["differed"] == [False, False]
@@ -70,8 +78,7 @@ def test_policies_that_never_disagree_score_exactly_zero(engine: object) -> None
 
 def test_a_different_policy_is_seen_and_its_pairs_are_not_forced_to_zero(
         engine: object) -> None:
-    dead = cube.Policies((DEFAULT_EFFICIENCY, True), (CubeEfficiency(contact=0.0), True),
-                         "dead")
+    dead = cube.Policies(cube.Policy(), cube.Policy(CubeEfficiency(contact=0.0)), "dead")
     rows = [cube.play_pair(engine, dead, Rules(), 5, pair) for pair in range(6)]
     assert any(any(row["differed"]) for row in rows)
     s = cube.summary(rows, Rules())

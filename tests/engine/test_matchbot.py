@@ -116,3 +116,40 @@ def test_a_bot_that_does_not_resign_plays_a_lost_game_on() -> None:
     match = at(Position.from_points({22: 5, 21: 5, 20: 5}, {1: 1}), Rules())
     assert MatchBot(engine).decide(match, 0) == OfferResign(0, Level.BACKGAMMON)
     assert MatchBot(engine, resign=False).decide(match, 0) is None
+
+
+class ByDepth:
+    """An evaluator whose chances depend on the depth asked for; it records the depths."""
+
+    def __init__(self, by_plies: dict[int, Probabilities]) -> None:
+        self.by_plies = by_plies
+        self.asked: list[int] = []
+
+    def evaluate(self, position: Position, *, plies: int = 0) -> Probabilities:
+        self.asked.append(plies)
+        return self.by_plies[plies]
+
+    def evaluate_batch(self, positions: list[Position], *, plies: int = 0) -> list[Probabilities]:
+        return [self.evaluate(p, plies=plies) for p in positions]
+
+
+def test_a_deeper_look_must_confirm_a_resignation_offer() -> None:
+    """With ``resign_plies`` deeper than ``plies``, an offer found by the shallow evaluation
+    is made only if the deeper one still finds it, at the deeper one's level; no offer at
+    the shallow depth asks for no deeper look."""
+    lost = Probabilities(0.0, 0.0, 0.0, 1.0, 0.0)  # a gammon whatever happens
+    alive = Probabilities(0.05, 0.0, 0.0, 0.3, 0.0)
+    match = at(Position.from_points({22: 5, 21: 5, 20: 5}, {1: 1}), Rules())
+    shallow_only = ByDepth({0: lost, 2: alive})
+    assert MatchBot(shallow_only, cube=True, resign_plies=2).decide(match, 0) is None
+    assert shallow_only.asked == [0, 2]
+    confirmed = ByDepth({0: lost, 1: lost})
+    assert MatchBot(confirmed, resign_plies=1).decide(match, 0) == OfferResign(0, Level.GAMMON)
+    single = ByDepth({0: lost, 1: Probabilities(0.0, 0.0, 0.0, 0.0, 0.0)})
+    assert MatchBot(single, resign_plies=1).decide(match, 0) == OfferResign(0, Level.SINGLE)
+    playing = ByDepth({0: alive, 2: lost})
+    assert MatchBot(playing, resign_plies=2).decide(match, 0) is None
+    assert playing.asked == [0]
+    same_depth = ByDepth({0: lost})
+    assert MatchBot(same_depth).decide(match, 0) == OfferResign(0, Level.GAMMON)
+    assert same_depth.asked == [0]

@@ -77,7 +77,9 @@ def cube_info(match: Match, player: int) -> CubeInfo:
 class MatchBot:
     """A player's decisions. ``level`` sets the checker play; ``plies`` the depth of the
     cube and resignation evaluations; ``efficiency`` the cube efficiencies; ``resign``
-    whether it offers resignations. ``engine`` is any :class:`Evaluator`."""
+    whether it offers resignations, and ``resign_plies`` (when deeper than ``plies``) the
+    depth of a second look that must confirm an offer before it is made. ``engine`` is any
+    :class:`Evaluator`."""
 
     engine: Evaluator
     level: BotLevel | str = "expert"
@@ -86,6 +88,7 @@ class MatchBot:
     rng: random.Random = field(default_factory=random.Random)
     efficiency: CubeEfficiency = DEFAULT_EFFICIENCY
     resign: bool = True
+    resign_plies: int = 0
 
     def decide(self, match: Match, player: int) -> Action | None:
         """The action ``player`` takes now, or None when it is not theirs to act (or the
@@ -119,6 +122,9 @@ class MatchBot:
         x = cube_efficiency(position, self.efficiency)
         if self.resign:
             level = resignation_offer(probabilities, info, efficiency=x)
+            if level is not None and self.resign_plies > self.plies:
+                deeper = self.engine.evaluate(position, plies=self.resign_plies)
+                level = resignation_offer(deeper, info, efficiency=x)
             if level is not None and game.can_resign(player, level):
                 return OfferResign(player, level)
         if may_double:
