@@ -317,13 +317,21 @@ def choose_play(boards: np.ndarray, count: int, nets: KernelArrays, scratch: Arr
 def prune_equity(after: np.ndarray, nets: KernelArrays, scratch: Arrays) -> float:
     """The pruning network's cubeless equity of a play for the side that made it, from
     the board after it (exact when the play wins)."""
-    probs = scratch[2]
+    return _prune_equity(after, nets.prune_w1, nets.prune_b1, nets.prune_w2, nets.prune_b2,
+                         scratch[1], scratch[3], scratch[2])
+
+
+@_jit
+def _prune_equity(after: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray,
+                  b2: np.ndarray, hidden: np.ndarray, swapped: np.ndarray,
+                  probs: np.ndarray) -> float:
+    """:func:`prune_equity` on the arrays themselves: taking an array out of ``nets`` or
+    ``scratch`` costs reference counting, so a loop takes them out once."""
     if terminal_result(after, probs):
         return equity(probs)
-    swapped, hidden = scratch[3], scratch[1]
     swap_board(after, swapped)
-    prune_sums(swapped, nets.prune_w1, nets.prune_b1, hidden)
-    forward_from_sums(hidden, nets.prune_b1.shape[0], nets.prune_w2, nets.prune_b2, probs)
+    prune_sums(swapped, w1, b1, hidden)
+    forward_from_sums(hidden, b1.shape[0], w2, b2, probs)
     return -equity(probs)  # the opponent's equity, seen from the mover
 
 
@@ -338,8 +346,10 @@ def choose_play_pruned(boards: np.ndarray, count: int, nets: KernelArrays, scrat
     if keep <= 0 or count <= keep or is_race(boards[0]):
         return choose_play(boards, count, nets, scratch, best_probs)
     scores = np.empty(count, dtype=np.float64)
+    w1, b1, w2, b2 = nets.prune_w1, nets.prune_b1, nets.prune_w2, nets.prune_b2
+    hidden, swapped, outputs = scratch[1], scratch[3], scratch[2]
     for i in range(count):
-        scores[i] = prune_equity(boards[i], nets, scratch)
+        scores[i] = _prune_equity(boards[i], w1, b1, w2, b2, hidden, swapped, outputs)
     probs = np.empty(OUTPUTS, dtype=np.float64)
     best = -1
     best_equity = -1e9
