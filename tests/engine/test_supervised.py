@@ -15,17 +15,28 @@ from gammon.core import _movegen
 from gammon.core.position import Position
 from gammon.engine import evaluate, search
 from gammon.engine.bearoff import is_bearoff_board
-from gammon.engine.evaluate import choose_play, choose_play_pruned, kernel_arrays, new_scratch
+from gammon.engine.evaluate import (
+    choose_play,
+    choose_play_pruned,
+    kernel_arrays,
+    network_for,
+    new_scratch,
+)
 from gammon.engine.expert import CRASHED, PRUNE_INPUTS, RACE
-from gammon.engine.network import Network, NetworkPair, equity, forward
+from gammon.engine.network import MAX_INPUTS, Network, NetworkPair, equity, forward
 from gammon.engine.supervised import (
     FitRun,
     LabelRun,
     PruneRun,
     fit,
+    fit_epoch_grouped,
+    group_slices,
+    infer_groups,
     label,
+    load_groups,
     load_shards,
     position_classes,
+    relative_equity_error,
     shard_path,
     train_prune,
 )
@@ -160,6 +171,127 @@ def test_rollout_labels_are_truncated_rollouts_of_each_position(tmp_path: Path) 
         label(SHIPPED, tmp_path / "c", LabelRun(rollout_games=1))
 
 
+def test_shards_record_the_decision_of_each_candidate(shards: Path) -> None:
+    """Each kept position's group is the decision it is a candidate of: the boards of a
+    group are different plays of one roll (the mover's pips the same in each unless it
+    bears off), and groups are numbered across shards. The rule that infers groups for
+    shards written before they were recorded finds the same ones here."""
+    boards, _ = load_shards(shards)
+    groups = load_groups(shards)
+    assert len(groups) == len(boards) and (np.diff(groups) >= 0).all()
+    assert len(np.unique(groups)) < len(boards)  # decisions with several candidates
+    for group in np.unique(groups):
+        members = boards[groups == group]
+        assert len({member.tobytes() for member in members}) == len(members)
+        mover = -members.clip(None, 0)
+        if (mover.sum(axis=1) == 15).all():
+            assert len({int((row * (25 - np.arange(26))).sum()) for row in mover}) == 1
+    for index in range(2):
+        with np.load(shard_path(shards, index)) as data:
+            recorded, inferred = data["groups"], infer_groups(data["boards"])
+        np.testing.assert_array_equal(np.diff(recorded) != 0, np.diff(inferred) != 0)
+
+
+def grouped_loss(arrays: tuple, boards: np.ndarray, labels: np.ndarray,
+                 rank_weight: float) -> float:
+    """The cross-entropy of a group plus ``rank_weight`` times the squared errors of the
+    candidates' equities relative to the group's mean, computed plainly."""
+    inputs, hidden, out = np.empty(MAX_INPUTS, dtype=np.float32), np.empty(512), np.empty(5)
+    total, misses = 0.0, []
+    for board, label_ in zip(boards, labels, strict=True):
+        forward(inputs, *network_for(board, arrays, inputs), hidden, out)
+        total -= float((label_ * np.log(out) + (1 - label_) * np.log(1 - out)).sum())
+        misses.append(equity(out) - equity(label_))
+    relative = np.array(misses) - np.mean(misses)
+    return total + rank_weight * float((relative ** 2).sum())
+
+
+def test_grouped_fit_follows_the_gradient_of_its_loss(shards: Path) -> None:
+    """A grouped step (small alpha) moves the output weights by minus alpha times the
+    finite-difference gradient of cross-entropy plus rank_weight times the relative
+    equity error, for rank weights 0 and 4 (which differ)."""
+    boards, labels = load_shards(shards)
+    groups = load_groups(shards)
+    contact = position_classes(boards) != RACE
+    sizes = np.bincount(groups)
+    group = next(g for g in np.unique(groups)
+                 if sizes[g] >= 3 and contact[groups == g].all())
+    rows = np.flatnonzero(groups == group)
+    member_boards, member_labels = boards[rows], labels[rows].astype(np.float64)
+    steps = {}
+    for rank_weight in (0.0, 4.0):
+        nets = NetworkPair.load(SHIPPED)
+        start = nets.contact.output_weights.copy()
+        alpha = 1e-4
+        fit_epoch_grouped(kernel_arrays(nets), member_boards, member_labels,
+                          np.arange(len(rows)), np.array([0, len(rows)]), np.array([0]),
+                          alpha, rank_weight)
+        step = (start - nets.contact.output_weights) / alpha
+        eps = 1e-2
+        for entry in ((0, 0), (5, 1), (9, 3)):
+            numeric = []
+            for sign in (1, -1):
+                moved = NetworkPair.load(SHIPPED)
+                moved.contact.output_weights[entry] += sign * eps
+                numeric.append(grouped_loss(kernel_arrays(moved), member_boards,
+                                            member_labels, rank_weight))
+            gradient = (numeric[0] - numeric[1]) / (2 * eps)
+            assert step[entry] == pytest.approx(gradient, rel=5e-2, abs=1e-3)
+        steps[rank_weight] = step
+    assert not np.allclose(steps[0.0], steps[4.0])
+
+
+def test_relative_equity_error_is_the_spread_of_the_misses_within_groups(
+        shards: Path) -> None:
+    """Labels equal to the networks' own outputs but for a win chance lowered by d_i give
+    the root mean square of 2 (d_i - the group's mean d); groups of one are left out."""
+    boards, _ = load_shards(shards)
+    nets = kernel_arrays(NetworkPair.load(SHIPPED))
+    inputs, hidden = np.empty(MAX_INPUTS, dtype=np.float32), np.empty(512)
+    labels = np.empty((len(boards), 5))
+    for i, board in enumerate(boards):
+        forward(inputs, *network_for(board, nets, inputs), hidden, labels[i])
+    groups = load_groups(shards)
+    shift = np.random.default_rng(5).uniform(0.0, 0.02, len(boards))
+    labels[:, 0] -= shift
+    rows, starts = group_slices(groups, np.arange(len(boards)))
+    expected = []
+    for g in range(len(starts) - 1):
+        members = rows[starts[g]:starts[g + 1]]
+        if len(members) > 1:
+            expected.extend(2 * (shift[members] - shift[members].mean()))
+    got = relative_equity_error(nets, boards, labels, rows, starts)
+    assert got == pytest.approx(float(np.sqrt(np.mean(np.square(expected)))), rel=1e-4)
+    assert got > 0.004
+
+
+def test_a_grouped_fit_reads_several_directories_as_one_data_set(
+        shards: Path, tmp_path: Path) -> None:
+    """Two directories are fitted as one data set (with a rank weight, by whole
+    decisions), the rank weight is recorded; a negative rank weight is refused."""
+    lines: list[str] = []
+    fit(SHIPPED, [shards, shards], tmp_path / "fit.npz",
+        FitRun(epochs=1, alpha=0.01, holdout=0.3, seed=1, benchmark_pairs=0, min_class=1,
+               rank_weight=2.0), log=lines.append)
+    boards, _ = load_shards(shards)
+    total = int(re.findall(r"([0-9,]+) positions to fit", lines[1])[0].replace(",", ""))
+    held = int(re.findall(r"([0-9,]+) held out", lines[1])[0].replace(",", ""))
+    assert total + held == 2 * len(boards)
+    with np.load(tmp_path / "fit.npz") as data:
+        assert float(data["meta_rank_weight"]) == 2.0
+    lines = []
+    fit(SHIPPED, [shards, shards], tmp_path / "counts.npz",
+        FitRun(epochs=1, alpha=0.01, seed=1, benchmark_pairs=0, min_class=1, shards=(2, 1)),
+        log=lines.append)
+    total = int(re.findall(r"([0-9,]+) positions to fit", lines[1])[0].replace(",", ""))
+    held = int(re.findall(r"([0-9,]+) held out", lines[1])[0].replace(",", ""))
+    assert total + held == len(boards) + len(load_shards(shards, 1)[0])
+    with pytest.raises(ValueError, match="cannot be negative"):
+        fit(SHIPPED, shards, tmp_path / "x.npz", FitRun(rank_weight=-1.0))
+    with pytest.raises(ValueError, match="3 shard counts for 2 directories"):
+        fit(SHIPPED, [shards, shards], tmp_path / "x.npz", FitRun(shards=(1, 1, 1)))
+
+
 def cross_entropy(net: Network, inputs: np.ndarray, target: np.ndarray) -> float:
     hidden, out = np.empty(512), np.empty(5)
     forward(inputs, *net.arrays(), hidden, out)
@@ -200,7 +332,8 @@ def test_fit_learns_the_labels_and_resumes(shards: Path, tmp_path: Path) -> None
     first = float(re.findall(r"held-out cross-entropy ([0-9.]+)", lines[1])[0])
     last = float(re.findall(r"held out ([0-9.]+)", lines[-1])[0])
     assert last < first  # held-out cross-entropy, before and after
-    assert re.search(r"\(contact [0-9.]+, .*race [0-9.]+\)$", lines[-1])  # and by class
+    assert re.search(r"\(contact [0-9.]+, .*race [0-9.]+\), relative equity error [0-9.]+$",
+                     lines[-1])  # and by class
     fit(SHIPPED, shards, tmp_path / "resumed.npz", FitRun(**{**run.__dict__, "epochs": 1}),
         log=lambda line: None)
     lines = []
@@ -260,6 +393,9 @@ def test_cli_stages(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["train", "--stage", "label", "--from", str(SHIPPED), "--out", str(out),
                      "--plies", "3"]) == 2
     assert "not 3-ply" in capsys.readouterr().err
+    assert cli.main(["train", "--stage", "label", "--from", str(SHIPPED), "--out", str(out),
+                     "--shards", "2", "3"]) == 2
+    assert "give --shards one count" in capsys.readouterr().err
     assert not out.exists()
     assert cli.main(["train", "--stage", "fit", "--from", str(SHIPPED),
                      "--out", str(tmp_path / "fit.npz")]) == 2

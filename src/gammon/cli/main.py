@@ -171,9 +171,11 @@ def cmd_train(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
         if args.start is None or args.data is None:
             raise UsageError("--stage fit needs --from WEIGHTS and --data SHARDS_DIRECTORY")
         try:
-            fit(Path(args.start), Path(args.data), Path(args.out),
+            fit(Path(args.start), [Path(one) for one in args.data], Path(args.out),
                 FitRun(epochs=args.epochs, alpha=args.alpha_start, seed=args.seed,
-                       shards=args.shards, min_class=args.min_class,
+                       shards=None if args.shards is None else tuple(args.shards),
+                       min_class=args.min_class,
+                       rank_weight=args.rank_weight,
                        classes=None if args.classes is None else tuple(args.classes)),
                 log=log)
         except ValueError as error:
@@ -197,9 +199,11 @@ def cmd_train(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
 
         if args.start is None:
             raise UsageError("--stage label needs --from WEIGHTS (the labelling networks)")
+        if args.shards is not None and len(args.shards) > 1:
+            raise UsageError("--stage label writes one directory: give --shards one count")
         try:
             label(Path(args.start), Path(args.out),
-                  LabelRun(shards=100 if args.shards is None else args.shards,
+                  LabelRun(shards=100 if args.shards is None else args.shards[0],
                            games=args.games, seed=args.seed,
                            noise=args.noise, plies=args.plies,
                            crashed_only=args.crashed_only, race_only=args.race_only,
@@ -262,7 +266,8 @@ def build_parser() -> argparse.ArgumentParser:
                             "label: shards of positions where search disagrees with 0-ply "
                             "(--out is a directory); fit: fit --from to the --data shards; "
                             "prune: add to --from a pruning network for the search")
-    train.add_argument("--data", help="fit: the directory of labelled shards")
+    train.add_argument("--data", nargs="+",
+                       help="fit: the directories of labelled shards")
     train.add_argument("--from", dest="start",
                        help="bootstrap, fit: the networks to start from; label: the labeller")
     train.add_argument("--rounds", type=int, default=5, help="bootstrap: rounds")
@@ -277,9 +282,10 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--alpha-end", type=float, default=0.02)
     train.add_argument("--contact-hidden", type=int, default=128)
     train.add_argument("--race-hidden", type=int, default=64)
-    train.add_argument("--shards", type=int, default=None,
+    train.add_argument("--shards", type=int, nargs="+", default=None,
                        help="label: shards in all (default 100); fit: use the first this "
-                            "many shards (default: all)")
+                            "many shards of each --data directory, or one count for each "
+                            "(default: all)")
     train.add_argument("--noise", type=float, default=0.05,
                        help="label, prune: equity noise of the self-play choices")
     train.add_argument("--plies", type=int, default=2, help="label: depth of the labels")
@@ -301,6 +307,9 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--classes", nargs="+", choices=("contact", "crashed", "race"),
                        help="fit: fit only these classes' networks (default: every class "
                             "with --min-class positions)")
+    train.add_argument("--rank-weight", type=float, default=0.0,
+                       help="fit: weight of each candidate's equity relative to the other "
+                            "candidates of its decision (0: cross-entropy alone)")
     train.add_argument("--prune-hidden", type=int, default=16,
                        help="prune: hidden units of the pruning network")
     train.add_argument("--crashed-hidden", type=int, default=64,

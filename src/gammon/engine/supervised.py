@@ -15,7 +15,10 @@ plays, not by the luck. Their noise averages out in the fit (the cross-entropy i
 the target); their systematic error is smaller than 2-ply's (``gammon bench labellers``).
 
 The networks are then fitted to the labels (:func:`fit`): stochastic gradient descent on
-the cross-entropy of the five outputs, with a held-out share of the positions to watch.
+the cross-entropy of the five outputs, with a held-out share of the positions to watch;
+with a *rank weight*, also on the error of each candidate's equity relative to the other
+candidates of its decision (:func:`fit_epoch_grouped`), which is what a choice depends on
+and what rollouts on common dice label most precisely.
 
 Output is a directory of *shards*, ``shard-00000.npz`` and on: shard ``k`` holds the
 positions of ``games`` games whose dice and noise come from ``seed * 1_000_003 + k``, and
@@ -28,7 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -79,14 +82,17 @@ MARGIN = np.array([0.16, 0.04], dtype=np.float64)
 
 
 @_jit
-def _grown(boards: np.ndarray, labels: np.ndarray, capacity: int
-           ) -> tuple[np.ndarray, np.ndarray, int]:
-    """``boards`` and ``labels`` (full, ``capacity`` rows) copied into buffers twice as long."""
+def _grown(boards: np.ndarray, labels: np.ndarray, groups: np.ndarray, capacity: int
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """``boards``, ``labels`` and ``groups`` (full, ``capacity`` rows) copied into buffers
+    twice as long."""
     more_boards = np.empty((2 * capacity, 26), dtype=np.int8)
     more_boards[:capacity] = boards
     more_labels = np.empty((2 * capacity, OUTPUTS), dtype=np.float64)
     more_labels[:capacity] = labels
-    return more_boards, more_labels, 2 * capacity
+    more_groups = np.empty(2 * capacity, dtype=np.int32)
+    more_groups[:capacity] = groups
+    return more_boards, more_labels, more_groups, 2 * capacity
 
 
 @_jit
@@ -107,16 +113,18 @@ def _rollout_label(board: np.ndarray, games: int, truncate: int, nets: KernelArr
 def label_games(nets: KernelArrays, games: int, seed: int, noise: float, plies: int,
                 keep: np.ndarray, margin: np.ndarray, crashed_only: bool = False,
                 rollout_games: int = 0, truncate: int = 0, race_only: bool = False
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Play ``games`` noisy 0-ply self-play games; returns the kept boards (side on roll),
-    their labels at ``plies`` (side on roll's probabilities) and the counts [decisions,
-    disagreements]. With ``crashed_only`` the kept boards are instead every crashed
-    position met with the side on roll (before its roll), labelled at ``plies``, and the
-    counts are [decisions, crashed positions]; with ``race_only`` every race position met
-    that is not a pure bear-off (those are exact already), and the counts are [decisions,
-    race positions]. With ``rollout_games`` the kept boards are
-    labelled by rollouts of that many games truncated after ``truncate`` plies (0: none);
-    the candidates of one decision share their dice."""
+    their labels at ``plies`` (side on roll's probabilities), the counts [decisions,
+    disagreements] and each board's group: the number of the decision it is a candidate
+    of (the candidates of one decision are the plays a fit compares). With
+    ``crashed_only`` the kept boards are instead every crashed position met with the side
+    on roll (before its roll), labelled at ``plies``, and the counts are [decisions,
+    crashed positions]; with ``race_only`` every race position met that is not a pure
+    bear-off (those are exact already), and the counts are [decisions, race positions].
+    With ``rollout_games`` the kept boards are labelled by rollouts of that many games
+    truncated after ``truncate`` plies (0: none); the candidates of one decision share
+    their dice."""
     np.random.seed(seed)
     gen = _movegen.new_scratch()
     level1 = _movegen.new_scratch()
@@ -131,6 +139,7 @@ def label_games(nets: KernelArrays, games: int, seed: int, noise: float, plies: 
     capacity = 1024
     boards = np.empty((capacity, 26), dtype=np.int8)
     labels = np.empty((capacity, OUTPUTS), dtype=np.float64)
+    groups = np.empty(capacity, dtype=np.int32)
     n = 0
     counts = np.zeros(2, dtype=np.int64)
     board = np.empty(26, dtype=np.int8)
@@ -154,8 +163,10 @@ def label_games(nets: KernelArrays, games: int, seed: int, noise: float, plies: 
                 if wanted:
                     counts[1] += 1
                     if n == capacity:
-                        boards, labels, capacity = _grown(boards, labels, capacity)
+                        boards, labels, groups, capacity = _grown(boards, labels, groups,
+                                                                  capacity)
                     boards[n] = board
+                    groups[n] = counts[0]
                     if rollout_games > 0:
                         _rollout_label(board, rollout_games, truncate, nets, rolling,
                                        labels[n])
@@ -174,8 +185,10 @@ def label_games(nets: KernelArrays, games: int, seed: int, noise: float, plies: 
                         if depth[i] != plies or terminal_result(gen[0][i], result):
                             continue
                         if n == capacity:
-                            boards, labels, capacity = _grown(boards, labels, capacity)
+                            boards, labels, groups, capacity = _grown(boards, labels,
+                                                                      groups, capacity)
                         swap_board(gen[0][i], boards[n])
+                        groups[n] = counts[0]
                         if is_bearoff_board(boards[n]):
                             continue  # exact from the bear-off database already
                         if rollout_games > 0:
@@ -189,7 +202,7 @@ def label_games(nets: KernelArrays, games: int, seed: int, noise: float, plies: 
             chosen = noisy_choice(shallow_equity, count, noise)
             if end_turn(gen[0][chosen], board, result):
                 break
-    return boards[:n].copy(), labels[:n].copy(), counts
+    return boards[:n].copy(), labels[:n].copy(), counts, groups[:n].copy()
 
 
 @dataclass
@@ -259,14 +272,13 @@ def _label(weights: Path, directory: Path, run: LabelRun, log: Callable[[str], N
     written = 0
     for index in range(done, run.shards):
         began = time.perf_counter()
-        boards, labels, counts = label_games(arrays, run.games, run.seed * 1_000_003 + index,
-                                             run.noise, run.plies, KEEP, MARGIN,
-                                             run.crashed_only, run.rollout_games,
-                                             run.truncate, run.race_only)
+        boards, labels, counts, groups = label_games(
+            arrays, run.games, run.seed * 1_000_003 + index, run.noise, run.plies, KEEP,
+            MARGIN, run.crashed_only, run.rollout_games, run.truncate, run.race_only)
         path = shard_path(directory, index)
         temporary = path.with_suffix(".tmp.npz")
         np.savez_compressed(temporary, boards=boards, labels=labels.astype(np.float32),
-                            decisions=counts[0], disagreements=counts[1],
+                            groups=groups, decisions=counts[0], disagreements=counts[1],
                             **{f"meta_{key}": value for key, value in settings.items()})
         temporary.replace(path)
         written += 1
@@ -301,6 +313,57 @@ def load_shards(directory: Path, limit: int | None = None) -> tuple[np.ndarray, 
     return np.concatenate(boards), np.concatenate(labels)
 
 
+def load_groups(directory: Path, limit: int | None = None) -> np.ndarray:
+    """Each position's group (the decision it is a candidate of), numbered across the
+    shards in the order of :func:`load_shards`. Shards written before groups were recorded
+    get them from :func:`infer_groups`."""
+    paths = sorted(directory.glob("shard-*.npz"))
+    if limit is not None:
+        paths = paths[:limit]
+    parts, offset = [], 0
+    for path in paths:
+        with np.load(path) as data:
+            groups = (data["groups"].astype(np.int64) if "groups" in data
+                      else infer_groups(data["boards"]))
+        if len(groups):
+            _, groups = np.unique(groups, return_inverse=True)  # 0, 1, ... in this shard
+            parts.append(groups + offset)
+            offset += int(groups.max()) + 1
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+
+
+@_jit
+def infer_groups(boards: np.ndarray) -> np.ndarray:
+    """Groups of consecutive boards that are candidates of one decision, told from the
+    boards alone: the side on roll has the same checkers in each but for blots hit by one
+    play and not another, and the mover (the side not on roll) the same pip count unless
+    it bears off."""
+    groups = np.zeros(len(boards), dtype=np.int64)
+    for i in range(1, len(boards)):
+        pips, checkers = _mover_pips(boards[i])
+        last_pips, last_checkers = _mover_pips(boards[i - 1])
+        same = pips == last_pips or checkers < 15 or last_checkers < 15
+        for point in range(1, 25):
+            a = max(boards[i - 1, point], 0)
+            b = max(boards[i, point], 0)
+            if a != b and not (min(a, b) == 0 and max(a, b) == 1):
+                same = False
+        groups[i] = groups[i - 1] if same else groups[i - 1] + 1
+    return groups
+
+
+@_jit
+def _mover_pips(board: np.ndarray) -> tuple[int, int]:
+    """The pip count and the checkers not borne off of the side not on roll."""
+    pips = 0
+    checkers = 0
+    for point in range(25):  # index 0 is that side's bar
+        if board[point] < 0:
+            pips -= board[point] * (25 - point)
+            checkers -= board[point]
+    return pips, checkers
+
+
 @_jit
 def _cross_entropy(out: np.ndarray, target: np.ndarray) -> float:
     total = 0.0
@@ -329,6 +392,96 @@ def fit_epoch(nets: KernelArrays, boards: np.ndarray, labels: np.ndarray, order:
             delta_out[k] = out[k] - labels[i, k]
         backpropagate(inputs, w1, b1, w2, b2, hidden, delta_out, delta_hidden, alpha)
     return total / max(len(order), 1)
+
+
+# d equity / d output: the cubeless money equity's weights of the five probabilities
+EQUITY_WEIGHTS = np.array([2.0, 1.0, 1.0, -1.0, -1.0])
+
+
+@_jit
+def fit_epoch_grouped(nets: KernelArrays, boards: np.ndarray, labels: np.ndarray,
+                      rows: np.ndarray, starts: np.ndarray, order: np.ndarray, alpha: float,
+                      rank_weight: float) -> float:
+    """One pass of SGD over the groups ``order`` (group ``g`` is ``rows[starts[g]:
+    starts[g + 1]]``, the candidates of one decision) on the cross-entropy plus
+    ``rank_weight`` times the squared error of each candidate's equity relative to its
+    group's mean. The candidates of a decision share their rollout dice, so the
+    differences between their labels are far less noisy than the labels, and they are
+    what a choice between the plays depends on. Returns the mean cross-entropy met."""
+    inputs = np.empty(MAX_INPUTS, dtype=np.float32)
+    hidden = np.empty(512, dtype=np.float64)
+    delta_hidden = np.empty(512, dtype=np.float64)
+    delta_out = np.empty(OUTPUTS, dtype=np.float64)
+    out = np.empty(OUTPUTS, dtype=np.float64)
+    largest = 1
+    for g in range(len(starts) - 1):
+        largest = max(largest, starts[g + 1] - starts[g])
+    miss = np.empty(largest, dtype=np.float64)  # equity minus the label's equity
+    total = 0.0
+    count = 0
+    for g in order:
+        first, last = starts[g], starts[g + 1]
+        mean_miss = 0.0
+        for m in range(first, last):
+            i = rows[m]
+            w1, b1, w2, b2 = network_for(boards[i], nets, inputs)
+            forward(inputs, w1, b1, w2, b2, hidden, out)
+            value = 0.0
+            for k in range(OUTPUTS):
+                value += EQUITY_WEIGHTS[k] * (out[k] - labels[i, k])
+            miss[m - first] = value
+            mean_miss += value
+        mean_miss /= last - first
+        for m in range(first, last):
+            i = rows[m]
+            w1, b1, w2, b2 = network_for(boards[i], nets, inputs)
+            forward(inputs, w1, b1, w2, b2, hidden, out)
+            total += _cross_entropy(out, labels[i])
+            count += 1
+            relative = 2.0 * rank_weight * (miss[m - first] - mean_miss)
+            for k in range(OUTPUTS):
+                delta_out[k] = (out[k] - labels[i, k]
+                                + relative * EQUITY_WEIGHTS[k] * out[k] * (1.0 - out[k]))
+            backpropagate(inputs, w1, b1, w2, b2, hidden, delta_out, delta_hidden, alpha)
+    return total / max(count, 1)
+
+
+@_jit
+def relative_equity_error(nets: KernelArrays, boards: np.ndarray, labels: np.ndarray,
+                          rows: np.ndarray, starts: np.ndarray) -> float:
+    """Root mean square, over the candidates of groups of two or more, of the error in
+    equity relative to the group's mean: how far the networks are from the labels on what
+    decides between the plays."""
+    inputs = np.empty(MAX_INPUTS, dtype=np.float32)
+    hidden = np.empty(512, dtype=np.float64)
+    out = np.empty(OUTPUTS, dtype=np.float64)
+    miss = np.empty(len(rows), dtype=np.float64)
+    for m in range(len(rows)):
+        i = rows[m]
+        w1, b1, w2, b2 = network_for(boards[i], nets, inputs)
+        forward(inputs, w1, b1, w2, b2, hidden, out)
+        value = 0.0
+        for k in range(OUTPUTS):
+            value += EQUITY_WEIGHTS[k] * (out[k] - labels[i, k])
+        miss[m] = value
+    squares = 0.0
+    count = 0
+    for g in range(len(starts) - 1):
+        first, last = starts[g], starts[g + 1]
+        if last - first < 2:
+            continue
+        mean_miss = miss[first:last].mean()
+        for m in range(first, last):
+            squares += (miss[m] - mean_miss) ** 2
+            count += 1
+    return float(np.sqrt(squares / max(count, 1)))
+
+
+def group_slices(groups: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``rows`` sorted by group and each group's start in them (the last entry the end)."""
+    ordered = rows[np.argsort(groups[rows], kind="stable")]
+    _, first = np.unique(groups[ordered], return_index=True)
+    return ordered, np.append(first, len(ordered)).astype(np.int64)
 
 
 @_jit
@@ -368,27 +521,56 @@ class FitRun:
     holdout: float = 0.1  # share of the positions kept out of training
     seed: int = 1
     benchmark_pairs: int = 500
-    shards: int | None = None  # the first this many shards (None: all there are)
+    # the first this many shards of each directory, or a count for each (None: all)
+    shards: int | tuple[int, ...] | None = None
     min_class: int = 300  # a class's network is fitted only on at least this many positions
     classes: tuple[str, ...] | None = None  # fit only these classes' networks (None: all)
+    # weight of the candidates' equities relative to their decision's mean (0: plain
+    # cross-entropy, positions held out one by one; otherwise whole decisions held out)
+    rank_weight: float = 0.0
 
 
-def fit(start: Path, directory: Path, path: Path, run: FitRun,
+def fit(start: Path, directory: Path | Sequence[Path], path: Path, run: FitRun,
         log: Callable[[str], None] = print) -> NetworkPair:
-    """Fit the networks of ``start`` to the shards in ``directory``; the result after each
-    epoch goes to ``path``, and a stopped fit resumes from it. Logs the training and
-    held-out cross-entropy per epoch, and a quick duplicate match against pubeval at the
-    end."""
+    """Fit the networks of ``start`` to the shards in ``directory`` (or in each of several
+    directories, the first ``run.shards`` of each); the result after each epoch goes to
+    ``path``, and a stopped fit resumes from it. Logs the training and held-out
+    cross-entropy and the held-out relative equity error per epoch, and a quick duplicate
+    match against pubeval at the end."""
     if not 0.0 < run.holdout < 1.0:
         raise ValueError(f"the held-out share must be between 0 and 1, not {run.holdout}")
-    boards, labels = load_shards(directory, run.shards)
-    labels64 = labels.astype(np.float64)
-    rows = np.random.default_rng(run.seed).permutation(len(boards))
-    held = rows[:max(1, int(len(rows) * run.holdout))]
-    train_rows = rows[len(held):]
-    settings = {"start": str(start), "shards": str(directory), "positions": len(boards),
-                "alpha": run.alpha, "holdout": run.holdout, "seed": run.seed,
-                "min_class": run.min_class}
+    if run.rank_weight < 0.0:
+        raise ValueError(f"the rank weight cannot be negative, not {run.rank_weight}")
+    directories = [directory] if isinstance(directory, Path) else list(directory)
+    limits: tuple[int | None, ...] = (
+        run.shards if isinstance(run.shards, tuple) else (run.shards,))
+    if len(limits) == 1:
+        limits *= len(directories)
+    if len(limits) != len(directories):
+        raise ValueError(f"{len(limits)} shard counts for {len(directories)} directories")
+    parts = [load_shards(one, limit) for one, limit in zip(directories, limits, strict=True)]
+    boards = np.concatenate([one[0] for one in parts])
+    labels64 = np.concatenate([one[1] for one in parts]).astype(np.float64)
+    groups, offset = [], 0
+    for one, limit in zip(directories, limits, strict=True):
+        numbers = load_groups(one, limit)
+        groups.append(numbers + offset)
+        offset += int(numbers.max()) + 1 if len(numbers) else 0
+    group_of = np.concatenate(groups)
+    rng = np.random.default_rng(run.seed)
+    if run.rank_weight:
+        held_groups = rng.permutation(offset)[:max(1, int(offset * run.holdout))]
+        is_held = np.isin(group_of, held_groups)
+        held, train_rows = np.flatnonzero(is_held), np.flatnonzero(~is_held)
+    else:
+        rows = rng.permutation(len(boards))
+        held = rows[:max(1, int(len(rows) * run.holdout))]
+        train_rows = rows[len(held):]
+    settings = {"start": str(start), "shards": ",".join(map(str, directories)),
+                "positions": len(boards), "alpha": run.alpha, "holdout": run.holdout,
+                "seed": run.seed, "min_class": run.min_class}
+    if run.rank_weight:
+        settings["rank_weight"] = run.rank_weight
     if run.classes is not None:
         unknown = set(run.classes) - set(CLASS_NAMES)
         if unknown:
@@ -436,18 +618,30 @@ def fit(start: Path, directory: Path, path: Path, run: FitRun,
                          for name, rows in zip(CLASS_NAMES, held_by_class, strict=True)
                          if len(rows))
 
+    held_sorted, held_starts = group_slices(group_of, held)
+
+    def relative() -> str:
+        error = relative_equity_error(arrays, boards, labels64, held_sorted, held_starts)
+        return f"relative equity error {error:.5f}"
+
     counts = ", ".join(f"{name} {len(rows):,}"
                        for name, rows in zip(CLASS_NAMES, held_by_class, strict=True))
     log(f"{len(train_rows):,} positions to fit, {len(held):,} held out ({counts}); held-out "
         f"cross-entropy {mean_cross_entropy(arrays, boards, labels64, held):.5f} "
-        f"({by_class()})")
+        f"({by_class()}), {relative()}")
+    train_sorted, train_starts = group_slices(group_of, train_rows)
     for epoch in range(done + 1, run.epochs + 1):
         shuffle = np.random.default_rng(run.seed * 1_000_003 + epoch)
-        order = train_rows[shuffle.permutation(len(train_rows))]
-        train_loss = fit_epoch(arrays, boards, labels64, order, run.alpha)
+        if run.rank_weight:
+            order = shuffle.permutation(len(train_starts) - 1)
+            train_loss = fit_epoch_grouped(arrays, boards, labels64, train_sorted,
+                                           train_starts, order, run.alpha, run.rank_weight)
+        else:
+            order = train_rows[shuffle.permutation(len(train_rows))]
+            train_loss = fit_epoch(arrays, boards, labels64, order, run.alpha)
         held_loss = mean_cross_entropy(arrays, boards, labels64, held)
         log(f"epoch {epoch}/{run.epochs}: training {train_loss:.5f}, held out {held_loss:.5f} "
-            f"({by_class()})")
+            f"({by_class()}), {relative()}")
         nets.save(path, epochs_done=epoch, heldout_cross_entropy=held_loss, **settings)
     if run.benchmark_pairs:
         mean, half = pubeval_score(nets, run.benchmark_pairs, seed=999)
