@@ -373,25 +373,12 @@ def _cross_entropy(out: np.ndarray, target: np.ndarray) -> float:
     return total
 
 
-@_jit
 def fit_epoch(nets: KernelArrays, boards: np.ndarray, labels: np.ndarray, order: np.ndarray,
               alpha: float) -> float:
     """One pass of SGD over ``boards[order]`` (each by its class's network) on the
     cross-entropy; returns the mean cross-entropy met on the way."""
-    inputs = np.empty(MAX_INPUTS, dtype=np.float32)
-    hidden = np.empty(512, dtype=np.float64)
-    delta_hidden = np.empty(512, dtype=np.float64)
-    delta_out = np.empty(OUTPUTS, dtype=np.float64)
-    out = np.empty(OUTPUTS, dtype=np.float64)
-    total = 0.0
-    for i in order:
-        w1, b1, w2, b2 = network_for(boards[i], nets, inputs)
-        forward(inputs, w1, b1, w2, b2, hidden, out)
-        total += _cross_entropy(out, labels[i])
-        for k in range(OUTPUTS):  # the gradient at a sigmoid's input, for cross-entropy
-            delta_out[k] = out[k] - labels[i, k]
-        backpropagate(inputs, w1, b1, w2, b2, hidden, delta_out, delta_hidden, alpha)
-    return total / max(len(order), 1)
+    singles = np.arange(len(order) + 1, dtype=np.int64)  # each position a group of its own
+    return fit_epoch_grouped(nets, boards, labels, order, singles, singles[:-1], alpha, 0.0)
 
 
 # d equity / d output: the cubeless money equity's weights of the five probabilities
@@ -416,22 +403,18 @@ def fit_epoch_grouped(nets: KernelArrays, boards: np.ndarray, labels: np.ndarray
     largest = 1
     for g in range(len(starts) - 1):
         largest = max(largest, starts[g + 1] - starts[g])
-    miss = np.empty(largest, dtype=np.float64)  # equity minus the label's equity
+    miss = np.zeros(largest, dtype=np.float64)  # equity minus the label's equity
     total = 0.0
     count = 0
     for g in order:
         first, last = starts[g], starts[g + 1]
         mean_miss = 0.0
-        for m in range(first, last):
-            i = rows[m]
-            w1, b1, w2, b2 = network_for(boards[i], nets, inputs)
-            forward(inputs, w1, b1, w2, b2, hidden, out)
-            value = 0.0
-            for k in range(OUTPUTS):
-                value += EQUITY_WEIGHTS[k] * (out[k] - labels[i, k])
-            miss[m - first] = value
-            mean_miss += value
-        mean_miss /= last - first
+        if rank_weight:
+            for m in range(first, last):
+                miss[m - first] = _equity_miss(boards[rows[m]], labels[rows[m]], nets,
+                                               inputs, hidden, out)
+                mean_miss += miss[m - first]
+            mean_miss /= last - first
         for m in range(first, last):
             i = rows[m]
             w1, b1, w2, b2 = network_for(boards[i], nets, inputs)
@@ -447,6 +430,18 @@ def fit_epoch_grouped(nets: KernelArrays, boards: np.ndarray, labels: np.ndarray
 
 
 @_jit
+def _equity_miss(board: np.ndarray, label: np.ndarray, nets: KernelArrays,
+                 inputs: np.ndarray, hidden: np.ndarray, out: np.ndarray) -> float:
+    """The networks' equity of ``board`` minus its label's."""
+    w1, b1, w2, b2 = network_for(board, nets, inputs)
+    forward(inputs, w1, b1, w2, b2, hidden, out)
+    value = 0.0
+    for k in range(OUTPUTS):
+        value += EQUITY_WEIGHTS[k] * (out[k] - label[k])
+    return value
+
+
+@_jit
 def relative_equity_error(nets: KernelArrays, boards: np.ndarray, labels: np.ndarray,
                           rows: np.ndarray, starts: np.ndarray) -> float:
     """Root mean square, over the candidates of groups of two or more, of the error in
@@ -457,13 +452,7 @@ def relative_equity_error(nets: KernelArrays, boards: np.ndarray, labels: np.nda
     out = np.empty(OUTPUTS, dtype=np.float64)
     miss = np.empty(len(rows), dtype=np.float64)
     for m in range(len(rows)):
-        i = rows[m]
-        w1, b1, w2, b2 = network_for(boards[i], nets, inputs)
-        forward(inputs, w1, b1, w2, b2, hidden, out)
-        value = 0.0
-        for k in range(OUTPUTS):
-            value += EQUITY_WEIGHTS[k] * (out[k] - labels[i, k])
-        miss[m] = value
+        miss[m] = _equity_miss(boards[rows[m]], labels[rows[m]], nets, inputs, hidden, out)
     squares = 0.0
     count = 0
     for g in range(len(starts) - 1):
