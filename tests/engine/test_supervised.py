@@ -45,13 +45,17 @@ from gammon.engine.training import backpropagate
 SHIPPED = Path(__file__).parents[2] / "src/gammon/engine/weights/gammon.npz"
 UNPRUNED = Path(__file__).parents[2] / "training/checkpoints/td-expert-h128-seed1-g1m.npz"
 """The shipped networks without their pruning network."""
-RUN = LabelRun(shards=2, games=1, seed=3, noise=0.05, plies=1)
+RUN = LabelRun(shards=2, games=1, seed=1, noise=0.05, plies=1)
 
 
 @pytest.fixture(scope="module")
 def shards(tmp_path_factory: pytest.TempPathFactory) -> Path:
     directory = tmp_path_factory.mktemp("labels")
     assert label(SHIPPED, directory, RUN, log=lambda line: None) == 2
+    # the class tests below need both contact and race positions; which the games reach
+    # depends on the shipped networks (a new seed is needed when they change)
+    kinds = position_classes(load_shards(directory)[0])
+    assert (kinds != RACE).sum() >= 10 and (kinds == RACE).sum() >= 10
     return directory
 
 
@@ -332,8 +336,9 @@ def test_fit_learns_the_labels_and_resumes(shards: Path, tmp_path: Path) -> None
     first = float(re.findall(r"held-out cross-entropy ([0-9.]+)", lines[1])[0])
     last = float(re.findall(r"held out ([0-9.]+)", lines[-1])[0])
     assert last < first  # held-out cross-entropy, before and after
-    assert re.search(r"\(contact [0-9.]+, .*race [0-9.]+\), relative equity error [0-9.]+$",
-                     lines[-1])  # and by class
+    # and by class, for the classes the held-out positions hold (which depends on the games)
+    assert re.search(r"\(contact [0-9.]+(, (crashed|race) [0-9.]+)*\), "
+                     r"relative equity error [0-9.]+$", lines[-1])
     fit(SHIPPED, shards, tmp_path / "resumed.npz", FitRun(**{**run.__dict__, "epochs": 1}),
         log=lambda line: None)
     lines = []
