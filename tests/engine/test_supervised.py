@@ -175,6 +175,40 @@ def test_rollout_labels_are_truncated_rollouts_of_each_position(tmp_path: Path) 
         label(SHIPPED, tmp_path / "c", LabelRun(rollout_games=1))
 
 
+def test_pruned_rollouts_choose_as_the_inner_plies_do(tmp_path: Path) -> None:
+    """--rollout-pruned plays the rollouts' moves with the pruning network's help: when it
+    passes every play to the full evaluation the games are those of the plain rollout,
+    and when it passes one the games differ. Its labels agree with plain ones within the
+    rollouts' noise; its shards record the setting and do not mix with plain ones."""
+    run = LabelRun(shards=1, games=1, seed=3, plies=1, rollout_games=64, truncate=3)
+    pruned = LabelRun(**{**run.__dict__, "rollout_pruned": True})
+    label(SHIPPED, tmp_path / "p", pruned, log=lambda line: None)
+    label(SHIPPED, tmp_path / "q", run, log=lambda line: None)
+    boards, labels = load_shards(tmp_path / "p")
+    same, plain_labels = load_shards(tmp_path / "q")
+    np.testing.assert_array_equal(boards, same)  # the same positions, chosen by the search
+    assert not np.array_equal(labels, plain_labels)
+    noise = np.sqrt(2 * labels * (1 - labels) / 64 + 1e-4)
+    assert (np.abs(labels - plain_labels) <= 5 * noise).all()
+    nets = NetworkPair.load(SHIPPED)
+    level = _movegen.new_scratch()
+    everything = kernel_arrays(nets, prune_keep=_movegen.CAPACITY)
+    one = kernel_arrays(nets, prune_keep=1)
+    differ = 0
+    for board in boards[:6]:
+        plain = search.rollout(board, 32, 5, 7, everything, level)
+        np.testing.assert_array_equal(search.rollout(board, 32, 5, 7, everything, level, True),
+                                      plain)
+        differ += not np.array_equal(search.rollout(board, 32, 5, 7, one, level, True), plain)
+    assert differ > 0
+    with np.load(shard_path(tmp_path / "p", 0)) as data:
+        assert data["meta_rollout_pruned"].item() is True
+    with pytest.raises(ValueError, match="was made with"):
+        label(SHIPPED, tmp_path / "p", LabelRun(**{**run.__dict__, "shards": 2}))
+    with pytest.raises(ValueError, match="applies to rollout labels"):
+        label(SHIPPED, tmp_path / "r", LabelRun(rollout_pruned=True))
+
+
 def test_shards_record_the_decision_of_each_candidate(shards: Path) -> None:
     """Each kept position's group is the decision it is a candidate of: the boards of a
     group are different plays of one roll (the mover's pips the same in each unless it

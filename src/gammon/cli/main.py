@@ -207,7 +207,8 @@ def cmd_train(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
                            games=args.games, seed=args.seed,
                            noise=args.noise, plies=args.plies,
                            crashed_only=args.crashed_only, race_only=args.race_only,
-                           rollout_games=args.rollout_games, truncate=args.truncate),
+                           rollout_games=args.rollout_games, truncate=args.truncate,
+                           rollout_pruned=args.rollout_pruned),
                   log=log)
         except ValueError as error:
             raise UsageError(str(error)) from None
@@ -301,6 +302,9 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--truncate", type=int, default=0,
                        help="label: plies of each rollout game before the networks judge "
                             "it (0: to the end)")
+    train.add_argument("--rollout-pruned", action="store_true",
+                       help="label: choose the rollouts' plays as the search's inner plies "
+                            "do, the pruning network's best few fully evaluated (faster)")
     train.add_argument("--min-class", type=int, default=300,
                        help="fit: a class's network is fitted only on at least this many "
                             "positions of it")

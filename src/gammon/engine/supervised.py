@@ -96,14 +96,14 @@ def _grown(boards: np.ndarray, labels: np.ndarray, groups: np.ndarray, capacity:
 
 
 @_jit
-def _rollout_label(board: np.ndarray, games: int, truncate: int, nets: KernelArrays,
-                   level: Arrays, out: np.ndarray) -> None:
+def _rollout_label(board: np.ndarray, games: int, truncate: int, pruned: bool,
+                   nets: KernelArrays, level: Arrays, out: np.ndarray) -> None:
     """``out`` = the mean of a truncated rollout of ``board`` (side on roll), its dice
     seeded from the self-play's random stream, which then goes on from a fresh draw (the
     rollout reseeds the generator game by game)."""
     rollout_seed = np.random.randint(0, 2**31 - 1)
     resume_seed = np.random.randint(0, 2**31 - 1)
-    rows = search.rollout(board, games, truncate, rollout_seed, nets, level)
+    rows = search.rollout(board, games, truncate, rollout_seed, nets, level, pruned)
     for k in range(OUTPUTS):
         out[k] = rows[:, k].mean()
     np.random.seed(resume_seed)
@@ -112,7 +112,8 @@ def _rollout_label(board: np.ndarray, games: int, truncate: int, nets: KernelArr
 @_jit
 def label_games(nets: KernelArrays, games: int, seed: int, noise: float, plies: int,
                 keep: np.ndarray, margin: np.ndarray, crashed_only: bool = False,
-                rollout_games: int = 0, truncate: int = 0, race_only: bool = False
+                rollout_games: int = 0, truncate: int = 0, race_only: bool = False,
+                rollout_pruned: bool = False
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Play ``games`` noisy 0-ply self-play games; returns the kept boards (side on roll),
     their labels at ``plies`` (side on roll's probabilities), the counts [decisions,
@@ -123,8 +124,8 @@ def label_games(nets: KernelArrays, games: int, seed: int, noise: float, plies: 
     crashed positions]; with ``race_only`` every race position met that is not a pure
     bear-off (those are exact already), and the counts are [decisions, race positions].
     With ``rollout_games`` the kept boards are labelled by rollouts of that many games
-    truncated after ``truncate`` plies (0: none); the candidates of one decision share
-    their dice."""
+    truncated after ``truncate`` plies (0: none), their plays chosen with the pruning
+    network when ``rollout_pruned``; the candidates of one decision share their dice."""
     np.random.seed(seed)
     gen = _movegen.new_scratch()
     level1 = _movegen.new_scratch()
@@ -168,8 +169,8 @@ def label_games(nets: KernelArrays, games: int, seed: int, noise: float, plies: 
                     boards[n] = board
                     groups[n] = counts[0]
                     if rollout_games > 0:
-                        _rollout_label(board, rollout_games, truncate, nets, rolling,
-                                       labels[n])
+                        _rollout_label(board, rollout_games, truncate, rollout_pruned,
+                                       nets, rolling, labels[n])
                     else:
                         search.position_value(board, plies, nets, scratch, level1, level2,
                                               labels[n])
@@ -193,8 +194,8 @@ def label_games(nets: KernelArrays, games: int, seed: int, noise: float, plies: 
                             continue  # exact from the bear-off database already
                         if rollout_games > 0:
                             np.random.seed(decision_seed)
-                            _rollout_label(boards[n], rollout_games, truncate, nets,
-                                           rolling, labels[n])
+                            _rollout_label(boards[n], rollout_games, truncate,
+                                           rollout_pruned, nets, rolling, labels[n])
                         else:
                             invert(ranked[i], labels[n])
                         n += 1
@@ -219,6 +220,12 @@ class LabelRun:
     race_only: bool = False  # every race position met (not a pure bear-off) instead
     rollout_games: int = 0  # label by truncated rollouts of this many games (0: by search)
     truncate: int = 0  # plies of each rollout game (0: to the end)
+    rollout_pruned: bool = False  # rollout plays chosen with the pruning network's help
+
+
+# LabelRun settings recorded in a shard only when set, so that shards written before a
+# setting existed stay valid
+OPTIONAL_SETTINGS = ("crashed_only", "race_only", "rollout_games", "truncate", "rollout_pruned")
 
 
 def weights_digest(path: Path) -> str:
@@ -243,6 +250,8 @@ def label(weights: Path, directory: Path, run: LabelRun,
     if run.rollout_games < 0 or run.rollout_games == 1 or run.truncate < 0:
         raise ValueError("a rollout label needs 2 games or more, truncated after 0 "
                          "(to the end) or more plies")
+    if run.rollout_pruned and not run.rollout_games:
+        raise ValueError("--rollout-pruned applies to rollout labels (--rollout-games)")
     with sole_writer(directory):
         return _label(weights, directory, run, log)
 
@@ -251,7 +260,7 @@ def _label(weights: Path, directory: Path, run: LabelRun, log: Callable[[str], N
     # Every shard records what determines it (a job may be extended to more shards).
     settings = {**asdict(run), "weights_sha256": weights_digest(weights)}
     del settings["shards"]
-    for optional in ("crashed_only", "race_only", "rollout_games", "truncate"):
+    for optional in OPTIONAL_SETTINGS:
         if not settings[optional]:  # shards written before the setting existed stay valid
             del settings[optional]
     directory.mkdir(parents=True, exist_ok=True)
@@ -259,8 +268,7 @@ def _label(weights: Path, directory: Path, run: LabelRun, log: Callable[[str], N
     while shard_path(directory, done).exists():
         with np.load(shard_path(directory, done)) as data:
             recorded = {key: data[f"meta_{key}"].item()
-                        for key in {*settings, "crashed_only", "race_only", "rollout_games",
-                                    "truncate"}
+                        for key in {*settings, *OPTIONAL_SETTINGS}
                         if f"meta_{key}" in data}
         if recorded != settings:
             raise ValueError(f"{shard_path(directory, done)} was made with {recorded}, "
@@ -274,7 +282,8 @@ def _label(weights: Path, directory: Path, run: LabelRun, log: Callable[[str], N
         began = time.perf_counter()
         boards, labels, counts, groups = label_games(
             arrays, run.games, run.seed * 1_000_003 + index, run.noise, run.plies, KEEP,
-            MARGIN, run.crashed_only, run.rollout_games, run.truncate, run.race_only)
+            MARGIN, run.crashed_only, run.rollout_games, run.truncate, run.race_only,
+            run.rollout_pruned)
         path = shard_path(directory, index)
         temporary = path.with_suffix(".tmp.npz")
         np.savez_compressed(temporary, boards=boards, labels=labels.astype(np.float32),
@@ -289,7 +298,8 @@ def _label(weights: Path, directory: Path, run: LabelRun, log: Callable[[str], N
             kept = (f"positions from {counts[1]:,} of {counts[0]:,} decisions where "
                     f"{run.plies}-ply disagrees")
         if run.rollout_games:
-            kept += f", labelled by rollouts of {run.rollout_games} games"
+            kept += (f", labelled by rollouts of {run.rollout_games} games"
+                     + (" (pruned plays)" if run.rollout_pruned else ""))
         log(f"shard {index + 1}/{run.shards}: {len(boards):,} {kept} "
             f"({time.perf_counter() - began:.0f} s)")
     return written
