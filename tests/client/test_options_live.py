@@ -166,10 +166,12 @@ def test_auto_bear_off_switched_on_mid_turn_plays_at_once(pages: Pages) -> None:
     start_bot_match(page, kind="single")
     roll_to_move(page)
     # a turn where every legal step bears a checker off (the page's copy of the server's
-    # game is made so; what it sends is caught, not sent)
+    # game is made so, and kept: the server's messages no longer reach it; what it sends
+    # is caught, not sent)
     page.evaluate(f"""(() => {{ const p = {PAGE};
         p.feed.game = {{ ...p.feed.game, dice_left: [5, 4], reach: null,
                         legal: {{ "4": {{ "4": 0, "5": 0 }}, "2": {{ "4": 0, "5": 0 }} }} }};
+        p.feed.onMessage = () => {{}};
         window.sent = [];
         p.send = (type, fields) => {{ window.sent.push([type, fields]); return true; }};
         p.render(); }})()""")
