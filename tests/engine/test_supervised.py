@@ -127,7 +127,7 @@ def test_race_only_shards_hold_race_positions_rolled_out_to_the_end(tmp_path: Pa
     assert (labels[mine_off > 0, 3:] == 0).all()
     assert (labels[~mine_back, 4] == 0).all()
     assert (labels[:, 1] <= labels[:, 0] + 1e-6).all()
-    with pytest.raises(ValueError, match="not both"):
+    with pytest.raises(ValueError, match="only one of them"):
         label(SHIPPED, tmp_path / "both", LabelRun(crashed_only=True, race_only=True))
 
 
@@ -207,6 +207,32 @@ def test_pruned_rollouts_choose_as_the_inner_plies_do(tmp_path: Path) -> None:
         label(SHIPPED, tmp_path / "p", LabelRun(**{**run.__dict__, "shards": 2}))
     with pytest.raises(ValueError, match="applies to rollout labels"):
         label(SHIPPED, tmp_path / "r", LabelRun(rollout_pruned=True))
+
+
+def test_crashed_decisions_keep_the_disagreements_of_crashed_positions(tmp_path: Path) -> None:
+    """--crashed-decisions looks only at the decisions of crashed positions: every kept
+    position is crashed (most of a plain job's are not), labelled by the search like any
+    other, from fewer decisions looked at than the games hold."""
+    run = LabelRun(shards=1, games=3, seed=2, plies=1)
+    label(SHIPPED, tmp_path / "all", run, log=lambda line: None)
+    label(SHIPPED, tmp_path / "crashed", LabelRun(**{**run.__dict__, "crashed_decisions": True}),
+          log=lambda line: None)
+    boards, _ = load_shards(tmp_path / "all")
+    crashed, labels = load_shards(tmp_path / "crashed")
+    assert len(crashed) > 0 and (position_classes(crashed) == CRASHED).all()
+    assert (position_classes(boards) != CRASHED).sum() > len(boards) / 2
+    with np.load(shard_path(tmp_path / "all", 0)) as plain, \
+            np.load(shard_path(tmp_path / "crashed", 0)) as data:
+        assert 0 < int(data["disagreements"]) <= int(data["decisions"]) < int(plain["decisions"])
+        assert data["meta_crashed_decisions"].item() is True
+    arrays = kernel_arrays(NetworkPair.load(SHIPPED))
+    scratch, level = new_scratch(), _movegen.new_scratch()
+    out = np.empty(5)
+    for board, expected in zip(crashed[:10], labels[:10], strict=True):
+        search.position_value(board, 1, arrays, scratch, level, level, out)
+        np.testing.assert_allclose(out, expected, atol=1e-6)
+    with pytest.raises(ValueError, match="only one of them"):
+        label(SHIPPED, tmp_path / "x", LabelRun(crashed_decisions=True, crashed_only=True))
 
 
 def test_shards_record_the_decision_of_each_candidate(shards: Path) -> None:

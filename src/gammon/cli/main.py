@@ -208,7 +208,8 @@ def cmd_train(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
                            noise=args.noise, plies=args.plies,
                            crashed_only=args.crashed_only, race_only=args.race_only,
                            rollout_games=args.rollout_games, truncate=args.truncate,
-                           rollout_pruned=args.rollout_pruned),
+                           rollout_pruned=args.rollout_pruned,
+                           crashed_decisions=args.crashed_decisions),
                   log=log)
         except ValueError as error:
             raise UsageError(str(error)) from None
@@ -296,6 +297,9 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--race-only", action="store_true",
                        help="label: keep every race position met (side on roll) that is "
                             "not a pure bear-off, not the positions where search disagrees")
+    train.add_argument("--crashed-decisions", action="store_true",
+                       help="label: keep only the positions where search disagrees with "
+                            "0-ply in crashed positions (the candidates of each decision)")
     train.add_argument("--rollout-games", type=int, default=0,
                        help="label: label the positions by truncated rollouts of this many "
                             "games (0: by the search at --plies, which still picks them)")

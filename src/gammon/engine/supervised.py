@@ -113,7 +113,7 @@ def _rollout_label(board: np.ndarray, games: int, truncate: int, pruned: bool,
 def label_games(nets: KernelArrays, games: int, seed: int, noise: float, plies: int,
                 keep: np.ndarray, margin: np.ndarray, crashed_only: bool = False,
                 rollout_games: int = 0, truncate: int = 0, race_only: bool = False,
-                rollout_pruned: bool = False
+                rollout_pruned: bool = False, crashed_decisions: bool = False
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Play ``games`` noisy 0-ply self-play games; returns the kept boards (side on roll),
     their labels at ``plies`` (side on roll's probabilities), the counts [decisions,
@@ -125,7 +125,9 @@ def label_games(nets: KernelArrays, games: int, seed: int, noise: float, plies: 
     bear-off (those are exact already), and the counts are [decisions, race positions].
     With ``rollout_games`` the kept boards are labelled by rollouts of that many games
     truncated after ``truncate`` plies (0: none), their plays chosen with the pruning
-    network when ``rollout_pruned``; the candidates of one decision share their dice."""
+    network when ``rollout_pruned``; the candidates of one decision share their dice.
+    With ``crashed_decisions`` only the decisions of crashed positions are looked at (the
+    counts are then of those)."""
     np.random.seed(seed)
     gen = _movegen.new_scratch()
     level1 = _movegen.new_scratch()
@@ -154,7 +156,9 @@ def label_games(nets: KernelArrays, games: int, seed: int, noise: float, plies: 
                 shallow_equity[i] = equity(probs)
                 if shallow_equity[i] > shallow_equity[shallow]:
                     shallow = i
-            if count > 1:
+            looked_at = count > 1 and (not crashed_decisions
+                                       or (not is_race(board) and is_crashed(board)))
+            if looked_at:
                 counts[0] += 1
             if crashed_only or race_only:
                 if race_only:
@@ -175,7 +179,7 @@ def label_games(nets: KernelArrays, games: int, seed: int, noise: float, plies: 
                         search.position_value(board, plies, nets, scratch, level1, level2,
                                               labels[n])
                     n += 1
-            elif count > 1:
+            elif looked_at:
                 search.rank_plays(gen[0], count, plies, keep, margin, nets, scratch, level1,
                                   level2, ranked, depth)
                 if search.best_ranked(ranked, depth, count) != shallow:
@@ -221,11 +225,13 @@ class LabelRun:
     rollout_games: int = 0  # label by truncated rollouts of this many games (0: by search)
     truncate: int = 0  # plies of each rollout game (0: to the end)
     rollout_pruned: bool = False  # rollout plays chosen with the pruning network's help
+    crashed_decisions: bool = False  # only the disagreements of crashed positions
 
 
 # LabelRun settings recorded in a shard only when set, so that shards written before a
 # setting existed stay valid
-OPTIONAL_SETTINGS = ("crashed_only", "race_only", "rollout_games", "truncate", "rollout_pruned")
+OPTIONAL_SETTINGS = ("crashed_only", "race_only", "rollout_games", "truncate", "rollout_pruned",
+                     "crashed_decisions")
 
 
 def weights_digest(path: Path) -> str:
@@ -245,8 +251,9 @@ def label(weights: Path, directory: Path, run: LabelRun,
         raise ValueError(f"labels come from 1-ply or 2-ply search, not {run.plies}-ply")
     if run.shards < 1 or run.games < 1:
         raise ValueError("shards and games per shard must be positive")
-    if run.crashed_only and run.race_only:
-        raise ValueError("a job keeps crashed positions or race positions, not both")
+    if run.crashed_only + run.race_only + run.crashed_decisions > 1:
+        raise ValueError("a job keeps crashed positions, race positions or crashed "
+                         "decisions, only one of them")
     if run.rollout_games < 0 or run.rollout_games == 1 or run.truncate < 0:
         raise ValueError("a rollout label needs 2 games or more, truncated after 0 "
                          "(to the end) or more plies")
@@ -283,7 +290,7 @@ def _label(weights: Path, directory: Path, run: LabelRun, log: Callable[[str], N
         boards, labels, counts, groups = label_games(
             arrays, run.games, run.seed * 1_000_003 + index, run.noise, run.plies, KEEP,
             MARGIN, run.crashed_only, run.rollout_games, run.truncate, run.race_only,
-            run.rollout_pruned)
+            run.rollout_pruned, run.crashed_decisions)
         path = shard_path(directory, index)
         temporary = path.with_suffix(".tmp.npz")
         np.savez_compressed(temporary, boards=boards, labels=labels.astype(np.float32),
@@ -295,7 +302,8 @@ def _label(weights: Path, directory: Path, run: LabelRun, log: Callable[[str], N
             kept = (f"{'crashed' if run.crashed_only else 'race'} positions in {run.games} "
                     f"games ({counts[0]:,} decisions)")
         else:
-            kept = (f"positions from {counts[1]:,} of {counts[0]:,} decisions where "
+            kept = (f"positions from {counts[1]:,} of {counts[0]:,} "
+                    f"{'crashed ' if run.crashed_decisions else ''}decisions where "
                     f"{run.plies}-ply disagrees")
         if run.rollout_games:
             kept += (f", labelled by rollouts of {run.rollout_games} games"
