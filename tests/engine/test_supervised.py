@@ -42,18 +42,21 @@ from gammon.engine.supervised import (
 )
 from gammon.engine.training import backpropagate
 
-SHIPPED = Path(__file__).parents[2] / "src/gammon/engine/weights/gammon.npz"
+LABELLER = (Path(__file__).parents[2]
+            / "training/checkpoints/td-expert-h256-seed3-g4m-rank1-td100k-prune.npz")
+"""Fixed, committed networks (the fourth generation, shipped 2026-12-02): the tests' games,
+and so the classes of the positions they reach, stay the same when the shipped ones change."""
 UNPRUNED = Path(__file__).parents[2] / "training/checkpoints/td-expert-h128-seed1-g1m.npz"
-"""The shipped networks without their pruning network."""
+"""Networks without a pruning network (the second generation's)."""
 RUN = LabelRun(shards=2, games=1, seed=1, noise=0.05, plies=1)
 
 
 @pytest.fixture(scope="module")
 def shards(tmp_path_factory: pytest.TempPathFactory) -> Path:
     directory = tmp_path_factory.mktemp("labels")
-    assert label(SHIPPED, directory, RUN, log=lambda line: None) == 2
-    # the class tests below need both contact and race positions; which the games reach
-    # depends on the shipped networks (a new seed is needed when they change)
+    assert label(LABELLER, directory, RUN, log=lambda line: None) == 2
+    # the class tests below need both contact and race positions (which the games reach
+    # depends on the networks)
     kinds = position_classes(load_shards(directory)[0])
     assert (kinds != RACE).sum() >= 10 and (kinds == RACE).sum() >= 10
     return directory
@@ -63,7 +66,7 @@ def test_labels_are_the_search_value_of_each_position(shards: Path) -> None:
     """Each kept board's label is its 1-ply value for the side on roll, recomputed here."""
     boards, labels = load_shards(shards)
     assert len(boards) > 0 and labels.shape == (len(boards), 5)
-    arrays = kernel_arrays(NetworkPair.load(SHIPPED))
+    arrays = kernel_arrays(NetworkPair.load(LABELLER))
     scratch, level = new_scratch(), _movegen.new_scratch()
     out = np.empty(5)
     for board, expected in zip(boards[:20], labels[:20], strict=True):
@@ -82,7 +85,7 @@ def test_a_lost_shard_is_regenerated_identically(shards: Path, tmp_path: Path) -
     first = shard_path(shards, 0).read_bytes()
     shard_path(copy, 0).write_bytes(first)
     lines: list[str] = []
-    assert label(SHIPPED, copy, RUN, log=lines.append) == 1
+    assert label(LABELLER, copy, RUN, log=lines.append) == 1
     assert lines[0] == f"resuming {copy} after 1 shard(s)"
     with np.load(shard_path(shards, 1)) as a, np.load(shard_path(copy, 1)) as b:
         np.testing.assert_array_equal(a["boards"], b["boards"])
@@ -94,20 +97,20 @@ def test_crashed_only_shards_hold_crashed_positions_with_their_search_value(
     """--crashed-only keeps every crashed position met (side on roll), each labelled with
     its search value, and its shards do not mix with the disagreement shards."""
     run = LabelRun(shards=1, games=12, seed=5, plies=1, crashed_only=True)
-    label(SHIPPED, tmp_path, run, log=lambda line: None)
+    label(LABELLER, tmp_path, run, log=lambda line: None)
     boards, labels = load_shards(tmp_path)
     assert len(boards) > 0
     assert (position_classes(boards) == CRASHED).all()
     with np.load(shard_path(tmp_path, 0)) as data:
         assert int(data["disagreements"]) == len(boards)  # here: the crashed positions met
-    arrays = kernel_arrays(NetworkPair.load(SHIPPED))
+    arrays = kernel_arrays(NetworkPair.load(LABELLER))
     scratch, level = new_scratch(), _movegen.new_scratch()
     out = np.empty(5)
     for board, expected in zip(boards[:10], labels[:10], strict=True):
         search.position_value(board, 1, arrays, scratch, level, level, out)
         np.testing.assert_allclose(out, expected, atol=1e-6)
     with pytest.raises(ValueError, match="was made with"):
-        label(SHIPPED, tmp_path, LabelRun(shards=2, games=12, seed=5, plies=1))
+        label(LABELLER, tmp_path, LabelRun(shards=2, games=12, seed=5, plies=1))
 
 
 def test_race_only_shards_hold_race_positions_rolled_out_to_the_end(tmp_path: Path) -> None:
@@ -116,7 +119,7 @@ def test_race_only_shards_hold_race_positions_rolled_out_to_the_end(tmp_path: Pa
     side that has borne off a checker is never gammoned (RULES.md §4) and a side with no
     checker left in the opponent's home board or on the bar is never backgammoned."""
     run = LabelRun(shards=1, games=6, seed=5, plies=1, race_only=True, rollout_games=16)
-    label(SHIPPED, tmp_path, run, log=lambda line: None)
+    label(LABELLER, tmp_path, run, log=lambda line: None)
     boards, labels = load_shards(tmp_path)
     assert len(boards) > 0
     assert (position_classes(boards) == RACE).all()
@@ -128,20 +131,20 @@ def test_race_only_shards_hold_race_positions_rolled_out_to_the_end(tmp_path: Pa
     assert (labels[~mine_back, 4] == 0).all()
     assert (labels[:, 1] <= labels[:, 0] + 1e-6).all()
     with pytest.raises(ValueError, match="only one of them"):
-        label(SHIPPED, tmp_path / "both", LabelRun(crashed_only=True, race_only=True))
+        label(LABELLER, tmp_path / "both", LabelRun(crashed_only=True, race_only=True))
 
 
 def test_shards_of_other_settings_are_refused(shards: Path, tmp_path: Path) -> None:
     """Adding shards made with another seed (or other weights) to a directory is refused,
     as are impossible settings."""
     with pytest.raises(ValueError, match="was made with"):
-        label(SHIPPED, shards, LabelRun(shards=3, games=1, seed=4, plies=1))
+        label(LABELLER, shards, LabelRun(shards=3, games=1, seed=4, plies=1))
     other = tmp_path / "other.npz"
     NetworkPair.random(contact_hidden=4, race_hidden=4).save(other)
     with pytest.raises(ValueError, match="was made with"):
         label(other, shards, LabelRun(shards=3, games=1, seed=3, plies=1))
     with pytest.raises(ValueError, match="not 3-ply"):
-        label(SHIPPED, tmp_path / "x", LabelRun(plies=3))
+        label(LABELLER, tmp_path / "x", LabelRun(plies=3))
 
 
 def test_rollout_labels_are_truncated_rollouts_of_each_position(tmp_path: Path) -> None:
@@ -150,10 +153,10 @@ def test_rollout_labels_are_truncated_rollouts_of_each_position(tmp_path: Path) 
     fresh rollout of the same board with other dice (within five of its standard errors),
     and the shards are reproducible and do not mix with search-labelled ones."""
     run = LabelRun(shards=1, games=1, seed=3, plies=1, rollout_games=64, truncate=3)
-    label(SHIPPED, tmp_path / "a", run, log=lambda line: None)
+    label(LABELLER, tmp_path / "a", run, log=lambda line: None)
     boards, labels = load_shards(tmp_path / "a")
     assert len(boards) > 0
-    arrays = kernel_arrays(NetworkPair.load(SHIPPED))
+    arrays = kernel_arrays(NetworkPair.load(LABELLER))
     scratch, level = new_scratch(), _movegen.new_scratch()
     searched = np.empty(5)
     differ = 0
@@ -166,13 +169,13 @@ def test_rollout_labels_are_truncated_rollouts_of_each_position(tmp_path: Path) 
         search.position_value(board, 1, arrays, scratch, level, level, searched)
         differ += not np.allclose(searched, got, atol=1e-6)
     assert differ > 0  # not the search's values
-    label(SHIPPED, tmp_path / "b", run, log=lambda line: None)
+    label(LABELLER, tmp_path / "b", run, log=lambda line: None)
     with np.load(shard_path(tmp_path / "a", 0)) as a, np.load(shard_path(tmp_path / "b", 0)) as b:
         np.testing.assert_array_equal(a["labels"], b["labels"])
     with pytest.raises(ValueError, match="was made with"):
-        label(SHIPPED, tmp_path / "a", LabelRun(shards=2, games=1, seed=3, plies=1))
+        label(LABELLER, tmp_path / "a", LabelRun(shards=2, games=1, seed=3, plies=1))
     with pytest.raises(ValueError, match="2 games or more"):
-        label(SHIPPED, tmp_path / "c", LabelRun(rollout_games=1))
+        label(LABELLER, tmp_path / "c", LabelRun(rollout_games=1))
 
 
 def test_pruned_rollouts_choose_as_the_inner_plies_do(tmp_path: Path) -> None:
@@ -182,15 +185,15 @@ def test_pruned_rollouts_choose_as_the_inner_plies_do(tmp_path: Path) -> None:
     rollouts' noise; its shards record the setting and do not mix with plain ones."""
     run = LabelRun(shards=1, games=1, seed=3, plies=1, rollout_games=64, truncate=3)
     pruned = LabelRun(**{**run.__dict__, "rollout_pruned": True})
-    label(SHIPPED, tmp_path / "p", pruned, log=lambda line: None)
-    label(SHIPPED, tmp_path / "q", run, log=lambda line: None)
+    label(LABELLER, tmp_path / "p", pruned, log=lambda line: None)
+    label(LABELLER, tmp_path / "q", run, log=lambda line: None)
     boards, labels = load_shards(tmp_path / "p")
     same, plain_labels = load_shards(tmp_path / "q")
     np.testing.assert_array_equal(boards, same)  # the same positions, chosen by the search
     assert not np.array_equal(labels, plain_labels)
     noise = np.sqrt(2 * labels * (1 - labels) / 64 + 1e-4)
     assert (np.abs(labels - plain_labels) <= 5 * noise).all()
-    nets = NetworkPair.load(SHIPPED)
+    nets = NetworkPair.load(LABELLER)
     level = _movegen.new_scratch()
     everything = kernel_arrays(nets, prune_keep=_movegen.CAPACITY)
     one = kernel_arrays(nets, prune_keep=1)
@@ -204,9 +207,9 @@ def test_pruned_rollouts_choose_as_the_inner_plies_do(tmp_path: Path) -> None:
     with np.load(shard_path(tmp_path / "p", 0)) as data:
         assert data["meta_rollout_pruned"].item() is True
     with pytest.raises(ValueError, match="was made with"):
-        label(SHIPPED, tmp_path / "p", LabelRun(**{**run.__dict__, "shards": 2}))
+        label(LABELLER, tmp_path / "p", LabelRun(**{**run.__dict__, "shards": 2}))
     with pytest.raises(ValueError, match="applies to rollout labels"):
-        label(SHIPPED, tmp_path / "r", LabelRun(rollout_pruned=True))
+        label(LABELLER, tmp_path / "r", LabelRun(rollout_pruned=True))
 
 
 def test_crashed_decisions_keep_the_disagreements_of_crashed_positions(tmp_path: Path) -> None:
@@ -214,8 +217,8 @@ def test_crashed_decisions_keep_the_disagreements_of_crashed_positions(tmp_path:
     position is crashed (most of a plain job's are not), labelled by the search like any
     other, from fewer decisions looked at than the games hold."""
     run = LabelRun(shards=1, games=3, seed=2, plies=1)
-    label(SHIPPED, tmp_path / "all", run, log=lambda line: None)
-    label(SHIPPED, tmp_path / "crashed", LabelRun(**{**run.__dict__, "crashed_decisions": True}),
+    label(LABELLER, tmp_path / "all", run, log=lambda line: None)
+    label(LABELLER, tmp_path / "crashed", LabelRun(**{**run.__dict__, "crashed_decisions": True}),
           log=lambda line: None)
     boards, _ = load_shards(tmp_path / "all")
     crashed, labels = load_shards(tmp_path / "crashed")
@@ -225,14 +228,14 @@ def test_crashed_decisions_keep_the_disagreements_of_crashed_positions(tmp_path:
             np.load(shard_path(tmp_path / "crashed", 0)) as data:
         assert 0 < int(data["disagreements"]) <= int(data["decisions"]) < int(plain["decisions"])
         assert data["meta_crashed_decisions"].item() is True
-    arrays = kernel_arrays(NetworkPair.load(SHIPPED))
+    arrays = kernel_arrays(NetworkPair.load(LABELLER))
     scratch, level = new_scratch(), _movegen.new_scratch()
     out = np.empty(5)
     for board, expected in zip(crashed[:10], labels[:10], strict=True):
         search.position_value(board, 1, arrays, scratch, level, level, out)
         np.testing.assert_allclose(out, expected, atol=1e-6)
     with pytest.raises(ValueError, match="only one of them"):
-        label(SHIPPED, tmp_path / "x", LabelRun(crashed_decisions=True, crashed_only=True))
+        label(LABELLER, tmp_path / "x", LabelRun(crashed_decisions=True, crashed_only=True))
 
 
 def test_shards_record_the_decision_of_each_candidate(shards: Path) -> None:
@@ -284,7 +287,7 @@ def test_grouped_fit_follows_the_gradient_of_its_loss(shards: Path) -> None:
     member_boards, member_labels = boards[rows], labels[rows].astype(np.float64)
     steps = {}
     for rank_weight in (0.0, 4.0):
-        nets = NetworkPair.load(SHIPPED)
+        nets = NetworkPair.load(LABELLER)
         start = nets.contact.output_weights.copy()
         alpha = 1e-4
         fit_epoch_grouped(kernel_arrays(nets), member_boards, member_labels,
@@ -295,7 +298,7 @@ def test_grouped_fit_follows_the_gradient_of_its_loss(shards: Path) -> None:
         for entry in ((0, 0), (5, 1), (9, 3)):
             numeric = []
             for sign in (1, -1):
-                moved = NetworkPair.load(SHIPPED)
+                moved = NetworkPair.load(LABELLER)
                 moved.contact.output_weights[entry] += sign * eps
                 numeric.append(grouped_loss(kernel_arrays(moved), member_boards,
                                             member_labels, rank_weight))
@@ -310,7 +313,7 @@ def test_relative_equity_error_is_the_spread_of_the_misses_within_groups(
     """Labels equal to the networks' own outputs but for a win chance lowered by d_i give
     the root mean square of 2 (d_i - the group's mean d); groups of one are left out."""
     boards, _ = load_shards(shards)
-    nets = kernel_arrays(NetworkPair.load(SHIPPED))
+    nets = kernel_arrays(NetworkPair.load(LABELLER))
     inputs, hidden = np.empty(MAX_INPUTS, dtype=np.float32), np.empty(512)
     labels = np.empty((len(boards), 5))
     for i, board in enumerate(boards):
@@ -334,7 +337,7 @@ def test_a_grouped_fit_reads_several_directories_as_one_data_set(
     """Two directories are fitted as one data set (with a rank weight, by whole
     decisions), the rank weight is recorded; a negative rank weight is refused."""
     lines: list[str] = []
-    fit(SHIPPED, [shards, shards], tmp_path / "fit.npz",
+    fit(LABELLER, [shards, shards], tmp_path / "fit.npz",
         FitRun(epochs=1, alpha=0.01, holdout=0.3, seed=1, benchmark_pairs=0, min_class=1,
                rank_weight=2.0), log=lines.append)
     boards, _ = load_shards(shards)
@@ -344,16 +347,16 @@ def test_a_grouped_fit_reads_several_directories_as_one_data_set(
     with np.load(tmp_path / "fit.npz") as data:
         assert float(data["meta_rank_weight"]) == 2.0
     lines = []
-    fit(SHIPPED, [shards, shards], tmp_path / "counts.npz",
+    fit(LABELLER, [shards, shards], tmp_path / "counts.npz",
         FitRun(epochs=1, alpha=0.01, seed=1, benchmark_pairs=0, min_class=1, shards=(2, 1)),
         log=lines.append)
     total = int(re.findall(r"([0-9,]+) positions to fit", lines[1])[0].replace(",", ""))
     held = int(re.findall(r"([0-9,]+) held out", lines[1])[0].replace(",", ""))
     assert total + held == len(boards) + len(load_shards(shards, 1)[0])
     with pytest.raises(ValueError, match="cannot be negative"):
-        fit(SHIPPED, shards, tmp_path / "x.npz", FitRun(rank_weight=-1.0))
+        fit(LABELLER, shards, tmp_path / "x.npz", FitRun(rank_weight=-1.0))
     with pytest.raises(ValueError, match="3 shard counts for 2 directories"):
-        fit(SHIPPED, [shards, shards], tmp_path / "x.npz", FitRun(shards=(1, 1, 1)))
+        fit(LABELLER, [shards, shards], tmp_path / "x.npz", FitRun(shards=(1, 1, 1)))
 
 
 def cross_entropy(net: Network, inputs: np.ndarray, target: np.ndarray) -> float:
@@ -392,22 +395,22 @@ def test_fit_learns_the_labels_and_resumes(shards: Path, tmp_path: Path) -> None
     epoch and resumed ends with the weights of one never stopped."""
     run = FitRun(epochs=2, alpha=0.01, holdout=0.2, seed=1, benchmark_pairs=0, min_class=1)
     lines: list[str] = []
-    straight = fit(SHIPPED, shards, tmp_path / "straight.npz", run, log=lines.append)
+    straight = fit(LABELLER, shards, tmp_path / "straight.npz", run, log=lines.append)
     first = float(re.findall(r"held-out cross-entropy ([0-9.]+)", lines[1])[0])
     last = float(re.findall(r"held out ([0-9.]+)", lines[-1])[0])
     assert last < first  # held-out cross-entropy, before and after
     # and by class, for the classes the held-out positions hold (which depends on the games)
     assert re.search(r"\(contact [0-9.]+(, (crashed|race) [0-9.]+)*\), "
                      r"relative equity error [0-9.]+$", lines[-1])
-    fit(SHIPPED, shards, tmp_path / "resumed.npz", FitRun(**{**run.__dict__, "epochs": 1}),
+    fit(LABELLER, shards, tmp_path / "resumed.npz", FitRun(**{**run.__dict__, "epochs": 1}),
         log=lambda line: None)
     lines = []
-    resumed = fit(SHIPPED, shards, tmp_path / "resumed.npz", run, log=lines.append)
+    resumed = fit(LABELLER, shards, tmp_path / "resumed.npz", run, log=lines.append)
     assert lines[0] == f"resuming {tmp_path / 'resumed.npz'} after epoch 1"
     for a, b in zip(straight.contact.arrays(), resumed.contact.arrays(), strict=True):
         np.testing.assert_array_equal(a, b)
     with pytest.raises(ValueError, match="was fitted with"):
-        fit(SHIPPED, shards, tmp_path / "resumed.npz", FitRun(**{**run.__dict__, "seed": 2}),
+        fit(LABELLER, shards, tmp_path / "resumed.npz", FitRun(**{**run.__dict__, "seed": 2}),
             log=lambda line: None)
 
 
@@ -416,17 +419,17 @@ def test_a_class_with_too_few_positions_is_left_as_it_is(shards: Path, tmp_path:
     networks come out unchanged."""
     boards, _ = load_shards(shards)
     kinds = position_classes(boards)
-    contact = int((kinds != RACE).sum())  # the shipped networks evaluate crashed as contact
+    contact = int((kinds != RACE).sum())  # contact and crashed positions
     assert contact > 4
     lines: list[str] = []
-    result = fit(SHIPPED, shards, tmp_path / "fit.npz",
+    result = fit(LABELLER, shards, tmp_path / "fit.npz",
                  FitRun(epochs=1, alpha=0.01, seed=1, benchmark_pairs=0, min_class=10_000),
                  log=lines.append)
     assert lines[0].startswith("fitting contact (") and "left as it is" in lines[0]
-    start = NetworkPair.load(SHIPPED)
+    start = NetworkPair.load(LABELLER)
     for a, b in zip(result.arrays(), start.arrays(), strict=True):
         np.testing.assert_array_equal(a, b)
-    result = fit(SHIPPED, shards, tmp_path / "fit2.npz",
+    result = fit(LABELLER, shards, tmp_path / "fit2.npz",
                  FitRun(epochs=1, alpha=0.01, seed=1, benchmark_pairs=0, min_class=2),
                  log=lambda line: None)
     assert not np.array_equal(result.contact.hidden_weights, start.contact.hidden_weights)
@@ -435,9 +438,9 @@ def test_a_class_with_too_few_positions_is_left_as_it_is(shards: Path, tmp_path:
 def test_only_the_chosen_classes_are_fitted(shards: Path, tmp_path: Path) -> None:
     """--classes race fits the race network alone; the contact network comes out as it went
     in, though it has the positions to be fitted. An unknown class is refused."""
-    start = NetworkPair.load(SHIPPED)
+    start = NetworkPair.load(LABELLER)
     lines: list[str] = []
-    result = fit(SHIPPED, shards, tmp_path / "race.npz",
+    result = fit(LABELLER, shards, tmp_path / "race.npz",
                  FitRun(epochs=1, alpha=0.01, seed=1, benchmark_pairs=0, min_class=2,
                         classes=("race",)), log=lines.append)
     assert "contact (" in lines[0] and "not chosen: left as it is" in lines[0]
@@ -446,7 +449,7 @@ def test_only_the_chosen_classes_are_fitted(shards: Path, tmp_path: Path) -> Non
     assert result.race is not None and start.race is not None
     assert not np.array_equal(result.race.hidden_weights, start.race.hidden_weights)
     with pytest.raises(ValueError, match="no class bearoff"):
-        fit(SHIPPED, shards, tmp_path / "x.npz", FitRun(classes=("bearoff",)))
+        fit(LABELLER, shards, tmp_path / "x.npz", FitRun(classes=("bearoff",)))
 
 
 def test_cli_stages(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -455,24 +458,24 @@ def test_cli_stages(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "labels"
     assert cli.main(["train", "--stage", "label", "--out", str(out)]) == 2
     assert "--stage label needs --from" in capsys.readouterr().err
-    assert cli.main(["train", "--stage", "label", "--from", str(SHIPPED), "--out", str(out),
+    assert cli.main(["train", "--stage", "label", "--from", str(LABELLER), "--out", str(out),
                      "--plies", "3"]) == 2
     assert "not 3-ply" in capsys.readouterr().err
-    assert cli.main(["train", "--stage", "label", "--from", str(SHIPPED), "--out", str(out),
+    assert cli.main(["train", "--stage", "label", "--from", str(LABELLER), "--out", str(out),
                      "--shards", "2", "3"]) == 2
     assert "give --shards one count" in capsys.readouterr().err
     assert not out.exists()
-    assert cli.main(["train", "--stage", "fit", "--from", str(SHIPPED),
+    assert cli.main(["train", "--stage", "fit", "--from", str(LABELLER),
                      "--out", str(tmp_path / "fit.npz")]) == 2
     assert "--stage fit needs --from WEIGHTS and --data" in capsys.readouterr().err
-    assert cli.main(["train", "--stage", "label", "--from", str(SHIPPED), "--out", str(out),
+    assert cli.main(["train", "--stage", "label", "--from", str(LABELLER), "--out", str(out),
                      "--shards", "1", "--games", "1", "--plies", "1", "--seed", "3"]) == 0
     assert shard_path(out, 0).exists() and not shard_path(out, 1).exists()
-    assert cli.main(["train", "--stage", "fit", "--from", str(SHIPPED), "--data", str(out),
+    assert cli.main(["train", "--stage", "fit", "--from", str(LABELLER), "--data", str(out),
                      "--out", str(tmp_path / "fit.npz"), "--epochs", "1",
                      "--alpha-start", "0.003"]) == 0
     fitted = NetworkPair.load(tmp_path / "fit.npz")
-    assert fitted.feature_set == NetworkPair.load(SHIPPED).feature_set  # the start's inputs
+    assert fitted.feature_set == NetworkPair.load(LABELLER).feature_set  # the start's inputs
 
 
 @pytest.fixture(scope="module")
@@ -539,7 +542,7 @@ def test_cli_prune_stage(pruned: Path, tmp_path: Path,
     out = tmp_path / "p.npz"
     assert cli.main(["train", "--stage", "prune", "--out", str(out)]) == 2
     assert "--stage prune needs --from" in capsys.readouterr().err
-    assert cli.main(["train", "--stage", "prune", "--from", str(SHIPPED), "--out", str(out),
+    assert cli.main(["train", "--stage", "prune", "--from", str(LABELLER), "--out", str(out),
                      "--games", "0"]) == 2
     assert "must be positive" in capsys.readouterr().err
     assert not out.exists()
