@@ -62,17 +62,23 @@ def shards(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return directory
 
 
+def assert_one_ply_values(boards: np.ndarray, labels: np.ndarray) -> None:
+    """Each board's label is its 1-ply value for the side on roll, recomputed here."""
+    arrays = kernel_arrays(NetworkPair.load(LABELLER))
+    scratch, level = new_scratch(), _movegen.new_scratch()
+    out = np.empty(5)
+    for board, expected in zip(boards, labels, strict=True):
+        search.position_value(board, 1, arrays, scratch, level, level, out)
+        np.testing.assert_allclose(out, expected, atol=1e-6)
+
+
 def test_labels_are_the_search_value_of_each_position(shards: Path) -> None:
     """Each kept board's label is its 1-ply value for the side on roll, recomputed here."""
     boards, labels = load_shards(shards)
     assert len(boards) > 0 and labels.shape == (len(boards), 5)
-    arrays = kernel_arrays(NetworkPair.load(LABELLER))
-    scratch, level = new_scratch(), _movegen.new_scratch()
-    out = np.empty(5)
-    for board, expected in zip(boards[:20], labels[:20], strict=True):
+    for board in boards[:20]:
         assert (board[1:26].clip(0).sum() <= 15) and (-board[0:25].clip(None, 0).sum() <= 15)
-        search.position_value(board, 1, arrays, scratch, level, level, out)
-        np.testing.assert_allclose(out, expected, atol=1e-6)
+    assert_one_ply_values(boards[:20], labels[:20])
     with np.load(shard_path(shards, 0)) as data:
         assert int(data["disagreements"]) <= int(data["decisions"])
         assert int(data["disagreements"]) > 0
@@ -103,12 +109,7 @@ def test_crashed_only_shards_hold_crashed_positions_with_their_search_value(
     assert (position_classes(boards) == CRASHED).all()
     with np.load(shard_path(tmp_path, 0)) as data:
         assert int(data["disagreements"]) == len(boards)  # here: the crashed positions met
-    arrays = kernel_arrays(NetworkPair.load(LABELLER))
-    scratch, level = new_scratch(), _movegen.new_scratch()
-    out = np.empty(5)
-    for board, expected in zip(boards[:10], labels[:10], strict=True):
-        search.position_value(board, 1, arrays, scratch, level, level, out)
-        np.testing.assert_allclose(out, expected, atol=1e-6)
+    assert_one_ply_values(boards[:10], labels[:10])
     with pytest.raises(ValueError, match="was made with"):
         label(LABELLER, tmp_path, LabelRun(shards=2, games=12, seed=5, plies=1))
 
@@ -228,12 +229,7 @@ def test_crashed_decisions_keep_the_disagreements_of_crashed_positions(tmp_path:
             np.load(shard_path(tmp_path / "crashed", 0)) as data:
         assert 0 < int(data["disagreements"]) <= int(data["decisions"]) < int(plain["decisions"])
         assert data["meta_crashed_decisions"].item() is True
-    arrays = kernel_arrays(NetworkPair.load(LABELLER))
-    scratch, level = new_scratch(), _movegen.new_scratch()
-    out = np.empty(5)
-    for board, expected in zip(crashed[:10], labels[:10], strict=True):
-        search.position_value(board, 1, arrays, scratch, level, level, out)
-        np.testing.assert_allclose(out, expected, atol=1e-6)
+    assert_one_ply_values(crashed[:10], labels[:10])
     with pytest.raises(ValueError, match="only one of them"):
         label(LABELLER, tmp_path / "x", LabelRun(crashed_decisions=True, crashed_only=True))
 
