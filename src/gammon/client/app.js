@@ -344,9 +344,11 @@ class SignInPage extends Page {
     const status = h("p", { class: "muted", "data-signed-in": user ? "user" : me ? "guest" : "none" },
       me ? (user ? t("signin.signed_in_as", { name: me.name }) : t("signin.playing_as_guest", { name: me.name })) : "");
     const form = (kind) => {
+      // the server checks names (any script, 3-20 characters after NFC): the field's limit
+      // counts UTF-16 units, two for many a CJK character, so it only stops runaway input
       const error = h("p", { class: "error-text", role: "alert" });
       const f = h("form", { class: "stack", "data-form": kind },
-        field(t("signin.name"), h("input", { type: "text", name: "name", required: true, autocomplete: "username", maxlength: 20 })),
+        field(t("signin.name"), h("input", { type: "text", name: "name", required: true, autocomplete: "username", maxlength: 40 })),
         field(t("signin.password"), h("input", { type: "password", name: "password", required: true, autocomplete: kind === "login" ? "current-password" : "new-password", minlength: kind === "register" ? 8 : 1 })),
         error,
         h("button", { type: "submit", class: "primary" }, t(kind === "login" ? "signin.sign_in" : "signin.register")));

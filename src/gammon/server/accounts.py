@@ -15,9 +15,9 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-import re
 import secrets
 import time
+import unicodedata
 from typing import Protocol
 
 from argon2 import PasswordHasher
@@ -26,13 +26,23 @@ from itsdangerous import BadSignature, URLSafeTimedSerializer
 from sqlalchemy.exc import IntegrityError
 
 from gammon.server import protocol
-from gammon.server.db import Repository, User
+from gammon.server.db import NAME_KEY_LENGTH, Repository, User, name_key
 from gammon.server.hub import ServiceError
 
 log = logging.getLogger(__name__)
 COOKIE = "gammon_session"
 SESSION_AGE = 30 * 24 * 3600
-NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{2,19}$")
+NAME_LENGTH = (3, 20)
+"""A name's fewest and most characters (code points, after NFC)."""
+INVISIBLE = frozenset({"Cc", "Cf", "Co", "Cs", "Cn", "Zs", "Zl", "Zp"})
+"""The Unicode categories no name holds: controls, format characters (the zero-width
+joiner, bidirectional marks), private-use, surrogates, unassigned, and every space."""
+RESERVED_PREFIXES = ("guest-", "guest_", "bot-", "bot_")
+"""Guests are ``guest-`` and a hex number; bots are ``bot-`` and their level."""
+RESERVED_NAMES = frozenset({"admin", "administrator", "root", "system", "gammon",
+                            "moderator", "server", "support", "guest", "bot"})
+JOINED_SCRIPTS = (frozenset({"HAN", "HIRAGANA", "KATAKANA"}), frozenset({"HAN", "HANGUL"}))
+"""Scripts a language writes together (Japanese; Korean), so a name may mix them."""
 SIGNED_OUT = protocol.error_message(
     "unauthenticated", "no session: call /api/me, /api/login or /api/guest first")
 """The last message of a socket whose session ended (closed with code 4401)."""
@@ -155,12 +165,64 @@ async def new_guest(repo: Repository) -> User:
     raise ServiceError("internal", "could not name a guest")
 
 
+def script_of(letter: str) -> str | None:
+    """The script of a letter, from its Unicode name ("LATIN SMALL LETTER A": LATIN;
+    "CJK UNIFIED IDEOGRAPH-4E00": HAN), which the standard library lacks as a property;
+    None for a modifier letter (the Hawaiian ʻokina), which goes with any script."""
+    words = unicodedata.name(letter, "").split()
+    if not words or words[0] == "MODIFIER":
+        return None
+    return {"CJK": "HAN", "KATAKANA-HIRAGANA": "KATAKANA"}.get(words[0], words[0])
+
+
+def mixes_scripts(name: str) -> set[str] | None:
+    """The scripts of ``name``'s letters if they are more than one script may be: Latin
+    with Cyrillic look-alikes ("pаul" with a Cyrillic а) is how one name poses as another.
+    None when the name is of one script (or of scripts one language writes together)."""
+    scripts = {script for char in name if unicodedata.category(char).startswith("L")
+               if (script := script_of(char)) is not None}
+    if len(scripts) <= 1 or any(scripts <= joined for joined in JOINED_SCRIPTS):
+        return None
+    return scripts
+
+
+def checked_name(name: str) -> str:
+    """``name`` as it is stored (NFC), or the ``bad_name`` refusal that says what is wrong
+    with it. A name is 3-20 letters of one script (any script: Łukasz, Ádám, Хельга, 李小龍),
+    ASCII digits, '_' and '-', starting with a letter; not a reserved name."""
+    name = unicodedata.normalize("NFC", name)
+    if any(unicodedata.category(char) in INVISIBLE for char in name):
+        raise ServiceError("bad_name", "a name has no spaces, control or invisible characters")
+    low, high = NAME_LENGTH
+    if not low <= len(name) <= high:
+        raise ServiceError("bad_name", f"a name has {low} to {high} characters")
+    for at, char in enumerate(name):
+        category = unicodedata.category(char)
+        letter = category.startswith("L")
+        mark = category.startswith("M") and at > 0  # a combining accent or vowel sign
+        if not (letter if at == 0 else letter or mark or char in "0123456789_-"):
+            raise ServiceError("bad_name", "a name is letters, digits 0-9, '_' or '-', "
+                                           "starting with a letter")
+    if unicodedata.normalize("NFKC", name) != name:
+        raise ServiceError("bad_name", "a name has ordinary letters, not styled forms "
+                                       "(fullwidth, superscript, mathematical, ligatures)")
+    scripts = mixes_scripts(name)
+    if scripts is not None:
+        raise ServiceError("bad_name", "a name's letters come from one script, not "
+                                       f"several ({', '.join(sorted(scripts)).lower()})")
+    key = name_key(name)
+    if key in RESERVED_NAMES or key.startswith(RESERVED_PREFIXES):
+        raise ServiceError("bad_name", "that name is reserved")
+    if len(key) > NAME_KEY_LENGTH:
+        raise ServiceError("bad_name", "that name is too long")
+    return name
+
+
 async def register(repo: Repository, name: str, password: str) -> User:
-    """A new registered player, or a refusal: ``bad_name``, ``weak_password``,
-    ``name_taken``."""
-    if not NAME.match(name) or name.lower().startswith(("guest-", "bot-")):
-        raise ServiceError("bad_name", "a name is 3-20 letters, digits, '_' or '-', "
-                                       "starting with a letter")
+    """A new registered player, or a refusal: ``bad_name`` (:func:`checked_name` says
+    why), ``weak_password``, ``name_taken`` (by the same name in any case: the names'
+    :func:`~gammon.server.db.name_key`)."""
+    name = checked_name(name)
     if len(password) < 8:
         raise ServiceError("weak_password", "a password has at least 8 characters")
     digest = await asyncio.to_thread(hasher.hash, password)
@@ -171,8 +233,9 @@ async def register(repo: Repository, name: str, password: str) -> User:
 
 
 async def login(repo: Repository, name: str, password: str) -> User:
-    """The player of ``name`` if ``password`` is theirs, else ``bad_credentials``: a wrong
-    name and a wrong password get the same answer in the same time."""
+    """The player of ``name`` (in any case and normal form) if ``password`` is theirs,
+    else ``bad_credentials``: a wrong name and a wrong password get the same answer in the
+    same time."""
     found = await repo.user_by_name(name)
     digest = found[1] if found is not None and found[1] else _DUMMY_HASH
     ok: bool

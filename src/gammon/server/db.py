@@ -21,6 +21,7 @@ import os
 import secrets
 import signal
 import time
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +39,7 @@ users = sa.Table(
     metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("name", sa.String(40), nullable=False),
+    # name_key(name): unique, so a name is taken in every case and normal form
     sa.Column("name_key", sa.String(40), nullable=False, unique=True),
     sa.Column("password_hash", sa.String(200), nullable=True),
     sa.Column("kind", sa.String(10), nullable=False),  # 'user' | 'guest' | 'bot'
@@ -234,6 +236,19 @@ class User:
         return self.kind == "bot"
 
 
+NAME_KEY_LENGTH = 40
+
+
+def name_key(name: str) -> str:
+    """The key that makes names unique and finds them: the name's NFC, casefolded (and NFC
+    again, which casefolding may undo). "Łukasz", "ŁUKASZ" and "łukasz" share one key, and
+    so do "Hélène" typed composed (NFC) and decomposed (NFD). For ASCII it is ``lower()``,
+    the key of the names stored before names could be Unicode. Casefolding can lengthen a
+    name ("ß" is "ss"): registration refuses a name whose key would not fit the column
+    (:data:`NAME_KEY_LENGTH`, twice a name's longest)."""
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", name).casefold())
+
+
 def _user(row: Any) -> User:
     return User(row.id, row.name, row.kind, float(row.rating), int(row.experience),
                 json.loads(row.options))
@@ -309,7 +324,7 @@ class Repository:
         async with self.engine.begin() as conn:
             result = await conn.execute(
                 users.insert().values(
-                    name=name, name_key=name.lower(), password_hash=password_hash, kind=kind,
+                    name=name, name_key=name_key(name), password_hash=password_hash, kind=kind,
                     rating=1500.0, experience=0, options="{}", created_at=time.time(),
                 ).returning(users)
             )
@@ -323,7 +338,7 @@ class Repository:
     async def user_by_name(self, name: str) -> tuple[User, str | None] | None:
         async with self._single.connect() as conn:
             row = (await conn.execute(
-                sa.select(users).where(users.c.name_key == name.lower()))).first()
+                sa.select(users).where(users.c.name_key == name_key(name)))).first()
         return None if row is None else (_user(row), row.password_hash)
 
     async def users(self, ids: Sequence[int]) -> dict[int, User]:
