@@ -32,6 +32,7 @@ from gammon.views import CLI_DIGITS, PROBABILITIES, RankedPlayView, ranked_play_
 if TYPE_CHECKING:
     from gammon.core.events import Event
     from gammon.core.match import Match
+    from gammon.engine.cube import CubeInfo
     from gammon.engine.player import BotLevel, Engine, RankedPlay
     from gammon.engine.rollout import RolloutResult
 
@@ -51,8 +52,10 @@ def add_engine_commands(subparsers: Any) -> None:
                       help="search depth, 0 to 2 (default 2, as the world-class level)")
     hint.add_argument("--json", action="store_true", help="print a JSON array")
     hint.add_argument("--match-id", metavar="MATCH_ID",
-                      help="GNU Backgammon Match ID: score, cube and whose turn; with the "
-                           "dice not rolled (and no DICE given) the cube decision is shown")
+                      help="GNU Backgammon Match ID: score, cube and whose turn; the plays "
+                           "are then ranked by their cubeful value at that score and cube "
+                           "(without it: cubeless money equity); with the dice not rolled "
+                           "(and no DICE given) the cube decision is shown")
     _weights_option(hint)
     hint.set_defaults(handler=cmd_hint)
 
@@ -142,17 +145,23 @@ def format_ranked(ranked: Sequence[RankedPlay]) -> list[str]:
     return lines
 
 
-def _hint(engine: Engine, position_id: str, dice: str, plies: int) -> list[RankedPlay]:
-    return engine.rank_plays(_position(position_id), Roll.parse(dice), plies=plies)
+def _hint(engine: Engine, position_id: str, dice: str, plies: int,
+          context: CubeInfo | None = None) -> list[RankedPlay]:
+    return engine.rank_plays(_position(position_id), Roll.parse(dice), plies=plies,
+                             context=context)
 
 
 def cmd_hint(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
     if not 0 <= args.ply <= 2:
         raise UsageError(f"--ply is 0, 1 or 2, got {args.ply}")
+    context: CubeInfo | None = None  # money, cubeless, unless a Match ID says where
     if args.match_id is not None:
         if args.position_id is None:
             raise UsageError("--match-id goes with a POSITION_ID")
+        from gammon.engine.cube import CubeInfo
+
         key = MatchKey.from_id(args.match_id)
+        context = CubeInfo.from_match_key(key)
         if args.dice is None:
             if key.dice is None or key.double_offered or key.resignation != Resignation.NONE:
                 return _cube_hint(args, key, out)
@@ -166,7 +175,7 @@ def cmd_hint(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
             lambda fields: [ranked_json(r)
                             for r in _hint(engine, fields[0], fields[1], args.ply)],
             usage="POSITION_ID DICE", fields=2)
-    ranked = _hint(engine, args.position_id, args.dice, args.ply)
+    ranked = _hint(engine, args.position_id, args.dice, args.ply, context)
     if args.json:
         out.write(json.dumps([ranked_json(r) for r in ranked]) + "\n")
     else:

@@ -5,11 +5,14 @@ record holds them); they are replayed through :class:`gammon.core.match.Match`, 
 position is rebuilt by the rules. For each player:
 
 * **checker plays** — the equity lost by the play made against the engine's best play,
-  both evaluated at the same ply (cubeless money equity). Plays with no alternative are
-  *forced* and not counted. A loss of ``ERROR`` or more is an error, ``BLUNDER`` or more a
-  blunder.
+  both evaluated at the same ply and valued at the score and cube of the decision
+  (:func:`gammon.engine.cube.play_equity`: cubeful, normalised to the cube, in a match the
+  match winning chance through the match equity table — GNU Backgammon's EMG). Plays with
+  no alternative are *forced* and not counted. A loss of ``ERROR`` or more is an error,
+  ``BLUNDER`` or more a blunder.
 * **luck** — for each roll, the equity of the best play with that roll minus the average of
-  the same over all 21 rolls (the position's 1-ply value): a joker is positive.
+  the same over all 21 rolls (the position's 1-ply value): a joker is positive. Luck is
+  still cubeless money equity (valuing 21 rolls' plays at the score costs 20 times more).
 * **error rate** — mean equity lost per unforced decision, in millipoints, and the
   *performance rating* ``PR = 500 × that mean`` (the scale the strongest tools use: 0 is
   perfect, about 5 a world-class player).
@@ -42,7 +45,9 @@ from gammon.core.match import Match
 from gammon.core.moves import Play, legal_plays
 from gammon.core.notation import parse_play
 from gammon.core.position import Position
+from gammon.engine.cube import CubeInfo, play_equity
 from gammon.engine.evaluator import Evaluator, rank_plays
+from gammon.engine.matchbot import cube_info
 
 ERROR = 0.040
 BLUNDER = 0.080
@@ -297,6 +302,7 @@ def analyse_actions(actions: Sequence[Action], rules: Rules, *,
         if isinstance(action, PlayMove) and game.phase is Phase.MOVING and game.roll is not None:
             move_number += 1
             analysis.decisions.append(_rate_play(engine, game.position, game.roll, action,
+                                                 cube_info(match, action.player),
                                                  game_number, move_number, plies,
                                                  luck.pop(action.player, 0.0)))
         match, _ = match.apply(action)
@@ -307,7 +313,6 @@ def _rate_cube(engine: Evaluator, match: Match, action: Action, game_number: int
                move_number: int, plies: int) -> CubeRecord | None:
     """Rate ``action`` if it is a cube decision (or a roll that declined to double)."""
     from gammon.engine.cube import Response, analyse_cube, analyse_take
-    from gammon.engine.matchbot import cube_info
 
     game = match.game
     if isinstance(action, RollDice | OfferDouble) and game.phase is Phase.BEFORE_ROLL:
@@ -348,17 +353,18 @@ def _rate_cube(engine: Evaluator, match: Match, action: Action, game_number: int
 
 
 def _rate_play(engine: Evaluator, position: Position, roll: Roll, action: PlayMove,
-               game_number: int, move_number: int, plies: int, luck: float) -> CheckerDecision:
+               context: CubeInfo, game_number: int, move_number: int, plies: int,
+               luck: float) -> CheckerDecision:
     played: Play = (parse_play(position, roll, action.play) if isinstance(action.play, str)
                     else action.play)
-    ranked = rank_plays(engine, position, roll, plies=plies)
+    ranked = rank_plays(engine, position, roll, plies=plies, context=context)
     best = ranked[0]
     mine = next(r for r in ranked if r.play.position == played.position)
     played_equity = mine.equity
     if mine.ply < best.ply:
         # filtered out early: value it at the same depth as the best for a fair comparison
-        after = engine.evaluate(played.position.swap(), plies=best.ply)
-        played_equity = -after.equity
+        after = engine.evaluate(played.next_position, plies=best.ply)
+        played_equity = play_equity(after.inverted(), context, played.next_position)
     return CheckerDecision(
         game=game_number, move_number=move_number, player=action.player,
         position_id=position.id(), roll=f"{roll.die1}{roll.die2}",

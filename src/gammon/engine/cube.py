@@ -79,7 +79,6 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Final, Protocol, TypeAlias
 
 from gammon.core.cube import MAX_CUBE, Cube, Level, counted_level, win_level
-from gammon.engine.evaluator import rank_plays
 from gammon.engine.met import MatchScore, mwc2eq
 
 if TYPE_CHECKING:
@@ -112,6 +111,7 @@ __all__ = [
     "cubeful_equity",
     "cubeful_mwc",
     "efficiency_for",
+    "play_equity",
     "race_efficiency",
     "resign_equity",
     "resignation_offer",
@@ -625,6 +625,41 @@ def cubeful_equity(probabilities: Outcomes, info: CubeInfo, *,
     return mwc2eq(_match(o, info, x), info.score, info.value)
 
 
+def play_equity(probabilities: Outcomes, info: CubeInfo, after: Position, *,
+                efficiency: CubeEfficiency = DEFAULT_EFFICIENCY) -> float:
+    """The cubeful value of a checker play for the side that made it: ``probabilities`` are
+    its cubeless chances after the play, ``info`` its view of the cube and score before the
+    play, ``after`` the position the play leaves with the opponent on roll. It is the
+    opponent's cubeful equity there (the cube efficiency of ``after``), negated, normalised
+    to the present cube: in a match, the mover's match winning chance as ``mwc2eq`` shows it.
+
+    This is how GNU Backgammon values the plays of a roll at the score at 0-ply: at 2-away
+    against 6-away a gammon is worth little to the leader and much to the trailer, and the
+    order of the plays follows.
+
+    >>> from gammon.engine.player import Probabilities
+    >>> from gammon.core.position import Position
+    >>> gammonish = Probabilities(0.6, 0.3, 0.0, 0.1, 0.0)
+    >>> safe = Probabilities(0.65, 0.05, 0.0, 0.02, 0.0)
+    >>> after = Position.initial()
+    >>> money = CubeInfo()
+    >>> play_equity(gammonish, money, after) > play_equity(safe, money, after)
+    True
+    >>> crawford = CubeInfo.match(1, 5)    # the leader in the Crawford game: gammons worthless
+    >>> play_equity(gammonish, crawford, after) > play_equity(safe, crawford, after)
+    False
+    """
+    o = _outcomes(probabilities)
+    theirs = _Outcomes(o.lose_single + o.lose_gammon + o.lose_backgammon, o.lose_single,
+                       o.lose_gammon, o.lose_backgammon, o.win_single, o.win_gammon,
+                       o.win_backgammon)
+    x = _check_efficiency(efficiency.of(after))
+    swapped = info.swap()
+    if info.score is None:
+        return -_money(theirs, swapped, x)
+    return mwc2eq(1.0 - _match(theirs, swapped, x), info.score, info.value)
+
+
 # -- decisions -------------------------------------------------------------------------------
 
 
@@ -922,6 +957,8 @@ def analyse_resignation(engine: Evaluator, position: Position, info: CubeInfo, l
     else:
         if position.winner() is not None:
             raise CubeError(f"the game is over in {position.id()}: nothing to resign")
+        from gammon.engine.evaluator import rank_plays  # the evaluator builds on this module
+
         best = rank_plays(engine, position, roll, plies=plies)[0].play.position
         if best.winner() is not None:
             # the resigner's roll wins the game outright: playing on loses what it wins

@@ -34,6 +34,7 @@ import numpy as np
 from gammon.core.dice import Roll
 from gammon.core.moves import Play, legal_plays
 from gammon.core.position import Position
+from gammon.engine.cube import DEFAULT_EFFICIENCY, CubeEfficiency, CubeInfo, play_equity
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,13 +85,17 @@ class Evaluator(Protocol):
 class RankedPlay:
     """A legal play with its evaluation for the side that makes it, at ``ply``.
 
+    ``equity`` is the cubeless money equity of the probabilities, unless the play was
+    ranked at a context (a match score, a cube): then the cubeful value there
+    (:func:`gammon.engine.cube.play_equity`, normalised to the cube).
+
     Immutable, compared and hashed by ``(play, probabilities, ply)``. Those that
     :meth:`Engine.rank_plays <gammon.engine.player.Engine.rank_plays>` makes read their
     probabilities from the search's array when first asked.
     """
 
     # For ranked plays the engine made, _probabilities is None until first read.
-    __slots__ = ("_play", "_ply", "_probabilities", "_row", "_rows")
+    __slots__ = ("_equity", "_play", "_ply", "_probabilities", "_row", "_rows")
     __match_args__: ClassVar[tuple[str, str, str]] = ("play", "probabilities", "ply")
 
     _play: Play
@@ -98,13 +103,16 @@ class RankedPlay:
     _probabilities: Probabilities | None
     _rows: np.ndarray | None
     _row: int
+    _equity: float | None
 
-    def __init__(self, play: Play, probabilities: Probabilities, ply: int) -> None:
+    def __init__(self, play: Play, probabilities: Probabilities, ply: int,
+                 equity: float | None = None) -> None:
         self._play = play
         self._probabilities = probabilities
         self._ply = ply
         self._rows = None
         self._row = 0
+        self._equity = equity
 
     @classmethod
     def _from_rows(cls, play: Play, ply: int, rows: np.ndarray, row: int) -> RankedPlay:
@@ -116,6 +124,7 @@ class RankedPlay:
         entry._probabilities = None
         entry._rows = rows
         entry._row = row
+        entry._equity = None
         return entry
 
     @property
@@ -149,11 +158,22 @@ class RankedPlay:
 
     @property
     def equity(self) -> float:
+        if self._equity is not None:
+            return self._equity
         return self.probabilities.equity
 
+    def at(self, context: CubeInfo,
+           efficiency: CubeEfficiency = DEFAULT_EFFICIENCY) -> RankedPlay:
+        """The same play valued at ``context`` (the mover's view before the play)."""
+        probabilities = self.probabilities
+        return RankedPlay(self._play, probabilities, self._ply,
+                          play_equity(probabilities, context, self._play.next_position,
+                                      efficiency=efficiency))
+
     def __repr__(self) -> str:
+        extra = "" if self._equity is None else f", equity={self._equity!r}"
         return (f"RankedPlay(play={self.play!r}, probabilities={self.probabilities!r}, "
-                f"ply={self.ply!r})")
+                f"ply={self.ply!r}{extra})")
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, RankedPlay) or other.__class__ is not self.__class__:
@@ -164,8 +184,9 @@ class RankedPlay:
     def __hash__(self) -> int:
         return hash((self.play, self.probabilities, self.ply))
 
-    def __reduce__(self) -> tuple[type[RankedPlay], tuple[Play, Probabilities, int]]:
-        return (RankedPlay, (self.play, self.probabilities, self.ply))
+    def __reduce__(self) -> tuple[type[RankedPlay],
+                                  tuple[Play, Probabilities, int, float | None]]:
+        return (RankedPlay, (self.play, self.probabilities, self.ply, self._equity))
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,34 +222,51 @@ def bot_level(level: BotLevel | str) -> BotLevel:
 
 
 def rank_plays(evaluator: Evaluator, position: Position, roll: Roll, *,
-               plies: int = 0) -> list[RankedPlay]:
+               plies: int = 0, context: CubeInfo | None = None) -> list[RankedPlay]:
     """Every legal play of ``roll``, best first, valued for the side on roll.
 
     An evaluator with a ``rank_plays`` method of its own ranks them (the
     :class:`~gammon.engine.player.Engine`'s compiled search, with its move filter); any
     other is asked, in one batch, for the position each play leaves with the opponent on
     roll. Ties keep the generator's order.
+
+    ``context`` is where the decision is (the match score, the cube, as the side on roll
+    sees them): the plays are then ranked by their cubeful value there
+    (:meth:`RankedPlay.at`); without one, by cubeless money equity.
     """
     own = getattr(evaluator, "rank_plays", None)
     if own is not None:
         ranked: list[RankedPlay] = own(position, roll, plies=plies)
-        return ranked
-    plays = legal_plays(position, roll)
-    theirs = evaluator.evaluate_batch([play.next_position for play in plays], plies=plies)
-    if len(theirs) != len(plays):
-        raise ValueError(f"evaluate_batch answered {len(theirs)} positions of {len(plays)}")
-    ranked = [RankedPlay(play, p.inverted(), plies)
-              for play, p in zip(plays, theirs, strict=True)]
-    ranked.sort(key=lambda r: -r.equity)
+    else:
+        plays = legal_plays(position, roll)
+        theirs = evaluator.evaluate_batch([play.next_position for play in plays], plies=plies)
+        if len(theirs) != len(plays):
+            raise ValueError(f"evaluate_batch answered {len(theirs)} positions of {len(plays)}")
+        ranked = [RankedPlay(play, p.inverted(), plies)
+                  for play, p in zip(plays, theirs, strict=True)]
+        ranked.sort(key=lambda r: -r.equity)
+    if context is not None:
+        ranked = rank_at(ranked, context)
     return ranked
 
 
+def rank_at(ranked: Sequence[RankedPlay], context: CubeInfo,
+            efficiency: CubeEfficiency = DEFAULT_EFFICIENCY) -> list[RankedPlay]:
+    """``ranked`` valued at ``context`` and ordered again: deepest ply first, then the
+    value at the context (ties keep the order given)."""
+    valued = [r.at(context, efficiency) for r in ranked]
+    valued.sort(key=lambda r: (-r.ply, -r.equity))
+    return valued
+
+
 def choose(evaluator: Evaluator, position: Position, roll: Roll,
-           level: BotLevel | str = "expert", rng: random.Random | None = None) -> Play:
-    """The play a bot of ``level`` makes: the best at the level's depth after its noise
-    (drawn from ``rng``) is added to each candidate's equity."""
+           level: BotLevel | str = "expert", rng: random.Random | None = None, *,
+           context: CubeInfo | None = None) -> Play:
+    """The play a bot of ``level`` makes: the best at the level's depth (at ``context``,
+    as :func:`rank_plays` ranks) after its noise (drawn from ``rng``) is added to each
+    candidate's equity."""
     level = bot_level(level)
-    ranked = rank_plays(evaluator, position, roll, plies=level.plies)
+    ranked = rank_plays(evaluator, position, roll, plies=level.plies, context=context)
     if level.noise <= 0 or len(ranked) == 1:
         return ranked[0].play
     rng = rng or random.Random()

@@ -11,6 +11,12 @@ point) — the baseline `gammon bench matches` measures the cube's worth against
 ``efficiency`` sets the cube efficiency of each class of position (GNU Backgammon's by
 default) and ``resign=False`` makes a bot that never offers a resignation (it still answers
 one): the variants `gammon bench cube` plays against the default bot.
+
+Checker plays are ranked at the score and cube of the match
+(:func:`gammon.engine.evaluator.rank_plays` with the player's :func:`cube_info`): a gammon
+counts for what it is worth at that score. ``at_score=False`` ranks them by cubeless money
+equity, as the bot did before: the baseline `gammon bench matches --baseline money-checkers`
+measures match-aware play against.
 """
 
 from __future__ import annotations
@@ -75,7 +81,8 @@ def cube_info(match: Match, player: int) -> CubeInfo:
 
 @dataclass
 class MatchBot:
-    """A player's decisions. ``level`` sets the checker play; ``plies`` the depth of the
+    """A player's decisions. ``level`` sets the checker play (at the score unless
+    ``at_score`` is False); ``plies`` the depth of the
     cube and resignation evaluations; ``efficiency`` the cube efficiencies; ``resign``
     whether it offers resignations, and ``resign_plies`` (when deeper than ``plies``) the
     depth of a second look that must confirm an offer before it is made. ``engine`` is any
@@ -89,6 +96,7 @@ class MatchBot:
     efficiency: CubeEfficiency = DEFAULT_EFFICIENCY
     resign: bool = True
     resign_plies: int = 0
+    at_score: bool = True
 
     def decide(self, match: Match, player: int) -> Action | None:
         """The action ``player`` takes now, or None when it is not theirs to act (or the
@@ -98,8 +106,9 @@ class MatchBot:
         game = match.game
         phase = game.phase
         if phase is Phase.MOVING and game.roll is not None:
+            context = cube_info(match, player) if self.at_score else None
             return PlayMove(player, choose(self.engine, game.position, game.roll, self.level,
-                                           self.rng))
+                                           self.rng, context=context))
         if phase is Phase.BEFORE_ROLL:
             return self._before_roll(match, player)
         if phase is Phase.CUBE_OFFERED:

@@ -28,12 +28,14 @@ from gammon.core.dice import Roll
 from gammon.core.moves import Play, _legal_plays_and_boards
 from gammon.core.position import Position
 from gammon.engine import evaluate, search
+from gammon.engine.cube import CubeInfo
 from gammon.engine.evaluator import (
     LEVELS,
     BotLevel,
     Probabilities,
     RankedPlay,
     choose,
+    rank_at,
 )
 from gammon.engine.network import OUTPUTS, NetworkPair
 from gammon.engine.rollout import RolloutResult, rollout
@@ -105,8 +107,11 @@ class Engine:
         return [Probabilities.from_array(row) for row in out]
 
     def rank_plays(self, position: Position, roll: Roll, *, plies: int = 0,
-                   move_filter: MoveFilter | None = None) -> list[RankedPlay]:
-        """Every legal play, best first, evaluated for the side on roll.
+                   move_filter: MoveFilter | None = None,
+                   context: CubeInfo | None = None) -> list[RankedPlay]:
+        """Every legal play, best first, evaluated for the side on roll; with ``context``
+        (the score and cube as the side on roll sees them) ranked by their cubeful value
+        there (:func:`gammon.engine.evaluator.rank_at`), else by cubeless money equity.
 
         Candidates dropped by the move filter keep their shallower evaluation and are
         listed after those evaluated deeper.
@@ -126,12 +131,15 @@ class Engine:
         plies_reached = depth.tolist()
         ranked = [from_rows(plays[i], plies_reached[i], probs, i)
                   for i in _best_first(probs, depth).tolist()]
+        if context is not None:
+            return rank_at(ranked, context)
         return ranked
 
     def choose(self, position: Position, roll: Roll, level: BotLevel | str = "expert",
-               rng: random.Random | None = None) -> Play:
-        """The play the engine makes at ``level`` (noise drawn from ``rng``)."""
-        return choose(self, position, roll, level, rng)
+               rng: random.Random | None = None, *, context: CubeInfo | None = None) -> Play:
+        """The play the engine makes at ``level`` (noise drawn from ``rng``), at
+        ``context`` when given."""
+        return choose(self, position, roll, level, rng, context=context)
 
     def rollout(self, position: Position, *, games: int = 1296, truncate: int = 0,
                 seed: int = 1,

@@ -1,0 +1,175 @@
+"""Checker play at the score: the plays of a roll ranked by their cubeful value at the match
+score and cube (:func:`gammon.engine.cube.play_equity`, :func:`rank_plays` with a context).
+
+The references are facts of the match equity table, not the code under test: at double
+match point (1-away/1-away) a game is worth the match whatever it is won by, so the match
+winning chance *is* the winning chance; in the Crawford game the leader's own gammons win
+nothing more; after it, the trailer's gammon losses cost nothing more; and a money call
+without a context ranks as before, by cubeless money equity.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from gammon.core.actions import PlayMove
+from gammon.core.dice import Roll
+from gammon.core.game import Rules
+from gammon.core.match import Match
+from gammon.core.position import Position
+from gammon.engine.analysis import analyse_actions
+from gammon.engine.cube import CubeInfo, Owner, play_equity
+from gammon.engine.evaluator import Probabilities, choose, rank_plays
+from gammon.engine.matchbot import MatchBot, cube_info, play_match
+from gammon.engine.player import Engine
+
+AFTER = Position.initial()  # a contact position: the cube efficiency is the contact one
+
+
+@pytest.fixture(scope="module")
+def engine() -> Engine:
+    return Engine.load()
+
+
+def decisions(count: int, seed: int = 5) -> list[tuple[Position, Roll]]:
+    """Positions with their rolls from random play (every kind of position, seeded)."""
+    rng = random.Random(seed)
+    out: list[tuple[Position, Roll]] = []
+    from gammon.core.moves import legal_plays
+
+    while len(out) < count:
+        position = Position.initial()
+        while position.winner() is None and len(out) < count:
+            roll = Roll(rng.randint(1, 6), rng.randint(1, 6))
+            plays = legal_plays(position, roll)
+            if len(plays) > 1:
+                out.append((position, roll))
+            position = rng.choice(plays).next_position
+    return out
+
+
+def test_at_double_match_point_the_plays_rank_by_winning_chance(engine: Engine) -> None:
+    dmp = CubeInfo.match(1, 1)
+    for position, roll in decisions(40):
+        ranked = engine.rank_plays(position, roll, context=dmp)
+        for r in ranked:
+            # a won game is the match: the value is 2p - 1 exactly
+            assert r.equity == pytest.approx(2 * r.probabilities.win - 1, abs=1e-9)
+        wins = [r.probabilities.win for r in ranked]
+        assert wins == sorted(wins, reverse=True)
+
+
+def test_in_the_crawford_game_the_leaders_own_gammons_win_nothing_more() -> None:
+    leader = CubeInfo.match(1, 5)
+    single = Probabilities(0.6, 0.0, 0.0, 0.1, 0.0)
+    gammons = Probabilities(0.6, 0.4, 0.2, 0.1, 0.0)
+    assert play_equity(single, leader, AFTER) == pytest.approx(
+        play_equity(gammons, leader, AFTER), abs=1e-12)
+    # but losing a gammon costs the leader: the trailer would need one point fewer
+    worse = Probabilities(0.6, 0.0, 0.0, 0.3, 0.0)
+    assert play_equity(worse, leader, AFTER) < play_equity(single, leader, AFTER)
+
+
+def test_after_the_crawford_game_the_trailers_gammon_losses_cost_nothing_more() -> None:
+    trailer = CubeInfo.match(4, 1, post_crawford=True)
+    plain = Probabilities(0.4, 0.1, 0.0, 0.0, 0.0)
+    gammoned = Probabilities(0.4, 0.1, 0.0, 0.5, 0.3)
+    assert play_equity(plain, trailer, AFTER) == pytest.approx(
+        play_equity(gammoned, trailer, AFTER), abs=1e-12)
+
+
+def test_the_value_of_a_play_moves_with_the_gammon_price_of_the_score() -> None:
+    """A gammonish play beats a safe one for money; the leader of the Crawford game, whose
+    gammons are worthless, prefers the safe one."""
+    gammonish = Probabilities(0.6, 0.3, 0.0, 0.1, 0.0)
+    safe = Probabilities(0.65, 0.05, 0.0, 0.02, 0.0)
+    money = CubeInfo.money()
+    assert play_equity(gammonish, money, AFTER) > play_equity(safe, money, AFTER)
+    crawford = CubeInfo.match(1, 5)
+    assert play_equity(gammonish, crawford, AFTER) < play_equity(safe, crawford, AFTER)
+
+
+def test_owning_the_cube_is_worth_something_to_the_owner() -> None:
+    """Money, an even position after the play: the owner of a 2-cube is better off than
+    the side whose opponent owns it (the cube's value is its owner's)."""
+    even = Probabilities(0.5, 0.1, 0.0, 0.1, 0.0)
+    mine = play_equity(even, CubeInfo.money(2, Owner.ME), AFTER)
+    theirs = play_equity(even, CubeInfo.money(2, Owner.OPPONENT), AFTER)
+    assert mine > 0 > theirs
+
+
+def test_without_a_context_the_plays_rank_by_cubeless_money_equity(engine: Engine) -> None:
+    for position, roll in decisions(20, seed=8):
+        ranked = rank_plays(engine, position, roll)
+        equities = [r.equity for r in ranked]
+        assert equities == sorted(equities, reverse=True)
+        assert all(r.equity == r.probabilities.equity for r in ranked)
+
+
+def test_a_context_changes_the_order_not_the_search(engine: Engine) -> None:
+    """The same candidates with the same probabilities: only their values and order move."""
+    position, roll = decisions(1, seed=11)[0]
+    plain = engine.rank_plays(position, roll, plies=1)
+    at_score = engine.rank_plays(position, roll, plies=1, context=CubeInfo.match(2, 6))
+    assert ({(r.play, r.probabilities, r.ply) for r in plain}
+            == {(r.play, r.probabilities, r.ply) for r in at_score})
+    values = [(r.ply, r.equity) for r in at_score]
+    assert values == sorted(values, key=lambda v: (-v[0], -v[1]))
+
+
+def test_the_bot_plays_at_the_score_unless_told_to_play_money(engine: Engine) -> None:
+    """At double match point the bot's play is the one with the best winning chance; the
+    money-play bot (``at_score=False``) keeps the cubeless money choice."""
+    dmp = CubeInfo.match(1, 1)
+    differ = 0
+    for position, roll in decisions(80, seed=3):
+        best_win = max(engine.rank_plays(position, roll), key=lambda r: r.probabilities.win)
+        chosen = choose(engine, position, roll, context=dmp)
+        assert chosen.position == best_win.play.position
+        differ += choose(engine, position, roll).position != chosen.position
+    assert differ > 0  # the score changed some plays: the test can tell the two apart
+
+
+def test_the_match_bot_plays_at_its_own_view_of_the_score(engine: Engine) -> None:
+    """In a whole 5-point match the bot's every play is the best at the score as it sees
+    it (its own away count first), and the money-play bot's is the best in money."""
+    rules = Rules(length=5)
+    bots = (MatchBot(engine, rng=random.Random(1)),
+            MatchBot(engine, rng=random.Random(2), at_score=False))
+    record: list = []
+    play_match(bots, rules, random.Random(4), record=record)
+    match = Match.new(rules)
+    checked = 0
+    for action in record:
+        if isinstance(action, PlayMove):
+            game = match.game
+            assert game.roll is not None
+            context = cube_info(match, action.player) if action.player == 0 else None
+            best = engine.rank_plays(game.position, game.roll, context=context)[0]
+            assert action.play.position == best.play.position
+            checked += 1
+        match, _ = match.apply(action)
+    assert checked > 20
+
+
+def test_the_analysis_grades_a_play_at_the_score(engine: Engine) -> None:
+    """The analysis of a DMP game values each play by its winning chance: the best play
+    has the best winning chance, and the loss is twice the difference in winning chance."""
+    rng = random.Random(9)
+    record: list = []
+    bots = (MatchBot(engine, rng=random.Random(1), at_score=False),
+            MatchBot(engine, rng=random.Random(2), at_score=False))
+    play_match(bots, Rules(length=1), rng, record=record)
+    analysis = analyse_actions(record, Rules(length=1), engine=engine)
+    graded = [d for d in analysis.decisions if not d.forced]
+    assert graded
+    for d in graded[:15]:
+        position = Position.from_id(d.position_id)
+        roll = Roll(int(d.roll[0]), int(d.roll[1]))
+        ranked = engine.rank_plays(position, roll)
+        best = max(r.probabilities.win for r in ranked)
+        played = next(r for r in ranked if r.play.notation() == d.played)
+        assert d.best_equity == pytest.approx(2 * best - 1, abs=1e-9)
+        assert d.played_equity == pytest.approx(2 * played.probabilities.win - 1, abs=1e-9)
