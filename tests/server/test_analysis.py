@@ -30,6 +30,7 @@ from gammon.core.position import Position
 from gammon.server.analysis_api import AnalysisProgress
 from gammon.server.app import create_app
 from gammon.server.db import make_engine, match_analyses
+from gammon.server.settings import Settings
 from tests.server.conftest import Browser, make_settings, run_async
 from tests.server.helpers import Player, act, play_out_against_bot, play_turn, to_move
 from tests.server.test_match import register
@@ -237,56 +238,85 @@ def test_an_analysis_whose_server_died_is_done_by_the_next_and_never_served_half
     assert stored.done == stored.total >= 1
 
 
-def test_no_engine_help_for_a_position_of_ones_live_rated_match(
+def engine_requests(position: str, dice: str) -> list[tuple[str, dict[str, Any]]]:
+    """A hint and an evaluation of ``position`` (the hint with ``dice``), at 0 plies."""
+    return [("/api/hint", {"position_id": position, "dice": dice, "plies": 0}),
+            ("/api/eval", {"position_id": position, "plies": 0})]
+
+
+def refused_as_live_rated(browser: Browser, position: str) -> bool:
+    """Whether ``browser`` is refused both engine requests about ``position`` (either
+    side's view) with 403 ``rated_match_live``."""
+    answers = [browser.post(path, json=body)
+               for pid in (position, Position.from_id(position).swap().id())
+               for path, body in engine_requests(pid, "31")]
+    return all(answer.status_code == 403
+               and answer.json()["detail"]["code"] == "rated_match_live" for answer in answers)
+
+
+def test_no_engine_help_for_a_position_of_a_live_rated_match_whoever_asks(
         clients: tuple[Browser, Browser], client: TestClient) -> None:
-    """``/api/hint`` and ``/api/eval`` refuse the players of a rated match in play its
-    position (either side's view): 403 ``rated_match_live``. Anyone else, and the same
-    players for other positions or unrated matches, still get answers."""
+    """``/api/hint`` and ``/api/eval`` refuse the position of a rated match in play (either
+    side's view) to its players and to anyone else — a stranger's guest session, as a
+    player's private window would be: 403 ``rated_match_live``. Other positions, the
+    starting position (every match's first), and the same position once the match is over
+    get answers."""
     a, b = clients
-    watcher = Browser(client)
+    stranger = Browser(client)
     register(a, "hinter")
     register(b, "player")
     game = a.post("/api/games", json={"kind": "match", "length": 3}).json()
     assert b.post(f"/api/games/{game['id']}/join", json={}).status_code == 200
-    state = a.get(f"/api/games/{game['id']}").json()
-    assert state["info"]["rated"] is True and state["game"]["phase"] == "moving"
-    position = state["game"]["position_id"]
-    dice = "".join(map(str, state["game"]["dice"]))
-    other_view = Position.from_id(position).swap().id()
-    for browser in (a, b):
-        for pid in (position, other_view):
-            for path, body in (("/api/hint", {"position_id": pid, "dice": dice, "plies": 0}),
-                               ("/api/eval", {"position_id": pid, "plies": 0})):
-                refused = browser.post(path, json=body)
-                assert refused.status_code == 403, (path, refused.text)
-                assert refused.json()["detail"]["code"] == "rated_match_live"
-    opening = "4HPwATDgc/ABMA"  # another position: help as usual
-    if opening not in (position, other_view):
-        assert a.post("/api/hint", json={"position_id": opening, "dice": "31",
-                                         "plies": 0}).status_code == 200
-    assert watcher.post("/api/hint", json={"position_id": position, "dice": dice,
-                                           "plies": 0}).status_code == 200
-
-    bot_game = a.post("/api/games", json={"kind": "single", "bot": 1}).json()  # unrated
-    bot_state = a.get(f"/api/games/{bot_game['id']}").json()["game"]
-    if bot_state["phase"] == "moving" and bot_state["position_id"] not in (position,
-                                                                           other_view):
-        assert a.post("/api/hint", json={
-            "position_id": bot_state["position_id"],
-            "dice": "".join(map(str, bot_state["dice"])), "plies": 0}).status_code == 200
-
     with a.websocket_connect("/ws") as wa, b.websocket_connect("/ws") as wb:
         pa, pb = Player.over_testclient(wa), Player.over_testclient(wb)
         pa.subscribe(game["id"])
         pb.subscribe(game["id"])
         players = {0: pa, 1: pb}
         play_turn(players, random.Random(1))  # the opening move: the next side is to roll
+        state = a.get(f"/api/games/{game['id']}").json()
+        assert state["info"]["rated"] is True
+        position = state["game"]["position_id"]
+        for browser in (a, b, stranger):
+            assert refused_as_live_rated(browser, position)
+        opening = "4HPwATDgc/ABMA"
+        for path, body in engine_requests(opening, "31"):
+            assert stranger.post(path, json=body).status_code == 200, path
+
+        bot_game = a.post("/api/games", json={"kind": "single", "bot": 1}).json()  # unrated
+        bot_state = a.get(f"/api/games/{bot_game['id']}").json()["game"]
+        if bot_state["phase"] == "moving" and bot_state["position_id"] != position:
+            assert a.post("/api/hint", json={
+                "position_id": bot_state["position_id"],
+                "dice": "".join(map(str, bot_state["dice"])), "plies": 0}).status_code == 200
+
         actor = to_move(players)
         act(players, actor, {"type": "resign", "level": 3})  # a backgammon: 3 points
         act(players, to_move(players), {"type": "accept_resign"})
         assert pa.game is not None and pa.game["phase"] == "match_over"
-    after = a.post("/api/hint", json={"position_id": position, "dice": dice, "plies": 0})
-    assert after.status_code == 200, after.text  # the match is over: help again
+    for browser in (a, stranger):  # the match is over: help again, for everyone
+        for path, body in engine_requests(position, "31"):
+            assert browser.post(path, json=body).status_code == 200, path
+
+
+def test_no_engine_help_through_another_server_process(
+        clients: tuple[Browser, Browser], settings: Settings) -> None:
+    """A stranger whose request reaches a second process — started before the match, so
+    it did not load the match at its start-up — is refused its position too: the rated
+    matches in play are the database's, not one process's."""
+    a, b = clients
+    with TestClient(create_app(settings)) as second:
+        stranger = Browser(second)
+        register(a, "seated")
+        register(b, "joiner")
+        game = a.post("/api/games", json={"kind": "match", "length": 1}).json()
+        assert b.post(f"/api/games/{game['id']}/join", json={}).status_code == 200
+        with a.websocket_connect("/ws") as wa, b.websocket_connect("/ws") as wb:
+            pa, pb = Player.over_testclient(wa), Player.over_testclient(wb)
+            pa.subscribe(game["id"])
+            pb.subscribe(game["id"])
+            play_turn({0: pa, 1: pb}, random.Random(2))  # past the starting position
+        position = a.get(f"/api/games/{game['id']}").json()["game"]["position_id"]
+        assert refused_as_live_rated(stranger, position)
 
 
 def test_an_analysis_whose_process_is_killed_is_queued_again_and_done(

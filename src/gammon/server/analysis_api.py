@@ -8,14 +8,13 @@ Whoever may see the match may see its analysis (the routes' visibility check: an
 public match, its players and the holders of its invite link for a private one).
 
 :func:`refuse_in_live_rated`: ``/api/hint`` and ``/api/eval`` answer 403
-``rated_match_live`` for a position of a rated match the caller is playing now.
+``rated_match_live`` for a position of any rated match in play, whoever asks.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Literal
 
-import sqlalchemy as sa
 from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import ConfigDict, with_config
@@ -26,7 +25,7 @@ from gammon import views
 from gammon.core.position import Position
 from gammon.server import protocol
 from gammon.server.analysis_worker import AnalysisWorker
-from gammon.server.db import Repository, User, matches
+from gammon.server.db import Repository
 from gammon.server.hub import Hub, ServiceError
 from gammon.server.routes.deps import (
     HubDep,
@@ -98,30 +97,28 @@ async def analysis(match_id: MatchId, request: Request, settings: SettingsDep, h
     return JSONResponse(status.progress_json(), 202, headers={"retry-after": "2"})
 
 
-async def _live_rated_positions(repo: Repository, hub: Hub, user: User) -> set[str]:
-    """The Position IDs (both sides' views, at the start of the turn and now) of the rated
-    matches ``user`` is playing."""
-    async with repo.engine.connect() as conn:
-        ids = (await conn.scalars(sa.select(matches.c.id).where(
-            matches.c.status == "playing", matches.c.rated.is_(True),
-            sa.or_(matches.c.player0 == user.id, matches.c.player1 == user.id)))).all()
-    found: set[str] = set()
-    for match_id in ids:
+STARTING_POSITION_IDS = frozenset({Position.initial().id()})
+"""The starting position, as either side sees it (the same ID)."""
+
+
+async def refuse_in_live_rated(repo: Repository, hub: Hub, position: Position) -> None:
+    """``rated_match_live`` (403) when ``position`` (either side's view, at the start of
+    the turn or now) is that of any rated match in play, whoever asks: a player's second
+    session (a guest in a private window, a friend) gets no more help than the player.
+
+    The rated matches in play are the database's (every process's); each is asked of this
+    process's hub, which loads one it does not hold yet (as it loads every playing match
+    at start-up) and keeps it current from the bus, so the positions are those of now
+    whichever process the players' sockets are on (:meth:`Hub.position_ids`).
+
+    The starting position is exempt: every match begins there, so it would be refused
+    whenever any rated match is at its first turn, and its best opening plays are in
+    every book anyway."""
+    wanted = position.id()
+    if wanted in STARTING_POSITION_IDS:
+        return
+    for match_id in await repo.playing_rated_ids():
         room = await hub.room(match_id)
-        if room is None or room.match is None or room.match.is_over:
-            continue
-        game = room.match.game
-        for position in (game.position, game.start_position):
-            found.update((position.id(), position.swap().id()))
-    return found
-
-
-async def refuse_in_live_rated(repo: Repository, hub: Hub, user: User | None,
-                               position: Position) -> None:
-    """``rated_match_live`` (403) when ``position`` (either side's view) is the position of a
-    rated match ``user`` is playing now: the engine does not help in rated play."""
-    if user is None or user.is_guest or user.is_bot:
-        return  # rated matches are between registered players
-    if position.id() in await _live_rated_positions(repo, hub, user):
-        raise ServiceError("rated_match_live",
-                           "no engine help for a position of your rated match in play")
+        if room is not None and wanted in hub.position_ids(room):
+            raise ServiceError("rated_match_live",
+                               "no engine help for a position of a rated match in play")

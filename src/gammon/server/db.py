@@ -418,6 +418,12 @@ class Repository:
             return list((await conn.scalars(
                 sa.select(matches.c.id).where(matches.c.status == "playing"))).all())
 
+    async def playing_rated_ids(self) -> list[str]:
+        """The ids of the rated matches in play (the engine API's refusal asks)."""
+        async with self._single.connect() as conn:
+            return list((await conn.scalars(sa.select(matches.c.id).where(
+                matches.c.status == "playing", matches.c.rated.is_(True)))).all())
+
     async def seat(self, match_id: str, user_id: int, client_seed: str, rules: str,
                    rated: bool, actions: Sequence[Row] = ()) -> bool:
         """Take seat 1 of an open match, storing its first ``actions`` (the opening) in the

@@ -98,6 +98,8 @@ class Hub:
         self.origin = uuid.uuid4().hex
         self.rooms: dict[str, LiveRoom] = {}
         self._loading: dict[str, asyncio.Future[LiveRoom | None]] = {}
+        self._position_ids: dict[str, tuple[int, frozenset[str]]] = {}
+        """Match id -> (the room's action number, :meth:`position_ids` at that number)."""
         self._tasks: set[asyncio.Task[Any]] = set()
         self.closed = False
         self.on_change: Callable[[LiveRoom, bool], None] = lambda room, local: None
@@ -454,6 +456,22 @@ class Hub:
             if room.timer is not None:
                 room.timer.cancel()
             self.rooms.pop(room.id, None)
+            self._position_ids.pop(room.id, None)
+
+    def position_ids(self, room: LiveRoom) -> frozenset[str]:
+        """The Position IDs of the game in play in ``room`` — both sides' views, at the
+        start of the turn and now — or none once its match is over; computed once per
+        action number (the engine API asks about every live rated match at each request)."""
+        cached = self._position_ids.get(room.id)
+        if cached is not None and cached[0] == room.seq:
+            return cached[1]
+        ids: frozenset[str] = frozenset()
+        if room.match is not None and not room.match.is_over:
+            game = room.match.game
+            ids = frozenset(view.id() for position in (game.position, game.start_position)
+                            for view in (position, position.swap()))
+        self._position_ids[room.id] = (room.seq, ids)
+        return ids
 
     # -- transitions ---------------------------------------------------------------
 
