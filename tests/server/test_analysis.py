@@ -258,9 +258,9 @@ def test_no_engine_help_for_a_position_of_a_live_rated_match_whoever_asks(
         clients: tuple[Browser, Browser], client: TestClient) -> None:
     """``/api/hint`` and ``/api/eval`` refuse the position of a rated match in play (either
     side's view) to its players and to anyone else — a stranger's guest session, as a
-    player's private window would be: 403 ``rated_match_live``. Other positions, the
-    starting position (every match's first), and the same position once the match is over
-    get answers."""
+    player's private window would be: 403 ``rated_match_live``. The starting position
+    (every match's first) is refused to the players only. Other positions, and the same
+    position once the match is over, get answers."""
     a, b = clients
     stranger = Browser(client)
     register(a, "hinter")
@@ -272,15 +272,18 @@ def test_no_engine_help_for_a_position_of_a_live_rated_match_whoever_asks(
         pa.subscribe(game["id"])
         pb.subscribe(game["id"])
         players = {0: pa, 1: pb}
+        opening = "4HPwATDgc/ABMA"
+        assert a.get(f"/api/games/{game['id']}").json()["game"]["position_id"] == opening
+        for browser in (a, b):
+            assert refused_as_live_rated(browser, opening)
+        for path, body in engine_requests(opening, "31"):
+            assert stranger.post(path, json=body).status_code == 200, path
         play_turn(players, random.Random(1))  # the opening move: the next side is to roll
         state = a.get(f"/api/games/{game['id']}").json()
         assert state["info"]["rated"] is True
         position = state["game"]["position_id"]
         for browser in (a, b, stranger):
             assert refused_as_live_rated(browser, position)
-        opening = "4HPwATDgc/ABMA"
-        for path, body in engine_requests(opening, "31"):
-            assert stranger.post(path, json=body).status_code == 200, path
 
         bot_game = a.post("/api/games", json={"kind": "single", "bot": 1}).json()  # unrated
         bot_state = a.get(f"/api/games/{bot_game['id']}").json()["game"]

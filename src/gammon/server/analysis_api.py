@@ -25,7 +25,7 @@ from gammon import views
 from gammon.core.position import Position
 from gammon.server import protocol
 from gammon.server.analysis_worker import AnalysisWorker
-from gammon.server.db import Repository
+from gammon.server.db import Repository, User
 from gammon.server.hub import Hub, ServiceError
 from gammon.server.routes.deps import (
     HubDep,
@@ -101,7 +101,8 @@ STARTING_POSITION_IDS = frozenset({Position.initial().id()})
 """The starting position, as either side sees it (the same ID)."""
 
 
-async def refuse_in_live_rated(repo: Repository, hub: Hub, position: Position) -> None:
+async def refuse_in_live_rated(repo: Repository, hub: Hub, user: User | None,
+                               position: Position) -> None:
     """``rated_match_live`` (403) when ``position`` (either side's view, at the start of
     the turn or now) is that of any rated match in play, whoever asks: a player's second
     session (a guest in a private window, a friend) gets no more help than the player.
@@ -111,14 +112,16 @@ async def refuse_in_live_rated(repo: Repository, hub: Hub, position: Position) -
     at start-up) and keeps it current from the bus, so the positions are those of now
     whichever process the players' sockets are on (:meth:`Hub.position_ids`).
 
-    The starting position is exempt: every match begins there, so it would be refused
-    whenever any rated match is at its first turn, and its best opening plays are in
-    every book anyway."""
+    The starting position is refused only to the players of such a match: every match
+    begins there, so refusing it to all would take the first hint of a practice match
+    whenever any rated match is at its first turn, and its best opening plays are in every
+    book anyway."""
     wanted = position.id()
-    if wanted in STARTING_POSITION_IDS:
-        return
     for match_id in await repo.playing_rated_ids():
         room = await hub.room(match_id)
-        if room is not None and wanted in hub.position_ids(room):
-            raise ServiceError("rated_match_live",
-                               "no engine help for a position of a rated match in play")
+        if room is None or wanted not in hub.position_ids(room):
+            continue
+        if wanted in STARTING_POSITION_IDS and (user is None or user.id not in room.players):
+            continue
+        raise ServiceError("rated_match_live",
+                           "no engine help for a position of a rated match in play")

@@ -19,6 +19,7 @@ from gammon.server.analysis_api import refuse_in_live_rated
 from gammon.server.hub import ServiceError
 from gammon.server.protocol import EvalRequest, HintRequest
 from gammon.server.routes.deps import (
+    CurrentUser,
     HubDep,
     LimiterDep,
     RepoDep,
@@ -31,13 +32,13 @@ router = APIRouter(prefix="/api", tags=["engine"])
 
 @router.post("/hint", **returns("hint"))
 async def hint(body: HintRequest, request: Request, limiter: LimiterDep, repo: RepoDep,
-               hub: HubDep) -> views.HintView:
+               hub: HubDep, user: CurrentUser) -> views.HintView:
     """Every legal play of ``dice`` in the position (the side on roll's view), ranked by
     the neural engine at ``plies`` (0-2), best first, with its cubeless equity and the
     five probabilities."""
     await limit(request, limiter, "engine", 120, 30)
     position = _playable(body.position_id)
-    await refuse_in_live_rated(repo, hub, position)
+    await refuse_in_live_rated(repo, hub, user, position)
     try:
         roll = Roll.parse(body.dice)
     except ValueError as error:
@@ -49,14 +50,14 @@ async def hint(body: HintRequest, request: Request, limiter: LimiterDep, repo: R
 
 @router.post("/eval", **returns("eval"))
 async def evaluate(body: EvalRequest, request: Request, limiter: LimiterDep, repo: RepoDep,
-                   hub: HubDep) -> views.EvalView:
+                   hub: HubDep, user: CurrentUser) -> views.EvalView:
     """The engine's evaluation of the position before the side on roll rolls: the five
     probabilities and the cubeless equity at ``plies``; with a GNU Backgammon
     ``match_id`` (score, cube, turn), also the cube decision (or the answer to a pending
     double or resignation), as ``gammon cube --json`` gives it."""
     await limit(request, limiter, "engine", 120, 30)
     position = _playable(body.position_id)
-    await refuse_in_live_rated(repo, hub, position)
+    await refuse_in_live_rated(repo, hub, user, position)
     try:
         key = None if body.match_id is None else MatchKey.from_id(body.match_id)
     except ValueError as error:
