@@ -55,6 +55,20 @@ def names(page: Any) -> tuple[str, str, int]:
     return seats[me]["name"], seats[1 - me]["name"], me
 
 
+def test_the_lobby_and_the_end_of_a_bot_match_say_it_is_unrated(pages: Pages) -> None:
+    """A bot match leaves ratings as they are: the lobby says so before it starts (the
+    computer's card, and the create card of a guest), and its match-end dialog after."""
+    page = pages.new()
+    bot_note = page.locator("section[aria-labelledby=bot-title] [data-note=unrated]")
+    assert bot_note.inner_text() == "Unrated: no rating change"
+    guest_note = page.locator("[data-form=create] [data-note=unrated]")
+    assert guest_note.inner_text().startswith("Unrated: no rating change. Guests play unrated")
+    start_bot_match(page, length=1)
+    resign_single(page)
+    dialog = end_dialog(page)
+    expect(dialog.locator("[data-over=unrated]")).to_have_text("Unrated: no rating change")
+
+
 def test_a_finished_bot_match_says_who_won_and_how_and_offers_review_rematch_and_mat(
         pages: Pages) -> None:
     page = pages.new()
@@ -72,7 +86,8 @@ def test_a_finished_bot_match_says_who_won_and_how_and_offers_review_rematch_and
     score = "0–1" if seat == 0 else "1–0"
     assert dialog.locator("[data-over=score]").inner_text() \
         == f"{seats[0]['name']} – {seats[1]['name']}: {score}"
-    assert dialog.locator("[data-over=ratings]").inner_text() == ""  # a guest's bot match
+    # a guest's bot match
+    assert dialog.locator("[data-over=ratings]").inner_text() == "Unrated: no rating change"
 
     # the analysis: its progress while it runs, then each side's error rate and PR, as the
     # server's analysis gives them

@@ -248,7 +248,8 @@ class LobbyPage extends Page {
       await this.create({ bot: Number(data.get("bot")), kind: data.get("kind"), length: Number(data.get("length")) || 1, cube: true });
     });
     return h("section", { class: "card", "aria-labelledby": "bot-title" }, h("h2", { id: "bot-title" }, t("lobby.bot_title")),
-      h("p", { class: "muted small" }, t("lobby.bot_text")), form);
+      h("p", { class: "muted small" }, t("lobby.bot_text")),
+      h("p", { class: "muted small", "data-note": "unrated" }, t("game.unrated")), form);
   }
 
   createCard() {
@@ -266,9 +267,15 @@ class LobbyPage extends Page {
       h("details", {}, h("summary", {}, t("lobby.advanced")),
         field(t("lobby.client_seed"), h("input", { type: "text", name: "client_seed", maxlength: 64, autocomplete: "off" })),
         h("p", { class: "muted small" }, t("lobby.client_seed_help"))),
+      h("p", { class: "muted small", "data-note": "unrated" }),
       h("button", { type: "submit", class: "primary", "data-act": "create" }, t("lobby.create")));
     const kind = form.querySelector("[name=kind]");
+    const unrated = form.querySelector("[data-note=unrated]");
     const sync = () => {
+      // only a match or single game between two registered players is rated
+      const guest = this.app.me?.kind !== "user";
+      unrated.textContent = guest ? t("lobby.unrated_guest") : kind.value === "money" ? t("game.unrated") : "";
+      unrated.hidden = !unrated.textContent;
       form.querySelector("[name=length]").disabled = kind.value !== "match";
       for (const name of ["jacoby", "beavers"]) form.querySelector(`[name=${name}]`).disabled = kind.value !== "money";
       form.querySelector("[name=cube]").disabled = kind.value === "single";

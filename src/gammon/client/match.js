@@ -1021,7 +1021,8 @@ export class MatchPage {
   fillRatings() {
     const box = this.overParts?.ratings;
     if (!box) return;
-    if (!this.info?.rated) { box.replaceChildren(); return; }
+    // bot, guest and money play leave ratings as they were: say so, not silence
+    if (!this.info?.rated) { box.replaceChildren(h("p", { class: "muted", "data-over": "unrated" }, t("game.unrated"))); return; }
     const fmt = new Intl.NumberFormat(language(), { minimumFractionDigits: 1, maximumFractionDigits: 1, useGrouping: false });
     const rows = (this.info.seats || []).filter((s) => s && s.kind === "user").map((s) => {
       const change = this.ratingChanges?.[s.name];
