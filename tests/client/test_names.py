@@ -1,4 +1,5 @@
-"""A name in another script registers through the sign-in page and is shown as typed."""
+"""A name in another script registers through the sign-in page, is shown as typed, and
+finds its history page (the name in the address, percent-encoded)."""
 
 from __future__ import annotations
 
@@ -17,3 +18,7 @@ def test_a_polish_name_registers_in_the_browser_and_is_shown(pages: Pages) -> No
     page.wait_for_url("**/#/")
     page.wait_for_function(f"window.gammon.app.me && window.gammon.app.me.name === '{name}'")
     assert page.inner_text("#user-link").startswith(f"{name} · ")  # name · rating
+    page.goto(page.url.split("#")[0] + "#/signin")
+    page.click("[data-card=signed-in] a[href^='#/history/']")
+    page.wait_for_selector("main .empty")  # the server found the player: no matches yet
+    assert name in page.inner_text("main h1")
