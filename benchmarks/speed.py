@@ -13,8 +13,9 @@ Run: ``python benchmarks/speed.py [--positions 300] [--positions-1ply 100]
 [--positions-2ply 30] [--training-games 300] [--seed 1] [--weights PATH]
 [--positions-from PATH]``
 (also ``gammon bench speed``). Targets on one core: 0-ply ≤ 0.15 ms and 2-ply ≤ 50 ms
-median per decision. Each line also gives the median of the thread's CPU time per decision,
-which other work on a shared machine barely changes.
+median per decision; the 0-ply decision ranked at a match score (cubeful, the match equity
+table) within 1.3 times the money decision. Each line also gives the median of the
+thread's CPU time per decision, which other work on a shared machine barely changes.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import time
 
 from gammon.core.dice import Roll
 from gammon.core.position import Position
+from gammon.engine.cube import CubeInfo
 from gammon.engine.evaluate import kernel_arrays
 from gammon.engine.player import Engine
 from gammon.engine.training import train_games
@@ -52,15 +54,20 @@ def self_play_decisions(engine: Engine, count: int, seed: int) -> list[tuple[Pos
     return decisions
 
 
-def time_decisions(engine: Engine, decisions: list[tuple[Position, Roll]],
-                   plies: int) -> tuple[list[float], list[float]]:
+AT_SCORE = CubeInfo.match(2, 6)
+"""The context of the "at the score" line: 2-away/6-away, cube centred."""
+
+
+def time_decisions(engine: Engine, decisions: list[tuple[Position, Roll]], plies: int,
+                   context: CubeInfo | None = None) -> tuple[list[float], list[float]]:
     """Seconds per ``rank_plays`` call for each decision: wall-clock time, and this thread's
     CPU time (which other work on a shared machine barely changes)."""
-    engine.rank_plays(*decisions[0], plies=plies)  # compile (or load the cache) outside timing
+    # compile (or load the cache) outside timing
+    engine.rank_plays(*decisions[0], plies=plies, context=context)
     times, cpu_times = [], []
     for position, roll in decisions:
         start, cpu_start = time.perf_counter(), time.thread_time()
-        engine.rank_plays(position, roll, plies=plies)
+        engine.rank_plays(position, roll, plies=plies, context=context)
         times.append(time.perf_counter() - start)
         cpu_times.append(time.thread_time() - cpu_start)
     return times, cpu_times
@@ -107,6 +114,14 @@ def main(argv: list[str] | None = None) -> int:
             verdict = f"   target ≤ {target:g} ms: {'met' if median <= target else 'NOT met'}"
         print(f"{plies}-ply: median {median:8.3f} ms, p90 {p90:8.3f} ms per decision "
               f"(CPU median {cpu_median:.3f} ms) over {count} positions{verdict}", flush=True)
+        if plies == 0:
+            # checker play at the score: the same decisions ranked at a match score
+            scored, scored_cpu = time_decisions(engine, decisions[:count], 0, AT_SCORE)
+            at_score = statistics.median(scored) * 1e3
+            ratio = statistics.median(scored_cpu) * 1e3 / cpu_median
+            print(f"0-ply at the score ({AT_SCORE.describe()}): median {at_score:8.3f} ms "
+                  f"(CPU median {statistics.median(scored_cpu) * 1e3:.3f} ms, {ratio:.2f}x "
+                  f"the money decision; target ≤ 1.3x)", flush=True)
 
     if args.training_games <= 0:
         return 0

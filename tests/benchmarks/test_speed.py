@@ -21,10 +21,10 @@ def test_two_networks_are_timed_on_the_same_decisions_with_positions_from(
     timed: list[list[tuple[object, object]]] = []
     original = speed.time_decisions
 
-    def recording(engine: Engine, decisions: list[tuple[object, object]],
-                  plies: int) -> tuple[list[float], list[float]]:
+    def recording(engine: Engine, decisions: list[tuple[object, object]], plies: int,
+                  context: object = None) -> tuple[list[float], list[float]]:
         timed.append(decisions)
-        return original(engine, decisions, plies)  # type: ignore[no-any-return]
+        return original(engine, decisions, plies, context)  # type: ignore[no-any-return]
 
     monkeypatch.setattr(speed, "time_decisions", recording)
     small = ["--positions", "12", "--positions-1ply", "1", "--positions-2ply", "1",

@@ -173,3 +173,33 @@ def test_the_analysis_grades_a_play_at_the_score(engine: Engine) -> None:
         played = next(r for r in ranked if r.play.notation() == d.played)
         assert d.best_equity == pytest.approx(2 * best - 1, abs=1e-9)
         assert d.played_equity == pytest.approx(2 * played.probabilities.win - 1, abs=1e-9)
+
+
+def test_the_compiled_ranking_values_each_play_as_play_equity_does(engine: Engine) -> None:
+    """The engine's fast path (one compiled call for a roll's plays) gives each play the
+    value :func:`play_equity` gives it alone, at money and match scores of every kind."""
+    contexts = [CubeInfo.money(), CubeInfo.money(2, Owner.ME), CubeInfo.money(jacoby=True),
+                CubeInfo.match(2, 6), CubeInfo.match(1, 5), CubeInfo.match(3, 3, 2, Owner.ME),
+                CubeInfo.match(5, 1, post_crawford=True), CubeInfo.match(9, 4, 4, "opponent")]
+    for position, roll in decisions(40, seed=21):
+        for context in contexts:
+            for r in engine.rank_plays(position, roll, context=context):
+                alone = play_equity(r.probabilities, context, r.play.next_position)
+                assert r.equity == pytest.approx(alone, abs=1e-12)
+
+
+def test_the_cube_efficiency_of_a_play_is_that_of_the_position_it_leaves() -> None:
+    """:meth:`CubeEfficiency.of_boards` (the mover's boards, compiled) agrees with
+    :meth:`CubeEfficiency.of` of each position the opponent then has on roll: contact,
+    races by the pips, and bear-offs."""
+    from gammon.core.moves import _legal_plays_and_boards
+    from gammon.engine.cube import DEFAULT_EFFICIENCY
+
+    kinds: set[float] = set()
+    for position, roll in decisions(400, seed=13):
+        plays, boards = _legal_plays_and_boards(position, roll)
+        fast = DEFAULT_EFFICIENCY.of_boards(boards, len(plays))
+        for play, x in zip(plays, fast, strict=True):
+            assert x == pytest.approx(DEFAULT_EFFICIENCY.of(play.next_position), abs=1e-12)
+            kinds.add(round(float(x), 4))
+    assert len(kinds) > 3  # contact, bear-offs and races of several lengths were met

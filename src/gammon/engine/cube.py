@@ -76,9 +76,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from functools import lru_cache
 from typing import TYPE_CHECKING, Final, Protocol, TypeAlias
 
+import numpy as np
+
 from gammon.core.cube import MAX_CUBE, Cube, Level, counted_level, win_level
+from gammon.engine import cubeful
 from gammon.engine.met import MatchScore, mwc2eq
 
 if TYPE_CHECKING:
@@ -111,6 +115,7 @@ __all__ = [
     "cubeful_equity",
     "cubeful_mwc",
     "efficiency_for",
+    "play_equities",
     "play_equity",
     "race_efficiency",
     "resign_equity",
@@ -131,7 +136,6 @@ RESIGN_TOLERANCE: Final = 0.01
 """How close (normalised equity, in cubes) playing on and resigning must be for the bot to
 offer a resignation: the game is lost at that level."""
 
-_EPSILON: Final = 1e-7
 _SLACK: Final = 1e-6  # how far hand-made or network probabilities may stray before refusal
 
 
@@ -246,6 +250,23 @@ class CubeEfficiency:
         if position.is_bearing_off() and position.swap().is_bearing_off():
             return self.bearoff
         return self.race(position.pips()[0])
+
+
+    def of_boards(self, boards: np.ndarray, count: int) -> np.ndarray:
+        """:meth:`of` the positions plays leave: ``boards[i]`` (``i < count``) is the board
+        after play ``i`` in the mover's view (``Position.array()``'s layout), the opponent
+        on roll."""
+        x = np.empty(count, dtype=np.float64)
+        cubeful.board_efficiencies(boards, count, self.contact, self.race_base,
+                                   self.race_per_pip, self.race_min, self.race_max,
+                                   self.bearoff, x)
+        if self.crashed != self.contact:
+            from gammon.core.position import Position
+
+            for i in range(count):
+                if x[i] == self.contact:  # contact or a race valued the same: ask again
+                    x[i] = self.of(Position.from_board(boards[i].tolist()).swap())
+        return x
 
 
 GNUBG_EFFICIENCY: Final = CubeEfficiency()
@@ -439,14 +460,6 @@ class _Outcomes:
     lose_gammon: float
     lose_backgammon: float
 
-    def ratios(self) -> tuple[tuple[float, float], tuple[float, float]]:
-        """(gammon, backgammon) shares of my wins, and of my losses."""
-        p = self.win
-        wins = (self.win_gammon / p, self.win_backgammon / p) if p > 0 else (0.0, 0.0)
-        q = 1.0 - p
-        losses = (self.lose_gammon / q, self.lose_backgammon / q) if q > 0 else (0.0, 0.0)
-        return wins, losses
-
 
 def _outcomes(probabilities: Outcomes) -> _Outcomes:
     try:
@@ -474,131 +487,37 @@ def _outcomes(probabilities: Outcomes) -> _Outcomes:
     return _Outcomes(p, p - wg, wg - wbg, wbg, 1.0 - p - lg, lg - lbg, lbg)
 
 
-# -- money -----------------------------------------------------------------------------------
+# -- the conversion (compiled in gammon.engine.cubeful) --------------------------------------
+
+
+def _array(o: _Outcomes) -> np.ndarray:
+    return np.array((o.win, o.win_single, o.win_gammon, o.win_backgammon, o.lose_single,
+                     o.lose_gammon, o.lose_backgammon), dtype=np.float64)
+
+
+def _money_flags(info: CubeInfo) -> tuple[bool, bool, bool]:
+    """Gammons count single (Jacoby, centred cube); the side on roll / the opponent may
+    double."""
+    return (info.counted(Level.GAMMON) is Level.SINGLE, info.may_double(),
+            info.opponent_may_double())
 
 
 def _money(o: _Outcomes, info: CubeInfo, x: float) -> float:
     """Cubeful money equity of the side on roll, in units of the present cube."""
-    jacoby = info.counted(Level.GAMMON) is Level.SINGLE  # gammons count single (Jacoby)
-    gammon_factor = 0.0 if jacoby else 1.0
-    dead = (o.win_single - o.lose_single
-            + (1.0 + gammon_factor) * (o.win_gammon - o.lose_gammon)
-            + (1.0 + 2.0 * gammon_factor) * (o.win_backgammon - o.lose_backgammon))
-    mine, theirs = info.may_double(), info.opponent_may_double()
-    p = o.win
-    if not (mine or theirs) or p <= _EPSILON or p >= 1.0 - _EPSILON:
-        return dead
-    w = (o.win_single + 2.0 * o.win_gammon + 3.0 * o.win_backgammon) / p
-    lose = (o.lose_single + 2.0 * o.lose_gammon + 3.0 * o.lose_backgammon) / (1.0 - p)
-    take_point = (lose - 0.5) / (w + lose + 0.5)
-    cash_point = (lose + 1.0) / (w + lose + 0.5)
-    if mine and theirs:
-        if p < take_point:
-            live = -1.0 if jacoby else -lose + (lose - 1.0) * p / take_point
-        elif p < cash_point:
-            live = -1.0 + 2.0 * (p - take_point) / (cash_point - take_point)
-        else:
-            live = 1.0 if jacoby else 1.0 + (w - 1.0) * (p - cash_point) / (1.0 - cash_point)
-    elif mine:
-        if p < cash_point:
-            live = -lose + (1.0 + lose) * p / cash_point
-        else:
-            live = 1.0 + (w - 1.0) * (p - cash_point) / (1.0 - cash_point)
-    elif p < take_point:
-        live = -lose + (lose - 1.0) * p / take_point
-    else:
-        live = -1.0 + (w + 1.0) * (p - take_point) / (1.0 - take_point)
-    return x * live + (1.0 - x) * dead
+    return float(cubeful.money_value(_array(o), *_money_flags(info), x))
 
 
-# -- match -----------------------------------------------------------------------------------
-
-
-def _weighted(score: MatchScore, cube: int, i_win: bool, shares: tuple[float, float]) -> float:
-    """MWC of winning (or losing) at ``cube``, gammons and backgammons weighted by ``shares``."""
-    gammon, backgammon = shares
-    return ((1.0 - gammon - backgammon) * score.after(cube, i_win=i_win)
-            + gammon * score.after(2 * cube, i_win=i_win)
-            + backgammon * score.after(3 * cube, i_win=i_win))
-
-
-def _clamp(point: float) -> float:
-    return min(1.0, max(_EPSILON, point))
-
-
-def _cash_point(score: MatchScore, cube: int, wins: tuple[float, float],
-                losses: tuple[float, float]) -> float:
-    """Live-cube cash point of ``score``'s "me" doubling from ``cube``: the winning chance at
-    which the opponent is indifferent between taking and passing."""
-    double_pass = score.after(cube, i_win=True)
-    doubled = 2 * cube
-    double_take_win = _weighted(score, doubled, True, wins)
-    if score.away_opp <= doubled or 2 * doubled > MAX_CUBE:
-        # the taker's cube is dead: he plays the game out at the doubled value
-        double_take_lose = _weighted(score, doubled, False, losses)
-        if double_take_lose == double_take_win:
-            return 1.0
-        return _clamp((double_take_lose - double_pass) / (double_take_lose - double_take_win))
-    redouble_pass = score.after(doubled, i_win=False)
-    if redouble_pass == double_take_win:
-        return 1.0
-    taker = _cash_point(score.swap(), doubled, losses, wins)
-    return _clamp(1.0 - taker * (double_pass - double_take_win)
-                  / (redouble_pass - double_take_win))
-
-
-def _dead_mwc(o: _Outcomes, score: MatchScore, cube: int) -> float:
-    return (o.win_single * score.after(cube, i_win=True)
-            + o.win_gammon * score.after(2 * cube, i_win=True)
-            + o.win_backgammon * score.after(3 * cube, i_win=True)
-            + o.lose_single * score.after(cube, i_win=False)
-            + o.lose_gammon * score.after(2 * cube, i_win=False)
-            + o.lose_backgammon * score.after(3 * cube, i_win=False))
+def _match_args(info: CubeInfo) -> tuple[np.ndarray, np.ndarray, int, bool, bool]:
+    """The match score, the cube level and who can use the cube, as the kernel takes them."""
+    score = info.score
+    assert score is not None
+    return (cubeful.after_table(score), np.array((score.away_me, score.away_opp)),
+            info.value.bit_length() - 1, info._can_use(Owner.ME), info._can_use(Owner.OPPONENT))
 
 
 def _match(o: _Outcomes, info: CubeInfo, x: float) -> float:
     """Cubeful MWC of the side on roll."""
-    score = info.score
-    assert score is not None
-    cube = info.value
-    dead = _dead_mwc(o, score, cube)
-    mine, theirs = info._can_use(Owner.ME), info._can_use(Owner.OPPONENT)
-    p = o.win
-    if not (mine or theirs) or p <= _EPSILON or p >= 1.0 - _EPSILON:
-        return dead
-    if score.away_me == score.away_opp == 2:
-        # the first double makes it double match point: holding the cube has no live value
-        return dead
-    wins, losses = o.ratios()
-    cash = score.after(cube, i_win=True)
-    opp_cash = score.after(cube, i_win=False)
-    win = _weighted(score, cube, True, wins)
-    lose = _weighted(score, cube, False, losses)
-    if mine:
-        cash_point = _cash_point(score, cube, wins, losses)
-    if theirs:
-        opp_too_good = 1.0 - _cash_point(score.swap(), cube, losses, wins)
-    if mine and theirs:
-        if p <= opp_too_good:
-            live = lose + (opp_cash - lose) * p / opp_too_good
-        elif p < cash_point:
-            live = opp_cash + (cash - opp_cash) * (p - opp_too_good) / (cash_point - opp_too_good)
-        elif cash_point < 1.0:
-            live = cash + (win - cash) * (p - cash_point) / (1.0 - cash_point)
-        else:
-            live = win
-    elif mine:
-        if p < cash_point:
-            live = lose + (cash - lose) * p / cash_point
-        elif cash_point < 1.0:
-            live = cash + (win - cash) * (p - cash_point) / (1.0 - cash_point)
-        else:
-            live = win
-    elif p <= opp_too_good:
-        live = lose + (opp_cash - lose) * p / opp_too_good
-    else:
-        live = opp_cash + (win - opp_cash) * (p - opp_too_good) / (1.0 - opp_too_good)
-    return x * live + (1.0 - x) * dead
+    return float(cubeful.match_value(_array(o), *_match_args(info), x))
 
 
 def cubeful_mwc(probabilities: Outcomes, info: CubeInfo, *,
@@ -649,15 +568,39 @@ def play_equity(probabilities: Outcomes, info: CubeInfo, after: Position, *,
     >>> play_equity(gammonish, crawford, after) > play_equity(safe, crawford, after)
     False
     """
-    o = _outcomes(probabilities)
-    theirs = _Outcomes(o.lose_single + o.lose_gammon + o.lose_backgammon, o.lose_single,
-                       o.lose_gammon, o.lose_backgammon, o.win_single, o.win_gammon,
-                       o.win_backgammon)
-    x = _check_efficiency(efficiency.of(after))
-    swapped = info.swap()
+    o = _outcomes(probabilities)  # checked: a refusal names what is wrong
+    chances = np.array(((o.win, o.win - o.win_single, o.win_backgammon,
+                         o.lose_gammon + o.lose_backgammon, o.lose_backgammon),))
+    x = np.array((_check_efficiency(efficiency.of(after)),))
+    return float(play_equities(chances, info, x)[0])
+
+
+_NO_TABLE = np.zeros((2, cubeful.LEVELS, 3, 2))
+_NO_AWAYS = np.zeros(2, dtype=np.int64)
+
+
+def play_equities(chances: np.ndarray, info: CubeInfo, efficiencies: np.ndarray) -> np.ndarray:
+    """:func:`play_equity` of many plays of one decision at once: ``chances[i]`` the mover's
+    cubeless probabilities after play ``i`` (win, win gammon, win backgammon, lose gammon,
+    lose backgammon), ``efficiencies[i]`` the cube efficiency of the position it leaves."""
+    out = np.empty(len(chances), dtype=np.float64)
+    cubeful.play_values(chances, efficiencies, *_after_play_args(info), out)
+    return out
+
+
+@lru_cache(maxsize=4096)
+def _after_play_args(info: CubeInfo) -> tuple[bool, bool, bool, bool, np.ndarray, np.ndarray,
+                                              int, float, float]:
+    """:func:`gammon.engine.cubeful.play_values`'s cube arguments for a decision at
+    ``info``: the opponent's view, on roll after the play (one context serves many
+    decisions)."""
+    theirs = info.swap()
     if info.score is None:
-        return -_money(theirs, swapped, x)
-    return mwc2eq(1.0 - _match(theirs, swapped, x), info.score, info.value)
+        jacoby, opponent_may, mover_may = _money_flags(theirs)
+        return (True, jacoby, opponent_may, mover_may, _NO_TABLE, _NO_AWAYS, 0, 0.0, 0.0)
+    table, aways, level, opponent_can, mover_can = _match_args(theirs)
+    return (False, False, opponent_can, mover_can, table, aways, level,
+            info.score.after(info.value, i_win=True), info.score.after(info.value, i_win=False))
 
 
 # -- decisions -------------------------------------------------------------------------------

@@ -115,7 +115,8 @@ class RankedPlay:
         self._equity = equity
 
     @classmethod
-    def _from_rows(cls, play: Play, ply: int, rows: np.ndarray, row: int) -> RankedPlay:
+    def _from_rows(cls, play: Play, ply: int, rows: np.ndarray, row: int,
+                   equity: float | None = None) -> RankedPlay:
         """A ranked play whose probabilities are ``rows[row]``, read when first asked
         (built without ``__init__``: the engine makes many that are never read)."""
         entry = object.__new__(cls)
@@ -124,7 +125,7 @@ class RankedPlay:
         entry._probabilities = None
         entry._rows = rows
         entry._row = row
-        entry._equity = None
+        entry._equity = equity
         return entry
 
     @property

@@ -28,14 +28,13 @@ from gammon.core.dice import Roll
 from gammon.core.moves import Play, _legal_plays_and_boards
 from gammon.core.position import Position
 from gammon.engine import evaluate, search
-from gammon.engine.cube import CubeInfo
+from gammon.engine.cube import DEFAULT_EFFICIENCY, CubeInfo, play_equities
 from gammon.engine.evaluator import (
     LEVELS,
     BotLevel,
     Probabilities,
     RankedPlay,
     choose,
-    rank_at,
 )
 from gammon.engine.network import OUTPUTS, NetworkPair
 from gammon.engine.rollout import RolloutResult, rollout
@@ -111,7 +110,7 @@ class Engine:
                    context: CubeInfo | None = None) -> list[RankedPlay]:
         """Every legal play, best first, evaluated for the side on roll; with ``context``
         (the score and cube as the side on roll sees them) ranked by their cubeful value
-        there (:func:`gammon.engine.evaluator.rank_at`), else by cubeless money equity.
+        there (:func:`gammon.engine.cube.play_equity`), else by cubeless money equity.
 
         Candidates dropped by the move filter keep their shallower evaluation and are
         listed after those evaluated deeper.
@@ -129,11 +128,13 @@ class Engine:
         # Each reads its probabilities from ``probs`` when asked.
         from_rows = RankedPlay._from_rows
         plies_reached = depth.tolist()
-        ranked = [from_rows(plays[i], plies_reached[i], probs, i)
-                  for i in _best_first(probs, depth).tolist()]
-        if context is not None:
-            return rank_at(ranked, context)
-        return ranked
+        if context is None:
+            return [from_rows(plays[i], plies_reached[i], probs, i)
+                    for i in _best_first(probs, depth).tolist()]
+        values = play_equities(probs, context, DEFAULT_EFFICIENCY.of_boards(boards, count))
+        order = np.lexsort((-values, -depth))  # deepest first, then the value at the score
+        return [from_rows(plays[i], plies_reached[i], probs, i, float(values[i]))
+                for i in order.tolist()]
 
     def choose(self, position: Position, roll: Roll, level: BotLevel | str = "expert",
                rng: random.Random | None = None, *, context: CubeInfo | None = None) -> Play:
