@@ -176,9 +176,9 @@ def script_of(letter: str) -> str | None:
 
 
 def mixes_scripts(name: str) -> set[str] | None:
-    """The scripts of ``name``'s letters if they are more than one script may be: Latin
-    with Cyrillic look-alikes ("pаul" with a Cyrillic а) is how one name poses as another.
-    None when the name is of one script (or of scripts one language writes together)."""
+    """The scripts of ``name``'s letters when they mix scripts — Latin with Cyrillic
+    look-alikes ("pаul" with a Cyrillic а) is how one name poses as another — or None
+    when they are of one script (or of scripts one language writes together)."""
     scripts = {script for char in name if unicodedata.category(char).startswith("L")
                if (script := script_of(char)) is not None}
     if len(scripts) <= 1 or any(scripts <= joined for joined in JOINED_SCRIPTS):
@@ -196,13 +196,12 @@ def checked_name(name: str) -> str:
     low, high = NAME_LENGTH
     if not low <= len(name) <= high:
         raise ServiceError("bad_name", f"a name has {low} to {high} characters")
-    for at, char in enumerate(name):
-        category = unicodedata.category(char)
-        letter = category.startswith("L")
-        mark = category.startswith("M") and at > 0  # a combining accent or vowel sign
-        if not (letter if at == 0 else letter or mark or char in "0123456789_-"):
-            raise ServiceError("bad_name", "a name is letters, digits 0-9, '_' or '-', "
-                                           "starting with a letter")
+    # after the first letter: letters, combining marks (accents, vowel signs), digits, _ -
+    if not unicodedata.category(name[0]).startswith("L") or not all(
+            unicodedata.category(char)[0] in "LM" or char in "0123456789_-"
+            for char in name[1:]):
+        raise ServiceError("bad_name", "a name is letters, digits 0-9, '_' or '-', "
+                                       "starting with a letter")
     if unicodedata.normalize("NFKC", name) != name:
         raise ServiceError("bad_name", "a name has ordinary letters, not styled forms "
                                        "(fullwidth, superscript, mathematical, ligatures)")
