@@ -108,11 +108,12 @@ def test_without_a_context_the_plays_rank_by_cubeless_money_equity(engine: Engin
         assert all(r.equity == r.probabilities.equity for r in ranked)
 
 
-def test_a_context_changes_the_order_not_the_search(engine: Engine) -> None:
-    """The same candidates with the same probabilities: only their values and order move."""
+def test_in_money_play_the_cube_changes_the_values_not_the_search(engine: Engine) -> None:
+    """A money context searches the candidates the plain call does (the filter prices
+    gammons as money does) with the same probabilities: only their values and order move."""
     position, roll = decisions(1, seed=11)[0]
     plain = engine.rank_plays(position, roll, plies=1)
-    at_score = engine.rank_plays(position, roll, plies=1, context=CubeInfo.match(2, 6))
+    at_score = engine.rank_plays(position, roll, plies=1, context=CubeInfo.money(2, Owner.ME))
     assert ({(r.play, r.probabilities, r.ply) for r in plain}
             == {(r.play, r.probabilities, r.ply) for r in at_score})
     values = [(r.ply, r.equity) for r in at_score]
@@ -203,3 +204,18 @@ def test_the_cube_efficiency_of_a_play_is_that_of_the_position_it_leaves() -> No
             assert x == pytest.approx(DEFAULT_EFFICIENCY.of(play.next_position), abs=1e-12)
             kinds.add(round(float(x), 4))
     assert len(kinds) > 3  # contact, bear-offs and races of several lengths were met
+
+
+def test_at_double_match_point_the_deeper_search_keeps_the_winning_chances_best(
+        engine: Engine) -> None:
+    """The move filter of the 1-ply search compares values at the score too: at double match
+    point the plays it looks at more deeply are those with the best 0-ply winning chances,
+    and the best 1-ply play is the one with the best 1-ply winning chance."""
+    for position, roll in decisions(25, seed=17):
+        ranked = engine.rank_plays(position, roll, plies=1, context=CubeInfo.match(1, 1))
+        deep = [r for r in ranked if r.ply == 1]
+        assert deep
+        wins = [r.probabilities.win for r in deep]
+        assert wins == sorted(wins, reverse=True)
+        shallow = engine.rank_plays(position, roll, plies=0, context=CubeInfo.match(1, 1))
+        assert shallow[0].play.position in {r.play.position for r in deep}

@@ -115,6 +115,7 @@ __all__ = [
     "cubeful_equity",
     "cubeful_mwc",
     "efficiency_for",
+    "filter_weights",
     "play_equities",
     "play_equity",
     "race_efficiency",
@@ -573,6 +574,29 @@ def play_equity(probabilities: Outcomes, info: CubeInfo, after: Position, *,
                          o.lose_gammon + o.lose_backgammon, o.lose_backgammon),))
     x = np.array((_check_efficiency(efficiency.of(after)),))
     return float(play_equities(chances, info, x)[0])
+
+
+@lru_cache(maxsize=4096)
+def filter_weights(info: CubeInfo) -> np.ndarray:
+    """Weights of the mover's (win, win gammon, win backgammon, lose gammon, lose
+    backgammon) after a play whose sum is its cubeless value at ``info``, normalised to the
+    cube, less a constant: what the search's move filter compares at a match score
+    (:func:`gammon.engine.search.rank_plays_weighted`). Money: 2, 1, 1, -1, -1 (0 for
+    gammons under the Jacoby rule with the cube centred); a match: each extra point's
+    match winning chance, through the match equity table.
+
+    >>> filter_weights(CubeInfo.match(1, 5)).round(3).tolist()  # the Crawford leader
+    [2.0, 0.0, 0.0, -0.081, -1.067]
+    """
+    score = info.score
+    if score is None:
+        g = 0.0 if info.counted(Level.GAMMON) is Level.SINGLE else 1.0
+        return np.array((2.0, g, g, -g, -g))
+    wins = [score.after(m * info.value, i_win=True) for m in (1, 2, 3)]
+    losses = [score.after(m * info.value, i_win=False) for m in (1, 2, 3)]
+    scale = 2.0 / (wins[0] - losses[0])
+    return np.array((2.0, scale * (wins[1] - wins[0]), scale * (wins[2] - wins[1]),
+                     scale * (losses[1] - losses[0]), scale * (losses[2] - losses[1])))
 
 
 _NO_TABLE = np.zeros((2, cubeful.LEVELS, 3, 2))

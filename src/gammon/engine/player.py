@@ -28,7 +28,7 @@ from gammon.core.dice import Roll
 from gammon.core.moves import Play, _legal_plays_and_boards
 from gammon.core.position import Position
 from gammon.engine import evaluate, search
-from gammon.engine.cube import DEFAULT_EFFICIENCY, CubeInfo, play_equities
+from gammon.engine.cube import DEFAULT_EFFICIENCY, CubeInfo, filter_weights, play_equities
 from gammon.engine.evaluator import (
     LEVELS,
     BotLevel,
@@ -123,8 +123,10 @@ class Engine:
         probs = np.empty((count, OUTPUTS), dtype=np.float64)
         depth = np.empty(count, dtype=np.int64)
         levels = self._levels()
-        search.rank_plays(boards, count, plies, keep, margin, self._arrays, self._scratch(),
-                          levels[1], levels[2], probs, depth)
+        # at a score the filter prices gammons as the score does
+        weights = search.MONEY_WEIGHTS if context is None else filter_weights(context)
+        search.rank_plays_weighted(boards, count, plies, keep, margin, weights, self._arrays,
+                                   self._scratch(), levels[1], levels[2], probs, depth)
         # Each reads its probabilities from ``probs`` when asked.
         from_rows = RankedPlay._from_rows
         plies_reached = depth.tolist()

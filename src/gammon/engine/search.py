@@ -127,6 +127,10 @@ def play_value(after: np.ndarray, plies: int, nets: KernelArrays, scratch: Array
     invert(theirs, out)
 
 
+MONEY_WEIGHTS = np.empty(0)
+"""No weights: the filter compares cubeless money equity itself."""
+
+
 @_jit
 def rank_plays(boards: np.ndarray, count: int, plies: int, keep: np.ndarray,
                margin: np.ndarray, nets: KernelArrays, scratch: Arrays, level1: Arrays,
@@ -137,8 +141,22 @@ def rank_plays(boards: np.ndarray, count: int, plies: int, keep: np.ndarray,
     evaluated at ply n + 1, up to ``plies``. ``probs[i]`` holds candidate i's deepest
     evaluation and ``depth[i]`` the ply it reached. ``scratch`` is best made once for many
     searches with ``nets``, with an evaluation cache (``new_scratch(SEARCH_CACHE_ENTRIES)``):
-    a 2-ply search meets a quarter of its positions more than once.
+    a 2-ply search meets a quarter of its positions more than once. The filter compares
+    cubeless money equities (:func:`rank_plays_weighted` with :data:`MONEY_WEIGHTS`).
     """
+    rank_plays_weighted(boards, count, plies, keep, margin, MONEY_WEIGHTS, nets, scratch,
+                        level1, level2, probs, depth)
+
+
+@_jit
+def rank_plays_weighted(boards: np.ndarray, count: int, plies: int, keep: np.ndarray,
+                        margin: np.ndarray, weights: np.ndarray, nets: KernelArrays,
+                        scratch: Arrays, level1: Arrays, level2: Arrays, probs: np.ndarray,
+                        depth: np.ndarray) -> None:
+    """:func:`rank_plays` with the move filter comparing ``weights`` · probabilities (win,
+    win gammon, win backgammon, lose gammon, lose backgammon): the cubeless value of the
+    plays at a match score, gammons priced as the score prices them
+    (:func:`gammon.engine.cube.filter_weights`); empty weights compare money equity."""
     alive = np.ones(count, dtype=np.bool_)
     for i in range(count):
         play_value(boards[i], 0, nets, scratch, level1, level2, probs[i])
@@ -148,7 +166,13 @@ def rank_plays(boards: np.ndarray, count: int, plies: int, keep: np.ndarray,
         equities = np.full(count, -1e9)
         for i in range(count):
             if alive[i]:
-                equities[i] = equity(probs[i])
+                if weights.shape[0] == 0:
+                    equities[i] = equity(probs[i])
+                else:
+                    value = 0.0
+                    for k in range(5):
+                        value += weights[k] * probs[i, k]
+                    equities[i] = value
         order = np.argsort(-equities)
         best = equities[order[0]]
         kept = 0
