@@ -144,3 +144,18 @@ def test_engine_api_hint_and_eval(clients: tuple[Browser, Browser]) -> None:
     assert a.post("/api/eval", json={"position_id": "4HPwATDgc/ABMA",
                                      "match_id": "not-an-id"}).status_code == 422
     assert "/api/hint" in a.get("/openapi.json").json()["paths"]
+
+
+def test_engine_api_hint_at_the_score_of_a_match_id(clients: tuple[Browser, Browser]) -> None:
+    """With a Match ID the plays are valued at its score: at double match point (a 1-point
+    match, MIElAAAAAAAE) a play is worth its winning chance, 2 * win - 1."""
+    a, _ = clients
+    body = {"position_id": "4HPwATDgc/ABMA", "dice": "31", "plies": 0}
+    money = a.post("/api/hint", json=body).json()["plays"]
+    dmp = a.post("/api/hint", json={**body, "match_id": "MIElAAAAAAAE"}).json()["plays"]
+    assert {p["play"] for p in dmp} == {p["play"] for p in money}
+    for play in dmp:
+        assert play["equity"] == pytest.approx(2 * play["probabilities"]["win"] - 1, abs=2e-4)
+    wins = [p["probabilities"]["win"] for p in dmp]
+    assert wins == sorted(wins, reverse=True)
+    assert a.post("/api/hint", json={**body, "match_id": "not-an-id"}).status_code == 422

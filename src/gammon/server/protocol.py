@@ -348,6 +348,8 @@ class HintRequest(BaseModel):
     position_id: Annotated[Text, Field(max_length=20)]
     dice: Annotated[Text, Field(max_length=5)]
     plies: Annotated[int, Field(ge=0, le=2)] = 2
+    match_id: Annotated[Text, Field(max_length=20)] | None = None
+    """Where the decision is (score, cube): the plays are then valued there."""
 
 
 class EvalRequest(BaseModel):

@@ -12,6 +12,7 @@ from fastapi import APIRouter, Request
 from gammon import views
 from gammon.core.dice import Roll
 from gammon.core.position import Position
+from gammon.engine.cube import CubeInfo
 from gammon.engine.player import Probabilities
 from gammon.formats.match_id import MatchKey
 from gammon.server import bots
@@ -34,17 +35,20 @@ router = APIRouter(prefix="/api", tags=["engine"])
 async def hint(body: HintRequest, request: Request, limiter: LimiterDep, repo: RepoDep,
                hub: HubDep, user: CurrentUser) -> views.HintView:
     """Every legal play of ``dice`` in the position (the side on roll's view), ranked by
-    the neural engine at ``plies`` (0-2), best first, with its cubeless equity and the
-    five probabilities."""
+    the neural engine at ``plies`` (0-2), best first, with its equity and the five
+    probabilities: cubeless money equity, or with a GNU Backgammon ``match_id`` the
+    cubeful value at that score and cube (normalised to the cube)."""
     await limit(request, limiter, "engine", 120, 30)
     position = _playable(body.position_id)
     await refuse_in_live_rated(repo, hub, user, position)
     try:
         roll = Roll.parse(body.dice)
+        context = (None if body.match_id is None
+                   else CubeInfo.from_match_key(MatchKey.from_id(body.match_id)))
     except ValueError as error:
         raise ServiceError("bad_input", str(error)) from None
     ranked = await asyncio.to_thread(bots.engine().rank_plays, position, roll,
-                                     plies=body.plies)
+                                     plies=body.plies, context=context)
     return {"engine": "gammon", "plies": body.plies,
             "plays": [views.ranked_play_view(r) for r in ranked]}
 
