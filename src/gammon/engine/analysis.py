@@ -167,8 +167,8 @@ class Analysis:
     # -- output (the JSON is gammon.views.analysis_view) --------------------------------
 
     def to_text(self) -> str:
-        lines = [f"Analysis at {self.plies}-ply (checker plays in cubeless equity, cube "
-                 f"decisions in cubeful equity; ? error >= {ERROR:.3f}, "
+        lines = [f"Analysis at {self.plies}-ply (checker plays and cube decisions in cubeful "
+                 f"equity at the score, normalised to the cube; ? error >= {ERROR:.3f}, "
                  f"?? blunder >= {BLUNDER:.3f})", ""]
         lines.append(f"{'game':>4} {'move':>4}  {'player':<10} {'roll':<4} {'played':<24} "
                      f"{'best':<24} {'loss':>7} {'luck':>7}")
