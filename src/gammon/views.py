@@ -350,6 +350,7 @@ class AnalysedPlayView(TypedDict):
     forced: bool
     luck: float
     win_chance: float
+    match_id: str
     loss: float
     mark: Mark
 

@@ -60,14 +60,18 @@ def test_the_hint_gives_the_cube_advice_then_the_engines_best_plays(pages: Pages
     page.click("[data-act=hint-close]")
     assert panel.is_hidden()
 
-    # after the roll: the best plays of the roll, the first the server's first
+    # after the roll: the best plays of the roll at the match score (the same Match ID),
+    # the first the server's first
     state = roll_until_movable(page)
     game = state["game"]
     page.click("[data-act=hint]")
     plays = panel.locator(".hint-play")
     plays.first.wait_for(timeout=30_000)
+    asked = page.evaluate(f"{PAGE}.hintRequest().body")
+    assert MatchKey.from_id(asked["match_id"]).score == key.score
     ranked = post(page, "/api/hint", {"position_id": game["position_id"],
-                                      "dice": "".join(map(str, game["dice"])), "plies": 2})
+                                      "dice": "".join(map(str, game["dice"])), "plies": 2,
+                                      "match_id": asked["match_id"]})
     first = plays.first
     assert first.get_attribute("data-play") == ranked["plays"][0]["play"]
     assert float(first.get_attribute("data-equity") or "nan") == ranked["plays"][0]["equity"]

@@ -219,3 +219,25 @@ def test_at_double_match_point_the_deeper_search_keeps_the_winning_chances_best(
         assert wins == sorted(wins, reverse=True)
         shallow = engine.rank_plays(position, roll, plies=0, context=CubeInfo.match(1, 1))
         assert shallow[0].play.position in {r.play.position for r in deep}
+
+
+def test_each_graded_play_records_where_it_was_as_a_match_id(engine: Engine) -> None:
+    """The analysis records each play's score, cube and dice as a GNU Backgammon Match ID,
+    which reads back as the context the play was graded at (the review asks the hint API
+    with it)."""
+    from gammon.formats.match_id import MatchKey
+
+    rules = Rules(length=5)
+    record: list = []
+    bots = (MatchBot(engine, rng=random.Random(1)), MatchBot(engine, rng=random.Random(2)))
+    play_match(bots, rules, random.Random(6), record=record)
+    analysis = analyse_actions(record, rules, engine=engine)
+    match = Match.new(rules)
+    decisions_seen = iter(analysis.decisions)
+    for action in record:
+        if isinstance(action, PlayMove) and match.game.roll is not None:
+            d = next(decisions_seen)
+            key = MatchKey.from_id(d.match_id)
+            assert key.roll == match.game.roll and key.dice_owner == action.player
+            assert CubeInfo.from_match_key(key) == cube_info(match, action.player)
+        match, _ = match.apply(action)

@@ -677,8 +677,10 @@ export class MatchPage {
     if (g.phase === "moving") {
       if (!this.turnStart) return { kind: "undo", key: "undo" };
       const { position_id, dice } = this.turnStart;
-      return { kind: "plays", key: `plays:${g.game}:${position_id}:${dice}`, path: "/api/hint",
-        body: { position_id, dice, plies: HINT_PLIES } };
+      const body = { position_id, dice, plies: HINT_PLIES };
+      // the plays valued at the score and cube (the Match ID's dice do not matter here)
+      if (g.length || g.cube?.enabled) body.match_id = gnubgMatchId(g, this.info);
+      return { kind: "plays", key: `plays:${g.game}:${position_id}:${dice}`, path: "/api/hint", body };
     }
     if (g.phase === "before_roll") {
       const body = { position_id: g.position_id, plies: HINT_PLIES };

@@ -376,13 +376,16 @@ export class ReviewPage {
       h("h3", { class: "small" }, t("review.top_plays")), list);
   }
 
-  /** The engine's ranked plays of the decision (`POST /api/hint` at the analysis's depth),
-   *  the played one marked; the first five, and the played one where it is lower. */
+  /** The engine's ranked plays of the decision (`POST /api/hint` at the analysis's depth and
+   *  at the decision's score: its `match_id`, absent from analyses made before it was
+   *  recorded), the played one marked; the first five, and the played one where it is lower. */
   async topPlays(d, list) {
-    const key = `${d.position_id}/${d.roll}`;
+    const key = `${d.position_id}/${d.roll}/${d.match_id || ""}`;
     try {
       if (!this.hints.has(key)) {
-        this.hints.set(key, api("POST", "/api/hint", { position_id: d.position_id, dice: d.roll, plies: this.analysis.plies }));
+        const body = { position_id: d.position_id, dice: d.roll, plies: this.analysis.plies };
+        if (d.match_id) body.match_id = d.match_id;
+        this.hints.set(key, api("POST", "/api/hint", body));
       }
       const plays = (await this.hints.get(key)).plays;
       const best = plays[0]?.equity ?? 0;

@@ -48,6 +48,7 @@ from gammon.core.position import Position
 from gammon.engine.cube import CubeInfo, play_equity
 from gammon.engine.evaluator import Evaluator, rank_plays
 from gammon.engine.matchbot import cube_info
+from gammon.formats.match_id import MatchKey
 
 ERROR = 0.040
 BLUNDER = 0.080
@@ -88,6 +89,10 @@ class CheckerDecision:
     """The roll's luck for the player who rolled it (equity)."""
     win_chance: float
     """The player's chance of winning the game after the play, as the engine sees it."""
+    match_id: str = ""
+    """Where the decision was: GNU Backgammon's Match ID (score, cube, Crawford) with the
+    player on roll and the dice, as ``gammon hint --match-id`` and ``POST /api/hint`` take
+    it to rank the plays at the same score."""
 
     @property
     def loss(self) -> float:
@@ -303,6 +308,7 @@ def analyse_actions(actions: Sequence[Action], rules: Rules, *,
             move_number += 1
             analysis.decisions.append(_rate_play(engine, game.position, game.roll, action,
                                                  cube_info(match, action.player),
+                                                 decision_match_id(match, action.player),
                                                  game_number, move_number, plies,
                                                  luck.pop(action.player, 0.0)))
         match, _ = match.apply(action)
@@ -352,9 +358,21 @@ def _rate_cube(engine: Evaluator, match: Match, action: Action, game_number: int
                       position_id=game.position.id(), chosen=chosen, proper=proper, loss=loss)
 
 
+def decision_match_id(match: Match, player: int) -> str:
+    """The GNU Backgammon Match ID of ``player``'s checker play now (rolled, to move)."""
+    game = match.game
+    rules = match.rules
+    assert game.roll is not None
+    return MatchKey(cube=game.cube.value, cube_owner=game.cube.owner, dice_owner=player,
+                    crawford=game.crawford, turn=player,
+                    dice=(game.roll.die1, game.roll.die2), match_length=rules.length,
+                    score=(0, 0) if rules.is_money else match.score,
+                    jacoby=rules.jacoby).id()
+
+
 def _rate_play(engine: Evaluator, position: Position, roll: Roll, action: PlayMove,
-               context: CubeInfo, game_number: int, move_number: int, plies: int,
-               luck: float) -> CheckerDecision:
+               context: CubeInfo, match_id: str, game_number: int, move_number: int,
+               plies: int, luck: float) -> CheckerDecision:
     played: Play = (parse_play(position, roll, action.play) if isinstance(action.play, str)
                     else action.play)
     ranked = rank_plays(engine, position, roll, plies=plies, context=context)
@@ -371,5 +389,5 @@ def _rate_play(engine: Evaluator, position: Position, roll: Roll, action: PlayMo
         played=played.notation(), best=best.play.notation(),
         played_equity=played_equity, best_equity=best.equity,
         forced=len(legal_plays(position, roll)) == 1, luck=luck,
-        win_chance=mine.probabilities.win,
+        win_chance=mine.probabilities.win, match_id=match_id,
     )
