@@ -86,7 +86,9 @@ def test_fair_dice_are_reproducible_and_uniform() -> None:
 
 
 def test_verify_recomputes_every_roll() -> None:
-    seed = new_seed()
+    # a fixed seed: on a fresh one, other client seeds give the same two rolls about once
+    # in 1,300 runs, and the changed seeds below would then verify
+    seed = "5e" * 32
     dice = FairDice(seed, ("a", "b"))
     opening = A.RollOpening.from_source(dice.source(0))
     roll = A.RollDice.from_source(1, dice.source(1))
