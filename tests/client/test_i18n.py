@@ -1,6 +1,6 @@
-"""Every string of the client in every language (the issue: English, Italian, French, Polish
-and Hungarian, every string translated), with the same placeholders as the English one,
-and every key the code asks for present. No browser needed."""
+"""Every string of the client in every language (English, Italian, French, Polish, Hungarian
+and Corsican, every string translated), with the same placeholders as the English one, and
+every key the code asks for present. No browser needed."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 CLIENT = Path(__file__).resolve().parents[2] / "src" / "gammon" / "client"
-LANGUAGES = ("en", "it", "fr", "pl", "hu")
+LANGUAGES = ("en", "it", "fr", "pl", "hu", "co")
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
 
@@ -42,12 +42,29 @@ def test_every_language_has_every_string_with_the_same_placeholders(lang: str) -
             assert forms(value) != forms(english[key]), f"{lang}:{key} is not translated"
 
 
+def test_the_language_menu_offers_exactly_the_language_files() -> None:
+    menu = (CLIENT / "i18n.js").read_text(encoding="utf-8")
+    block = menu.split("export const LANGUAGES = {", 1)[1].split("};", 1)[0]
+    offered = set(re.findall(r"^\s*([a-z]{2}):", block, re.MULTILINE))
+    files = {path.stem for path in (CLIENT / "i18n").glob("*.json")}
+    assert offered == files == set(LANGUAGES)
+
+
+def test_corsican_is_not_italian_copied() -> None:
+    # Corsican is close to Italian: short words may be the same (Partita, Lingua), sentences not
+    italian = strings("it")
+    same = [key for key, value in strings("co").items()
+            if value == italian[key]
+            and sum(c.isalpha() for c in re.sub(PLACEHOLDER, "", " ".join(forms(value)))) >= 14]
+    assert same == []
+
+
 def test_plural_forms_cover_the_language() -> None:
     # Intl.PluralRules categories for integers: Polish needs one/few/many
     for key, value in strings("pl").items():
         if isinstance(value, dict):
             assert {"one", "few", "many", "other"} <= set(value), key
-    for lang in ("en", "it", "fr"):
+    for lang in ("en", "it", "fr", "co"):
         for key, value in strings(lang).items():
             if isinstance(value, dict):
                 assert {"one", "other"} <= set(value), f"{lang}:{key}"

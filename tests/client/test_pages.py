@@ -15,11 +15,26 @@ def test_the_language_comes_from_the_browser_and_can_be_switched(pages: Pages) -
     page = pages.new(locale="it-IT")
     page.wait_for_function("document.documentElement.lang === 'it'")
     assert page.inner_text("nav [data-route=lobby]") == "Gioca"
-    for lang, word in (("fr", "Jouer"), ("pl", "Graj"), ("hu", "Játék"), ("en", "Play")):
+    for lang, word in (("fr", "Jouer"), ("pl", "Graj"), ("hu", "Játék"), ("co", "Ghjucà"),
+                       ("en", "Play")):
         page.select_option("#language", lang)
         page.wait_for_function(f"document.documentElement.lang === '{lang}'")
         assert page.inner_text("nav [data-route=lobby]") == word
         assert page.locator("[data-act=play-bot]").inner_text() != ""
+
+
+def test_the_page_can_be_switched_to_corsican_and_keeps_it(pages: Pages) -> None:
+    page = pages.new()
+    assert page.locator("#language option[value=co]").inner_text() == "Corsu"
+    page.select_option("#language", "co")
+    page.wait_for_function("document.documentElement.lang === 'co'")
+    assert page.inner_text("nav [data-route=options]") == "Ozzioni"
+    assert page.locator("[data-act=play-bot]").inner_text() == "Ghjucà contr'à l'urdinatore"
+    start_bot_match(page)
+    assert page.inner_text("[data-act=resign]") == "Rinuncià"
+    page.reload()
+    page.wait_for_function("document.documentElement.lang === 'co'")
+    assert page.inner_text("nav [data-route=lobby]") == "Ghjucà"
 
 
 def test_flipping_the_board_mirrors_it_and_is_kept(pages: Pages) -> None:

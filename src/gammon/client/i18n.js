@@ -10,6 +10,7 @@ export const LANGUAGES = {
   fr: "Français",
   pl: "Polski",
   hu: "Magyar",
+  co: "Corsu",
 };
 
 const cache = new Map();
