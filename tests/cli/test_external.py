@@ -58,11 +58,13 @@ def _gnubg(commands: list[str], tmp_path: Path) -> str:
     return done.stdout + done.stderr
 
 
-def _setup(port: int) -> list[str]:
-    return ["set player 0 gnubg",
-            "set player 0 chequerplay evaluation plies 0",
-            "set player 0 cubedecision evaluation plies 0",
-            f"set player 1 external localhost:{port}", "set display off"]
+def _setup(port: int, seat: int = 1) -> list[str]:
+    """gnubg at 0-ply against us, gammon in ``seat`` (gnubg's player number)."""
+    return [f"set player {1 - seat} gnubg",
+            f"set player {1 - seat} chequerplay evaluation plies 0",
+            f"set player {1 - seat} cubedecision evaluation plies 0",
+            f"set player {seat} external localhost:{port}", "set display off",
+            "set rng mersenne", f"set seed {20 + seat}"]
 
 
 def _no_protocol_error(output: str) -> None:
@@ -70,11 +72,12 @@ def _no_protocol_error(output: str) -> None:
 
 
 @needs_gnubg
-def test_gnubg_plays_a_3_point_match_against_us_to_the_end(
-        server: tuple[subprocess.Popen[str], int], tmp_path: Path) -> None:
+@pytest.mark.parametrize("seat", [1, 0])
+def test_gnubg_plays_a_7_point_match_against_us_to_the_end(
+        server: tuple[subprocess.Popen[str], int], tmp_path: Path, seat: int) -> None:
     _, port = server
     sgf_file, mat_file = tmp_path / "match.sgf", tmp_path / "match.mat"
-    output = _gnubg([*_setup(port), "new match 3", f"save match {sgf_file}",
+    output = _gnubg([*_setup(port, seat), "new match 7", f"save match {sgf_file}",
                      f"export match mat {mat_file}"], tmp_path)
     _no_protocol_error(output)
     won = re.search(r"(\w+) has won the match", output)

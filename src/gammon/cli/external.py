@@ -13,9 +13,9 @@ its own dialect) followed by a newline and a NUL byte, and reads one line back:
 gnubg never asks an external player about a resignation (``play.c``: it accepts a
 backgammon resignation on its behalf and declines every other). An answer that starts with
 ``Error:`` makes gnubg print it and stop playing until the next ``play``; this server sends
-one for every line it cannot read. Decisions are the engine's, as :class:`MatchBot` makes
-them: the cube by :func:`analyse_cube`/:func:`analyse_take`, the checker play by
-:func:`choose` at the score and cube of the match.
+one for every line it cannot read. Every decision is :class:`MatchBot`'s, made as in
+gammon's own matches: the checker play at the score and cube of the match, the cube and
+resignations at ``--ply``.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from gammon.formats.fibs_board import Dialect, FibsBoard, FibsState
 
 if TYPE_CHECKING:
     from gammon.engine.cube import CubeInfo
-    from gammon.engine.evaluator import Evaluator
+    from gammon.engine.matchbot import MatchBot
 
 log = logging.getLogger("gammon.external")
 
@@ -44,15 +44,12 @@ MAX_PLY: Final = 2
 
 @dataclass
 class ExternalPlayer:
-    """The answers to gnubg's board lines: one line in, one line out, never an exception."""
+    """The answers to gnubg's board lines: one line in, one line out, never an exception.
+    ``bot`` makes every decision, as it does in gammon's own matches."""
 
-    engine: Evaluator
-    level: str = "expert"
-    plies: int = 0
+    bot: MatchBot
     beavers: bool = False
     jacoby: bool = False
-    resign: bool = True
-    rng: random.Random = field(default_factory=random.Random)
     _last_resign: str | None = field(default=None, init=False, repr=False)
 
     def answer(self, line: str) -> str:
@@ -68,36 +65,25 @@ class ExternalPlayer:
 
     def decide(self, state: FibsState, line: str = "") -> str:
         """The action in ``state``: see the module doc."""
-        from gammon.engine.cube import (
-            Response,
-            analyse_cube,
-            analyse_take,
-            cube_efficiency,
-            resignation_offer,
-        )
-        from gammon.engine.evaluator import choose
+        from gammon.engine.cube import Response
+        from gammon.engine.matchbot import DOUBLE
 
         info = self.cube_info(state)
         if state.doubled:
-            take = analyse_take(self.engine, state.position, info, plies=self.plies)
-            if take.response is Response.BEAVER and self.beavers:
-                return "beaver"
-            return "drop" if take.response is Response.PASS else "take"
+            response = self.bot.answer_double(state.position, info, may_beaver=self.beavers)
+            return {Response.TAKE: "take", Response.PASS: "drop",
+                    Response.BEAVER: "beaver"}[response]
         if state.roll is None:
-            if self.resign and line != self._last_resign:
-                probabilities = self.engine.evaluate(state.position, plies=self.plies)
-                level = resignation_offer(probabilities, info,
-                                          efficiency=cube_efficiency(state.position))
-                if level is not None:
-                    self._last_resign = line  # refused: the same board comes back; play on
-                    return f"resign {level}"
-            if info.may_double() and analyse_cube(self.engine, state.position, info,
-                                                  plies=self.plies).action.doubles:
+            # a refused resignation brings the same board back: then play on
+            choice = self.bot.before_roll(state.position, info, may_double=info.may_double(),
+                                          may_resign=lambda level: line != self._last_resign)
+            if choice == DOUBLE:
                 return "double"
+            if choice is not None:
+                self._last_resign = line
+                return f"resign {choice}"
             return "roll"
-        play = choose(self.engine, state.position, state.roll, self.level, self.rng,
-                      context=info)
-        return play.notation()
+        return self.bot.checker_play(state.position, state.roll, info).notation()
 
     def cube_info(self, state: FibsState) -> CubeInfo:
         """The cube and score as the side on roll (the doubler, if doubled) sees them."""
@@ -225,6 +211,7 @@ def add_external_command(subparsers: Any) -> None:
 
 def cmd_external(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
     from gammon.engine.evaluator import bot_level
+    from gammon.engine.matchbot import MatchBot
     from gammon.engine.player import Engine
 
     if not 0 <= args.port <= 65535:
@@ -234,9 +221,9 @@ def cmd_external(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
     bot_level(args.level)  # an unknown level is a ValueError: the usage message
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    player = ExternalPlayer(Engine.load(args.weights), level=args.level, plies=args.ply,
-                            beavers=args.beavers, jacoby=args.jacoby, resign=args.resign,
-                            rng=random.Random(args.seed))
+    bot = MatchBot(Engine.load(args.weights), args.level, plies=args.ply, resign=args.resign,
+                   rng=random.Random(args.seed))
+    player = ExternalPlayer(bot, beavers=args.beavers, jacoby=args.jacoby)
     try:
         asyncio.run(ExternalServer(player).serve(args.bind, args.port, ready=out))
     except KeyboardInterrupt:

@@ -22,8 +22,9 @@ measures match-aware play against.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Final, Literal, Protocol
 
 from gammon.core.actions import (
     AcceptResign,
@@ -36,9 +37,12 @@ from gammon.core.actions import (
     RejectResign,
     Take,
 )
-from gammon.core.dice import DiceSource
+from gammon.core.cube import Level
+from gammon.core.dice import DiceSource, Roll
 from gammon.core.game import Phase, Rules
 from gammon.core.match import Match
+from gammon.core.moves import Play
+from gammon.core.position import Position
 from gammon.engine.cube import (
     DEFAULT_EFFICIENCY,
     CubeAction,
@@ -55,6 +59,8 @@ from gammon.engine.cube import (
 from gammon.engine.evaluator import BotLevel, Evaluator, choose
 
 DOUBLING = (CubeAction.DOUBLE_TAKE, CubeAction.DOUBLE_PASS)
+DOUBLE: Final[Literal["double"]] = "double"
+"""What :meth:`MatchBot.before_roll` returns for a double."""
 
 
 class Player(Protocol):
@@ -107,25 +113,38 @@ class MatchBot:
         phase = game.phase
         if phase is Phase.MOVING and game.roll is not None:
             context = cube_info(match, player) if self.at_score else None
-            return PlayMove(player, choose(self.engine, game.position, game.roll, self.level,
-                                           self.rng, context=context))
+            return PlayMove(player, self.checker_play(game.position, game.roll, context))
         if phase is Phase.BEFORE_ROLL:
-            return self._before_roll(match, player)
+            choice = self.before_roll(game.position, cube_info(match, player),
+                                      may_double=game.can_double(player),
+                                      may_resign=lambda level: game.can_resign(player, level))
+            if isinstance(choice, Level):
+                return OfferResign(player, choice)
+            return None if choice is None else OfferDouble(player)
         if phase is Phase.CUBE_OFFERED:
-            return self._answer_double(match, player)
+            response = self.answer_double(game.position, cube_info(match, game.turn),
+                                          may_beaver=game.can_beaver(player))
+            if response is Response.BEAVER:
+                return Beaver(player)
+            return Drop(player) if response is Response.PASS else Take(player)
         if phase is Phase.RESIGN_OFFERED:
             return self._answer_resignation(match, player)
         return None
 
-    def _before_roll(self, match: Match, player: int) -> Action | None:
-        if not self.cube:
+    # -- the decisions, from a position and its context (for players outside a Match) --------
+
+    def checker_play(self, position: Position, roll: Roll, context: CubeInfo | None) -> Play:
+        """The play of ``roll``, ranked at ``context`` (None: cubeless money)."""
+        return choose(self.engine, position, roll, self.level, self.rng, context=context)
+
+    def before_roll(self, position: Position, info: CubeInfo, *, may_double: bool,
+                    may_resign: Callable[[Level], bool] = lambda level: True
+                    ) -> Level | Literal["double"] | None:
+        """Before rolling: a resignation to offer (its level), :data:`DOUBLE`, or None (roll).
+        ``info`` is the side on roll's view; ``may_resign`` says which levels the rules
+        allow now."""
+        if not self.cube or not (self.resign or may_double):
             return None
-        game = match.game
-        may_double = game.can_double(player)
-        if not (self.resign or may_double):
-            return None
-        info = cube_info(match, player)
-        position = game.position
         # one evaluation for both questions
         probabilities = self.engine.evaluate(position, plies=self.plies)
         x = cube_efficiency(position, self.efficiency)
@@ -134,27 +153,26 @@ class MatchBot:
             if level is not None and self.resign_plies > self.plies:
                 deeper = self.engine.evaluate(position, plies=self.resign_plies)
                 level = resignation_offer(deeper, info, efficiency=x)
-            if level is not None and game.can_resign(player, level):
-                return OfferResign(player, level)
+            if level is not None and may_resign(level):
+                return level
         if may_double:
             decision = cube_decision(probabilities, info, efficiency=x, plies=self.plies)
             if decision.action in DOUBLING:
-                return OfferDouble(player)
+                return DOUBLE
         return None
 
-    def _answer_double(self, match: Match, player: int) -> Action:
-        game = match.game
-        doubler = game.turn
+    def answer_double(self, position: Position, doubler: CubeInfo, *,
+                      may_beaver: bool) -> Response:
+        """Take, pass or beaver the double of the side on roll in ``position``; ``doubler``
+        is that side's view of the cube and score before its double."""
         if not self.cube:
-            equity = -self.engine.evaluate(game.position, plies=self.plies).equity
-            return Take(player) if equity > -0.5 else Drop(player)
-        answer = analyse_take(self.engine, game.position, cube_info(match, doubler),
-                              plies=self.plies, efficiency=self.efficiency)
-        if answer.response is Response.BEAVER and game.can_beaver(player):
-            return Beaver(player)
-        if answer.response is Response.PASS:
-            return Drop(player)
-        return Take(player)
+            equity = -self.engine.evaluate(position, plies=self.plies).equity
+            return Response.TAKE if equity > -0.5 else Response.PASS
+        answer = analyse_take(self.engine, position, doubler, plies=self.plies,
+                              efficiency=self.efficiency)
+        if answer.response is Response.BEAVER and not may_beaver:
+            return Response.TAKE
+        return answer.response
 
     def _answer_resignation(self, match: Match, player: int) -> Action:
         game = match.game
