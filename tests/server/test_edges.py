@@ -249,3 +249,31 @@ def test_bad_ids_and_names_in_the_path_are_a_clear_4xx(lenient: TestClient) -> N
         for path in ("/api/users/{}/history", "/api/users/{}/ratings"):
             response = lenient.get(path.format(bad))
             assert response.status_code in (404, 422), (path, bad, response.text)
+
+
+@pytest.mark.parametrize("raw", [
+    '{"type": "ping", "n": 1}',  # the server's ping's field: not the client's
+    '{"type": "ping", "id": true}',
+    '{"type": "ping", "id": {"a": 1}}',
+    '{"type": "ping", "id": "' + "x" * 41 + '"}',
+    '{"type": "ping", "match": "m"}',
+    '{"type": "pong"}',
+    '{"type": "pong", "n": -1}',
+    '{"type": "pong", "n": "1"}',
+    '["ping"]',
+])
+def test_a_malformed_ping_is_refused_and_the_socket_still_answers(
+        clients: tuple[Browser, Browser], raw: str) -> None:
+    """The client's liveness check (PROTOCOL.md, *Liveness*): a bad ping or pong is one
+    ``malformed`` error; the socket stays open and a good ping gets its pong."""
+    a, _ = clients
+    a.get("/api/me")
+    with a.websocket_connect("/ws") as ws:
+        assert _next(ws)["type"] == "welcome"
+        ws.send_text(raw)
+        reply = _next(ws)
+        assert reply["type"] == "error" and reply["code"] == "malformed", reply
+        assert reply["message"]
+        ws.send_text('{"type": "ping", "id": 12}')
+        pong = _next(ws)
+        assert pong["type"] == "pong" and pong["id"] == 12 and pong["server_time"] > 0

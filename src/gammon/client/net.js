@@ -6,6 +6,11 @@
 // it holds, so it gets exactly the events it missed. A gap in versions, or a `stale`
 // refusal, resubscribes the same way. Nothing here guesses a state: the feed only changes
 // on a message from the server.
+//
+// A connection can also die silently (a phone's network switched, a NAT forgot it): no
+// close ever comes. So the socket pings the server (`ping`, answered by `pong`) every
+// `pingEvery` ms, and when nothing at all arrives within `pingTimeout` ms of a ping it
+// drops that connection and reconnects as after a close.
 
 export class ApiError extends Error {
   constructor(status, code, message) {
@@ -152,6 +157,14 @@ export class Socket extends EventTarget {
     this.closedByUs = false;
     this.user = null;
     this.lobby = false; // following the lobby's open games (renewed on every welcome)
+    this.pingEvery = 10_000; // ms between the client's pings while connected
+    this.pingTimeout = 6_000; // ms a ping waits for any message before the connection is dead
+    this.awaiting = null; // the ping waiting for an answer: {ws, sent}
+    if (typeof document !== "undefined") {
+      // back from sleep or a network change: a likely dead connection, so check it now
+      document.addEventListener("visibilitychange", () => { if (document.visibilityState === "visible") this.probe(); });
+      window.addEventListener("online", () => this.probe());
+    }
   }
 
   setStatus(status) {
@@ -167,19 +180,56 @@ export class Socket extends EventTarget {
     this.ws = ws;
     ws.onopen = () => {
       this.attempt = 0;
+      this.schedulePing();
     };
     ws.onmessage = (e) => {
+      if (this.ws !== ws) return; // a connection given up as dead
+      if (this.awaiting?.ws === ws) { // anything heard answers the ping: the line is alive
+        this.awaiting = null;
+        clearTimeout(this.deadTimer);
+        this.schedulePing();
+      }
       let message;
       try { message = JSON.parse(e.data); } catch { return; }
       this.onMessage(message);
     };
     ws.onclose = () => {
       if (this.ws !== ws) return;
-      this.ws = null;
-      this.setStatus("closed");
-      if (!this.closedByUs) this.reconnectLater();
+      this.lost();
     };
     ws.onerror = () => { /* onclose follows */ };
+  }
+
+  /** The connection is gone (closed, or given up as dead): reconnect unless we closed it. */
+  lost() {
+    this.ws = null;
+    this.awaiting = null;
+    clearTimeout(this.pingTimer);
+    clearTimeout(this.deadTimer);
+    this.setStatus("closed");
+    if (!this.closedByUs) this.reconnectLater();
+  }
+
+  schedulePing() {
+    clearTimeout(this.pingTimer);
+    this.pingTimer = setTimeout(() => this.probe(), this.pingEvery);
+  }
+
+  /** Ping the server now; with no message back within `pingTimeout` the connection is
+   *  taken for dead: dropped (its late messages ignored) and made again. */
+  probe() {
+    const ws = this.ws;
+    if (!ws || ws.readyState !== 1 || this.awaiting) return;
+    clearTimeout(this.pingTimer);
+    this.awaiting = { ws, sent: performance.now() };
+    ws.send(JSON.stringify({ type: "ping", id: this.nextId++ }));
+    clearTimeout(this.deadTimer);
+    this.deadTimer = setTimeout(() => {
+      if (this.ws !== ws || this.awaiting?.ws !== ws) return;
+      this.deadConnections = (this.deadConnections || 0) + 1;
+      try { ws.close(4000, "no answer to ping"); } catch { /* already closing */ }
+      this.lost();
+    }, this.pingTimeout);
   }
 
   reconnectLater() {
@@ -262,6 +312,9 @@ export class Socket extends EventTarget {
   close() {
     this.closedByUs = true;
     clearTimeout(this.timer);
+    clearTimeout(this.pingTimer);
+    clearTimeout(this.deadTimer);
+    this.awaiting = null;
     this.ws?.close();
   }
 
