@@ -79,3 +79,22 @@ def pages(browser: Any, server: str) -> Iterator[Pages]:
     finally:
         opened.close()
     assert not opened.errors, f"JavaScript errors: {opened.errors}"
+
+
+@pytest.fixture(scope="session")
+def limited_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A second ``gammon serve`` with the rate limits on (the session's has them off), for
+    the tests of what a refusal by a limit looks like. Every page is from 127.0.0.1: the
+    limits per address are shared by the tests that use it."""
+    with gammon_server(tmp_path_factory.mktemp("gammon-limited"), rate_limits="true") as base:
+        yield base
+
+
+@pytest.fixture
+def limited_pages(browser: Any, limited_server: str) -> Iterator[Pages]:
+    opened = Pages(browser, limited_server)
+    try:
+        yield opened
+    finally:
+        opened.close()
+    assert not opened.errors, f"JavaScript errors: {opened.errors}"

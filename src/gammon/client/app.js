@@ -367,7 +367,7 @@ class SignInPage extends Page {
           toast(t("signin.welcome", { name: this.app.me.name }));
           this.app.navigate("#/");
         } catch (err) {
-          const known = { bad_credentials: "signin.bad_credentials", name_taken: "signin.name_taken", bad_name: "signin.bad_name", weak_password: "signin.weak_password" };
+          const known = { bad_credentials: "signin.bad_credentials", name_taken: "signin.name_taken", bad_name: "signin.bad_name", weak_password: "signin.weak_password", rate_limited: "signin.rate_limited" };
           error.textContent = known[err.code] ? t(known[err.code]) : err.message;
         }
       });

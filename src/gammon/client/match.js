@@ -153,10 +153,15 @@ export class MatchPage {
     this.moveList = h("div", { class: "movelist", role: "log", "aria-label": t("match.log"), tabindex: 0 });
     this.chatLines = h("div", { class: "chat-lines", "aria-live": "polite" });
     const chatInput = h("input", { type: "text", maxlength: 300, "aria-label": t("match.chat_message"), placeholder: t("match.chat_placeholder") });
+    // the line stays in the input until the server sends it back to everyone: a refused
+    // one (the chat rate limit, say) is still there to send again
+    this.chatInput = chatInput;
+    this.chatPending = null; // {id, text} of the line sent and not yet seen
     const chatForm = h("form", { class: "chat-form", onsubmit: (e) => {
       e.preventDefault();
       const text = chatInput.value.trim();
-      if (text && this.feed.act("chat", { text }) !== null) chatInput.value = "";
+      const id = text ? this.feed.act("chat", { text }) : null;
+      if (id !== null) this.chatPending = { id, text };
     } }, chatInput, h("button", { type: "submit" }, t("match.send")));
     this.chatBox = h("section", { class: "card" }, h("h2", {}, t("match.chat")), this.chatLines, chatForm);
     this.optionsBox = this.buildOptionsMenu();
@@ -178,7 +183,10 @@ export class MatchPage {
 
     this.feed = this.app.socket.feed(this.id, null, this.key);
     this.listen(this.feed, "state", (e) => this.onState(e.detail));
-    this.listen(this.feed, "error", (e) => this.onError(e.detail));
+    this.listen(this.feed, "error", (e) => {
+      if (this.chatPending && e.detail.id === this.chatPending.id) this.chatPending = null; // refused: kept in the input
+      this.onError(e.detail);
+    });
     this.listen(this.feed, "chat", (e) => this.addChat(e.detail));
     this.listen(this.feed, "history", () => { this.render(); this.fillOver(); });
     this.listen(this.feed, "rematch", (e) => this.onRematch(e.detail));
@@ -441,6 +449,11 @@ export class MatchPage {
   }
 
   addChat(m, scroll = true) {
+    const pending = this.chatPending;
+    if (pending && m.seat === this.feed.you && m.text === pending.text) {
+      this.chatPending = null; // delivered: clear the input unless the player typed on
+      if (this.chatInput.value.trim() === pending.text) this.chatInput.value = "";
+    }
     this.chatLines.append(h("div", {}, h("strong", {}, `${m.from}: `), m.text));
     if (scroll) this.chatLines.scrollTop = this.chatLines.scrollHeight;
   }
