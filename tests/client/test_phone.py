@@ -4,8 +4,11 @@ around it) is the place to tap, the pip counts are labelled, and the controls si
 board, on the screen; on its side (a phone at 667 x 375, a tablet at 1024 x 768) the controls
 sit beside the board and the page does not scroll. A bot match is played to its end on a
 375 x 667 touch screen by taps alone: the Roll button on the board, then a tap somewhere in
-the column of a point with a checker to move (the client plays that checker's longest move);
-mid-match the phone is turned on its side for a turn and back."""
+the column of a point with a checker to move (which picks it and lights where it can go)
+and a tap anywhere in the column of one of those points (the tablet plays with the option
+"a tap plays the longest move" instead); mid-match the phone is turned on its side for a
+turn and back. A split roll is played by taps alone (a checker picked, its destinations lit,
+the pick dropped by a second tap or a tap elsewhere, then each checker to its point)."""
 
 from __future__ import annotations
 
@@ -172,8 +175,19 @@ def play_turn(page: Any, rng: random.Random) -> str:
     sources = sorted(int(s) for s in game["legal"])
     source = rng.choice(sources)
     tap_in(page, column(page, source), rng)
+    if not page.evaluate("window.gammon.app.options.tap_longest"):
+        # the tap picked the checker: then a tap anywhere on one of its lit points
+        page.wait_for_function(f"window.gammon.app.page.selected === {source}")
+        target = rng.choice(sorted(int(d) for d in game["reach"][str(source)]))
+        tap_in(page, column(page, target), rng)
     wait(page, f"p.feed.v > {state['v']}")
     return "move"
+
+
+def set_tap_longest(page: Any, on: bool) -> None:
+    """The option "a tap plays the checker's longest move", as the options menu sets it."""
+    page.evaluate(f"window.gammon.app.saveOptions({{tap_longest: {'true' if on else 'false'}}})")
+    page.wait_for_function(f"window.gammon.app.options.tap_longest === {'true' if on else 'false'}")
 
 
 def test_a_bot_match_played_by_taps_on_a_phone(pages: Pages) -> None:
@@ -224,6 +238,7 @@ def test_a_bot_match_played_by_taps_on_a_phone(pages: Pages) -> None:
 def test_a_tablet_on_its_side_needs_no_scrolling(pages: Pages) -> None:
     rng = random.Random(7)
     page = pages.new(viewport=TABLET, touch=True)
+    set_tap_longest(page, True)  # played by the other way of tapping: a tap, a longest move
     page.locator("[data-act=play-bot]").tap()
     page.wait_for_url("**/#/match/*")
     wait(page, ACTIONABLE)
@@ -238,3 +253,129 @@ def test_a_tablet_on_its_side_needs_no_scrolling(pages: Pages) -> None:
         if action == "roll":
             assert_pips_labelled(page)
     assert_beside_layout(page)
+
+
+def checker_moves(page: Any, seat: int) -> list[list[tuple[int, int]]]:
+    """The (from, to) of each of ``seat``'s ended turns, in the mover's numbering."""
+    events = page.evaluate("window.gammon.app.page.feed.events")
+    return [[(m["from"], m["to"]) for m in e["moves"]] for e in events
+            if e["type"] == "turn_ended" and e["player"] == seat]
+
+
+def lit(page: Any) -> dict[str, Any]:
+    """What the board shows picked: the picked checker's slot, the lit target points."""
+    return page.evaluate(  # type: ignore[no-any-return]
+        "(() => { const p = window.gammon.app.page; return {selected: p.selected,"
+        " checkers: document.querySelectorAll('svg.board .checker.selected').length,"
+        " targets: document.querySelectorAll('svg.board .marks .target, svg.board .target').length,"
+        " message: document.querySelector('.status-line').textContent}; })()")
+
+
+def split_of(game: dict[str, Any]) -> tuple[int, int, int, int, int, int] | None:
+    """A split of a two-dice roll: (a, die, x, b, other die, y), checker a to x by one die
+    (where its longest move goes further, so a tap playing the longest would not do it),
+    then a checker on another point b by the other die to y. 6-1 from the start: 13/7 8/7."""
+    legal, reach = game["legal"], game["reach"]
+    d1, d2 = game["dice_left"] if len(game["dice_left"]) == 2 else (0, 0)
+    if not d1 or d1 == d2:
+        return None
+    opening = legal.get("13", {}).get("6") == 7 and legal.get("8", {}).get("1") == 7
+    if {d1, d2} == {6, 1} and opening:
+        return 13, 6, 7, 8, 1, 7
+    for die, other in ((d1, d2), (d2, d1)):
+        for a, steps in legal.items():
+            x = steps.get(str(die))
+            if x is None or len(reach[a]) < 2:
+                continue
+            for b, more in legal.items():
+                y = more.get(str(other))
+                if b not in (a, str(x)) and y is not None:
+                    return int(a), die, int(x), int(b), other, int(y)
+    return None
+
+
+def test_a_split_roll_is_played_by_taps_picking_each_checker_then_its_point(
+        pages: Pages) -> None:
+    rng = random.Random(5)
+    page = pages.new(viewport=PORTRAIT, touch=True)
+    assert page.evaluate("window.gammon.app.options.tap_longest") is False  # the default
+    page.select_option("[data-form=bot] [name=bot]", "1")  # the quickest computer
+    page.fill("[data-form=bot] [name=length]", "3")
+    page.locator("[data-act=play-bot]").tap()
+    page.wait_for_url("**/#/match/*")
+    for _ in range(30):
+        state = wait(page, ACTIONABLE)
+        game = state["game"]
+        split = split_of(game) if game["phase"] == "moving" and game["turn"] == state["you"] \
+            else None
+        if split is not None:
+            break
+        play_turn(page, rng)  # a roll, a double roll's checkers, an answer to the computer
+    else:
+        raise AssertionError("no roll to split in 30 actions")
+    a, _, x, b, other, y = split
+    me = state["you"]
+    turns = len(checker_moves(page, me))
+    v = state["v"]
+
+    # a tap anywhere in a's column picks its checker and lights every point it can reach
+    tap_in(page, column(page, a), rng)
+    page.wait_for_function(f"window.gammon.app.page.selected === {a}")
+    shown = lit(page)
+    assert shown["checkers"] == 1 and shown["targets"] == len(game["reach"][str(a)]), shown
+    assert feed(page)["v"] == v  # nothing sent
+    # a tap on it again drops the pick; so does a tap off the board
+    tap_in(page, column(page, a), rng)
+    page.wait_for_function("window.gammon.app.page.selected === null")
+    assert lit(page)["checkers"] == 0 and lit(page)["targets"] == 0
+    tap_in(page, column(page, a), rng)
+    page.wait_for_function(f"window.gammon.app.page.selected === {a}")
+    page.touchscreen.tap(PORTRAIT["width"] / 2, 5)  # the header
+    page.wait_for_function("window.gammon.app.page.selected === null")
+    assert feed(page)["v"] == v
+
+    # pick a, then tap anywhere in x's column: the checker goes there by one die only
+    tap_in(page, column(page, a), rng)
+    page.wait_for_function(f"window.gammon.app.page.selected === {a}")
+    tap_in(page, column(page, x), rng)
+    state = wait(page, f"p.feed.v > {v}")
+    assert state["game"]["dice_left"] == [other], state["game"]["dice_left"]
+    assert page.evaluate("window.gammon.app.page.selected") is None
+    # then the other checker: the turn ends by itself with the two moves
+    tap_in(page, column(page, b), rng)
+    page.wait_for_function(f"window.gammon.app.page.selected === {b}")
+    tap_in(page, column(page, y), rng)
+    page.wait_for_function(
+        f"(() => {{ const e = window.gammon.app.page.feed.events; return e.filter((x) =>"
+        f" x.type === 'turn_ended' && x.player === {me}).length > {turns}; }})()",
+        timeout=WAIT)
+    played = checker_moves(page, me)[turns]
+    assert sorted(played) == sorted([(a, x), (b, y)]), (played, split)
+    assert page.evaluate("document.documentElement.scrollWidth") <= PORTRAIT["width"]
+
+
+def test_with_the_option_a_tap_plays_the_checker_s_longest_move(pages: Pages) -> None:
+    page = pages.new(viewport=PORTRAIT, touch=True)
+    set_tap_longest(page, True)
+    page.select_option("[data-form=bot] [name=bot]", "1")
+    page.locator("[data-act=play-bot]").tap()
+    page.wait_for_url("**/#/match/*")
+    rng = random.Random(3)
+    for _ in range(30):
+        state = wait(page, ACTIONABLE)
+        game = state["game"]
+        if game["phase"] == "moving" and game["turn"] == state["you"]:
+            break
+        play_turn(page, rng)
+    else:
+        raise AssertionError("no move in 30 actions")
+    # the checker whose longest move uses the most dice, and where that move ends
+    source, dest = max(((int(s), int(d)) for s, r in game["reach"].items() for d in r),
+                       key=lambda sd: (len(game["reach"][str(sd[0])][str(sd[1])]), -sd[1]))
+    dice = len(game["reach"][str(source)][str(dest)])
+    before = game["board"]
+    tap_in(page, column(page, source), rng)
+    state = wait(page, f"p.feed.game.dice_left.length <= {len(game['dice_left']) - dice}"
+                       f" || p.feed.game.turn !== me || p.feed.game.phase !== 'moving'")
+    assert page.evaluate("window.gammon.app.page.selected") is None  # nothing was picked
+    assert state["game"]["board"] != before

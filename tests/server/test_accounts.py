@@ -52,7 +52,8 @@ def test_options_are_stored_per_player(clients: tuple[Browser, Browser]) -> None
     a, _ = clients
     assert a.get("/api/me/options").json()["confirm_turn"] is False
     options = {"confirm_turn": True, "auto_roll": False, "graphics": "low", "flip": True,
-               "auto_bearoff": True, "sound": False, "language": "it", "numbering": False}
+               "auto_bearoff": True, "sound": False, "language": "it", "numbering": False,
+               "tap_longest": True}
     assert a.put("/api/me/options", json=options).json() == options
     assert a.get("/api/me/options").json() == options
     assert a.put("/api/me/options", json={"graphics": "ultra"}).status_code == 422

@@ -22,7 +22,7 @@ import { downloadLink, fmtDate, h, kindText, setSound, sound, toast } from "./ui
 
 const DEFAULT_OPTIONS = {
   confirm_turn: false, auto_roll: false, graphics: "high", flip: false, auto_bearoff: false,
-  sound: true, language: "en", numbering: true,
+  sound: true, language: "en", numbering: true, tap_longest: false,
 };
 
 class App {
@@ -603,6 +603,7 @@ class OptionsPage extends Page {
         check(t("options.confirm_turn"), "confirm_turn", o.confirm_turn),
         check(t("options.auto_roll"), "auto_roll", o.auto_roll),
         check(t("options.auto_bearoff"), "auto_bearoff", o.auto_bearoff),
+        check(t("options.tap_longest"), "tap_longest", o.tap_longest),
         h("p", { class: "muted small" }, t("options.rules_note"))),
       h("fieldset", { class: "stack" }, h("legend", {}, t("options.board")),
         check(t("options.flip"), "flip", o.flip),
@@ -616,7 +617,7 @@ class OptionsPage extends Page {
       e.preventDefault();
       const data = new FormData(form);
       const patch = {};
-      for (const key of ["confirm_turn", "auto_roll", "auto_bearoff", "flip", "numbering", "sound"]) patch[key] = data.get(key) === "on";
+      for (const key of ["confirm_turn", "auto_roll", "auto_bearoff", "tap_longest", "flip", "numbering", "sound"]) patch[key] = data.get(key) === "on";
       patch.graphics = data.get("graphics");
       patch.language = data.get("language");
       await this.app.saveOptions(patch);

@@ -245,6 +245,7 @@ export class MatchPage {
       check("confirm_turn", t("options.confirm_turn")),
       check("auto_roll", t("options.auto_roll"), t("options.auto_roll_note")),
       check("auto_bearoff", t("options.auto_bearoff")),
+      check("tap_longest", t("options.tap_longest")),
       check("flip", t("options.flip")),
       check("numbering", t("options.numbering")),
       check("sound", t("options.sound")),
@@ -289,6 +290,8 @@ export class MatchPage {
       if (this.feed.v > 0) this.feed.backfill(); // the moves so far, for the move list
       for (const m of this.feed.chat) this.addChat(m, false);
     }
+    // a picked checker that cannot move any more (the turn went on, or ended) is dropped
+    if (this.selected !== null && !(this.moving && this.legal[String(this.selected)])) this.selected = null;
     this.noteTurnStart();
     this.noteClock();
     const before = this.frame?.board || this.prevBoard;
@@ -1116,15 +1119,45 @@ export class MatchPage {
       if (action === "confirm") this.confirm();
     });
     svg.addEventListener("keydown", (e) => this.onBoardKey(e));
+    // a tap anywhere off the board drops a checker picked by a tap
+    this.listen(document, "pointerdown", (e) => {
+      if (this.selected !== null && this.tapsPick(e) && !svg.contains(e.target)) {
+        this.selected = null;
+        this.setMessage("");
+        this.render();
+      }
+    });
     svg.addEventListener("focusin", (e) => {
       const slot = e.target.dataset?.slot;
       if (slot !== undefined && this.cursor !== Number(slot)) { this.cursor = Number(slot); this.render(); }
     });
   }
 
+  /** Taps pick (a touch screen, unless the player chose "a tap plays the longest move"):
+   *  a tap on a checker picks it and lights where it can go, a tap on a lit point (the whole
+   *  point, or the tray) moves it there, a tap on it again or anywhere else drops it. */
+  tapsPick(e) {
+    return e.pointerType !== "mouse" && !this.app.options.tap_longest;
+  }
+
   onPointerDown(e) {
     if (e.button !== 0 || e.target.closest?.("[data-action]")) return;
     const slot = this.view.slotAt(e.clientX, e.clientY);
+    if (this.tapsPick(e) && this.selected !== null && slot !== this.selected) {
+      // the second tap: a lit point takes the picked checker; another checker that can move
+      // is picked instead (on the pointerup below, or dragged); anywhere else drops the pick
+      const src = this.selected;
+      const target = slot !== null && this.reachOf(src).has(slot);
+      const other = !target && slot !== null && slot !== 0 && this.moving && !!this.legal[String(slot)];
+      if (!other) {
+        e.preventDefault();
+        this.selected = null;
+        this.setMessage("");
+        if (target && !this.busy) this.tryMove(src, slot);
+        this.render();
+        return;
+      }
+    }
     if (slot === null || slot === 0) return;
     const node = this.isPlayer ? this.view.topChecker(this.you, slot) : null;
     if (!this.moving || !this.legal[String(slot)]) {
@@ -1171,7 +1204,8 @@ export class MatchPage {
     d.node.classList.remove("dragging");
     if (!d.moved) {
       d.node.style.transform = d.origin;
-      this.clickMove(d.src);
+      if (this.tapsPick(e)) this.tapPick(d.src);
+      else this.clickMove(d.src);
       this.render();
       return;
     }
@@ -1192,6 +1226,21 @@ export class MatchPage {
     }
     this.hover = null;
     this.render();
+  }
+
+  /** A tap on a checker that can move: pick it (its destinations lit), or drop the pick
+   *  when it was already picked. */
+  tapPick(src) {
+    this.hover = null;
+    if (this.selected === src) {
+      this.selected = null;
+      this.setMessage("");
+      return;
+    }
+    this.selected = src;
+    const targets = [...this.reachOf(src).keys()].map((d) => (d === 0 ? t("board.off") : d));
+    this.setMessage(t("move.selected", { point: src === 25 ? t("board.bar") : src, targets: targets.join(", ") }));
+    announce(this.message);
   }
 
   cancelDrag() {

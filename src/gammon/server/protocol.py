@@ -321,6 +321,9 @@ class Options(BaseModel):
     sound: bool = True
     language: Annotated[str, Field(pattern=r"^[a-z]{2}(-[A-Z]{2})?$")] = "en"
     numbering: bool = True
+    tap_longest: bool = False
+    """On a touch screen a tap on a checker plays its longest move (the first way the client
+    had); off, a tap picks the checker and a tap on a lit point moves it there."""
 
 
 class NewGame(BaseModel):
