@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 
 from gammon.core.actions import PlayMove
@@ -221,6 +222,55 @@ def test_at_double_match_point_the_deeper_search_keeps_the_winning_chances_best(
         assert shallow[0].play.position in {r.play.position for r in deep}
 
 
+def race_decisions(count: int, seed: int) -> list[tuple[Position, Roll]]:
+    """Race positions (no contact, so no pruning inside the search) where one side is far
+    behind: gammons are still in play."""
+    from gammon.engine.features import is_race
+
+    return [(p, r) for p, r in decisions(4000, seed)
+            if is_race(p.array()) and abs(p.pips()[0] - p.pips()[1]) > 40][:count]
+
+
+def one_ply_reference(engine: Engine, after: Position, replier: CubeInfo) -> np.ndarray:
+    """The mover's 1-ply probabilities after a play, from the legal plays themselves: over
+    the opponent's 21 rolls, its reply is the one worth most to it at its score
+    (``replier``: its view), each reply's position valued at 0-ply."""
+    from gammon.core.moves import legal_plays
+    from gammon.engine.cube import filter_weights
+
+    weights = filter_weights(replier)
+    total = np.zeros(5)
+    for a in range(1, 7):
+        for b in range(1, a + 1):
+            best, best_value = None, -np.inf
+            for reply in legal_plays(after, Roll(a, b)):
+                chances = engine.evaluate(reply.next_position)  # the mover on roll again
+                mine = np.array(chances.as_tuple())
+                theirs = np.array(chances.inverted().as_tuple())
+                if float(weights @ theirs) > best_value:
+                    best, best_value = mine, float(weights @ theirs)
+            total += (1 if a == b else 2) / 36 * best
+    return total
+
+
+def test_inside_the_search_each_side_chooses_its_plays_at_its_own_score(
+        engine: Engine) -> None:
+    """At 1-ply the opponent's reply to each roll is the one best for it at the score (at
+    double match point: the best winning chance), not the cubeless money best: the
+    search's values equal a reference built from the legal replies themselves."""
+    context = CubeInfo.match(1, 1)
+    differ = 0
+    for position, roll in race_decisions(6, seed=11):
+        for r in engine.rank_plays(position, roll, plies=1, context=context):
+            if r.ply != 1:
+                continue
+            reference = one_ply_reference(engine, r.play.next_position, context.swap())
+            assert np.array(r.probabilities.as_tuple()) == pytest.approx(reference, abs=1e-6)
+            money = one_ply_reference(engine, r.play.next_position, CubeInfo.money())
+            differ += not np.allclose(money, reference, atol=1e-6)
+    assert differ > 0  # the score changed some replies: the test tells the two apart
+
+
 def test_each_graded_play_records_where_it_was_as_a_match_id(engine: Engine) -> None:
     """The analysis records each play's score, cube and dice as a GNU Backgammon Match ID,
     which reads back as the context the play was graded at (the review asks the hint API
@@ -241,3 +291,15 @@ def test_each_graded_play_records_where_it_was_as_a_match_id(engine: Engine) -> 
             assert key.roll == match.game.roll and key.dice_owner == action.player
             assert CubeInfo.from_match_key(key) == cube_info(match, action.player)
         match, _ = match.apply(action)
+
+
+def test_the_bot_and_the_analysis_search_at_the_score(engine: Engine) -> None:
+    """``rank_plays`` (what ``choose``, the bot levels and the analysis call) hands the
+    context to the engine's own search, so its move filter and the plays inside it are
+    chosen at the score too, not only the final order."""
+    context = CubeInfo.match(1, 1)
+    for position, roll in race_decisions(3, seed=11):
+        through = rank_plays(engine, position, roll, plies=1, context=context)
+        direct = engine.rank_plays(position, roll, plies=1, context=context)
+        assert ([(r.play, r.ply, r.probabilities, r.equity) for r in through]
+                == [(r.play, r.ply, r.probabilities, r.equity) for r in direct])

@@ -16,6 +16,7 @@ from gammon.core.position import Position
 from gammon.engine import evaluate, search
 from gammon.engine.bearoff import is_bearoff_board
 from gammon.engine.evaluate import (
+    MONEY_WEIGHTS,
     choose_play,
     choose_play_pruned,
     kernel_arrays,
@@ -511,11 +512,13 @@ def test_pruned_choice_evaluates_only_the_plays_the_pruning_network_rates_best(
     full = choose_play(level[0], count, kernel_arrays(nets, prune_keep=0), new_scratch(), best)
     for keep in (0, count):
         arrays = kernel_arrays(nets, prune_keep=keep)
-        assert choose_play_pruned(level[0], count, arrays, new_scratch(), best) == full
+        chosen = choose_play_pruned(level[0], count, arrays, new_scratch(), best, MONEY_WEIGHTS)
+        assert chosen == full
     arrays = kernel_arrays(nets, prune_keep=1)
     scratch = new_scratch()
     scores = [evaluate.prune_equity(level[0][i], arrays, scratch) for i in range(count)]
-    assert choose_play_pruned(level[0], count, arrays, scratch, best) == int(np.argmax(scores))
+    chosen = choose_play_pruned(level[0], count, arrays, scratch, best, MONEY_WEIGHTS)
+    assert chosen == int(np.argmax(scores))
     arrays = kernel_arrays(nets, prune_keep=3)
     kept = np.argsort(-np.array(scores), kind="stable")[:3]
     full_equities = []
@@ -523,12 +526,12 @@ def test_pruned_choice_evaluates_only_the_plays_the_pruning_network_rates_best(
         probs = np.empty(5)
         evaluate.evaluate_after(level[0][i], arrays, scratch, probs)
         full_equities.append(equity(probs))
-    chosen = choose_play_pruned(level[0], count, arrays, scratch, best)
+    chosen = choose_play_pruned(level[0], count, arrays, scratch, best, MONEY_WEIGHTS)
     assert chosen == kept[int(np.argmax(full_equities))]
     assert equity(best) == pytest.approx(max(full_equities))
     plain = kernel_arrays(NetworkPair.load(UNPRUNED), prune_keep=1)
     assert plain[19][0] == 0  # no pruning network: no pruning
-    assert choose_play_pruned(level[0], count, plain, new_scratch(), best) == full
+    assert choose_play_pruned(level[0], count, plain, new_scratch(), best, MONEY_WEIGHTS) == full
 
 
 def test_cli_prune_stage(pruned: Path, tmp_path: Path,

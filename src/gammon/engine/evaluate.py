@@ -295,19 +295,43 @@ def evaluate_after(after: np.ndarray, nets: KernelArrays, scratch: Arrays, out: 
     invert(theirs, out)
 
 
+MONEY_WEIGHTS = np.empty(0)
+"""No weights: a play is chosen by its cubeless money equity."""
+
+
+@_jit
+def play_score(probs: np.ndarray, weights: np.ndarray) -> float:
+    """What the side choosing a play maximises, from its probabilities after the play:
+    cubeless money equity, or with ``weights`` (:func:`gammon.engine.cube.filter_weights`)
+    its cubeless value at a match score, less a constant."""
+    if weights.shape[0] == 0:
+        return equity(probs)
+    value = 0.0
+    for k in range(OUTPUTS):
+        value += weights[k] * probs[k]
+    return value
+
+
 @_jit
 def choose_play(boards: np.ndarray, count: int, nets: KernelArrays, scratch: Arrays,
                 best_probs: np.ndarray) -> int:
     """Index of the play with the highest cubeless equity at 0-ply; its probabilities go
     to ``best_probs``."""
+    return choose_play_weighted(boards, count, nets, scratch, best_probs, MONEY_WEIGHTS)
+
+
+@_jit
+def choose_play_weighted(boards: np.ndarray, count: int, nets: KernelArrays, scratch: Arrays,
+                         best_probs: np.ndarray, weights: np.ndarray) -> int:
+    """:func:`choose_play` by :func:`play_score` with ``weights``."""
     probs = np.empty(OUTPUTS, dtype=np.float64)
     best = 0
-    best_equity = -1e9
+    best_score = -1e9
     for i in range(count):
         evaluate_after(boards[i], nets, scratch, probs)
-        e = equity(probs)
-        if e > best_equity:
-            best_equity = e
+        e = play_score(probs, weights)
+        if e > best_score:
+            best_score = e
             best = i
             best_probs[:] = probs
     return best
@@ -337,14 +361,15 @@ def _prune_equity(after: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2: np.ndar
 
 @_jit
 def choose_play_pruned(boards: np.ndarray, count: int, nets: KernelArrays, scratch: Arrays,
-                       best_probs: np.ndarray) -> int:
+                       best_probs: np.ndarray, weights: np.ndarray) -> int:
     """:func:`choose_play` for the search's inner plies: when the networks have a pruning
     network and the position is not a race, only the ``nets.prune_keep[0]`` plays it rates best
     get the full evaluation (as GNU Backgammon's pruning networks do). Ties go to the
-    first play, as in :func:`choose_play`."""
+    first play, as in :func:`choose_play`. The pruning network itself ranks by money
+    equity; the full evaluations are compared by :func:`play_score` with ``weights``."""
     keep = nets.prune_keep[0]
     if keep <= 0 or count <= keep or is_race(boards[0]):
-        return choose_play(boards, count, nets, scratch, best_probs)
+        return choose_play_weighted(boards, count, nets, scratch, best_probs, weights)
     scores = np.empty(count, dtype=np.float64)
     w1, b1, w2, b2 = nets.prune_w1, nets.prune_b1, nets.prune_w2, nets.prune_b2
     hidden, swapped, outputs = scratch[1], scratch[3], scratch[2]
@@ -352,7 +377,7 @@ def choose_play_pruned(boards: np.ndarray, count: int, nets: KernelArrays, scrat
         scores[i] = _prune_equity(boards[i], w1, b1, w2, b2, hidden, swapped, outputs)
     probs = np.empty(OUTPUTS, dtype=np.float64)
     best = -1
-    best_equity = -1e9
+    best_score = -1e9
     for _ in range(keep):
         top = 0
         for i in range(1, count):
@@ -360,9 +385,9 @@ def choose_play_pruned(boards: np.ndarray, count: int, nets: KernelArrays, scrat
                 top = i
         scores[top] = -1e18
         evaluate_after(boards[top], nets, scratch, probs)
-        e = equity(probs)
-        if e > best_equity or (e == best_equity and top < best):
-            best_equity = e
+        e = play_score(probs, weights)
+        if e > best_score or (e == best_score and top < best):
+            best_score = e
             best = top
             best_probs[:] = probs
     return best

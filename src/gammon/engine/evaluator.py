@@ -24,9 +24,11 @@ True
 
 from __future__ import annotations
 
+import inspect
 import random
 from collections.abc import Sequence
 from dataclasses import FrozenInstanceError, dataclass
+from functools import lru_cache
 from typing import ClassVar, Protocol, runtime_checkable
 
 import numpy as np
@@ -236,6 +238,10 @@ def rank_plays(evaluator: Evaluator, position: Position, roll: Roll, *,
     (:meth:`RankedPlay.at`); without one, by cubeless money equity.
     """
     own = getattr(evaluator, "rank_plays", None)
+    if own is not None and context is not None and _takes_context(type(evaluator)):
+        # the search itself at the score: its move filter and each side's plays inside
+        at_score: list[RankedPlay] = own(position, roll, plies=plies, context=context)
+        return at_score
     if own is not None:
         ranked: list[RankedPlay] = own(position, roll, plies=plies)
     else:
@@ -249,6 +255,12 @@ def rank_plays(evaluator: Evaluator, position: Position, roll: Roll, *,
     if context is not None:
         ranked = rank_at(ranked, context)
     return ranked
+
+
+@lru_cache(maxsize=64)
+def _takes_context(kind: type) -> bool:
+    """Whether ``kind``'s own ``rank_plays`` searches at a score (takes ``context``)."""
+    return "context" in inspect.signature(kind.rank_plays).parameters  # type: ignore[attr-defined]
 
 
 def rank_at(ranked: Sequence[RankedPlay], context: CubeInfo,

@@ -123,10 +123,15 @@ class Engine:
         probs = np.empty((count, OUTPUTS), dtype=np.float64)
         depth = np.empty(count, dtype=np.int64)
         levels = self._levels()
-        # at a score the filter prices gammons as the score does
-        weights = search.MONEY_WEIGHTS if context is None else filter_weights(context)
-        search.rank_plays_weighted(boards, count, plies, keep, margin, weights, self._arrays,
-                                   self._scratch(), levels[1], levels[2], probs, depth)
+        # at a score the filter, and each side's plays inside the search, price gammons as
+        # the score does
+        if context is None:
+            mine = theirs = evaluate.MONEY_WEIGHTS
+        else:
+            mine, theirs = filter_weights(context), filter_weights(context.swap())
+        search.rank_plays_weighted(boards, count, plies, keep, margin, mine, theirs,
+                                   self._arrays, self._scratch(), levels[1], levels[2], probs,
+                                   depth)
         # Each reads its probabilities from ``probs`` when asked.
         from_rows = RankedPlay._from_rows
         plies_reached = depth.tolist()

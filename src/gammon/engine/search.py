@@ -11,7 +11,9 @@ position it leaves, with the opponent on roll:
 
 The best replies inside the search are chosen at 0-ply among the few plays that the
 networks' pruning network rates best, when they have one
-(:func:`gammon.engine.evaluate.choose_play_pruned`).
+(:func:`gammon.engine.evaluate.choose_play_pruned`), by cubeless money equity or, at a
+match score, by each side's own weights of the five outcomes (the ``*_weighted``
+functions: a gammon counts for what the score makes it worth to the side choosing).
 
 At the root a *move filter* keeps the few best candidates of each shallower ply before the
 next, more expensive, ply looks at them: ``keep[n]`` candidates at most, and only those
@@ -30,6 +32,7 @@ import numpy as np
 
 from gammon.core import _movegen
 from gammon.engine.evaluate import (
+    MONEY_WEIGHTS,
     KernelArrays,
     choose_play,
     choose_play_pruned,
@@ -37,6 +40,7 @@ from gammon.engine.evaluate import (
     evaluate_position,
     lost_result,
     new_scratch,
+    play_score,
     swap_board,
     terminal_result,
 )
@@ -64,23 +68,25 @@ def _generate(board: np.ndarray, d1: int, d2: int, level: Arrays) -> int:
 
 
 @_jit
-def _one_ply(board: np.ndarray, nets: KernelArrays, scratch: Arrays, level: Arrays,
-             out: np.ndarray) -> None:
-    """Side on roll's probabilities: the average over its 21 rolls of its best play."""
+def _one_ply(board: np.ndarray, mine: np.ndarray, nets: KernelArrays, scratch: Arrays,
+             level: Arrays, out: np.ndarray) -> None:
+    """Side on roll's probabilities: the average over its 21 rolls of its best play, chosen
+    by :func:`play_score` with ``mine``, its weights."""
     best_probs = np.empty(OUTPUTS, dtype=np.float64)
     for k in range(OUTPUTS):
         out[k] = 0.0
     for r in range(ROLLS.shape[0]):
         count = _generate(board, ROLLS[r, 0], ROLLS[r, 1], level)
-        choose_play_pruned(level[0], count, nets, scratch, best_probs)
+        choose_play_pruned(level[0], count, nets, scratch, best_probs, mine)
         for k in range(OUTPUTS):
             out[k] += ROLL_WEIGHTS[r] * best_probs[k]
 
 
 @_jit
-def _two_ply(board: np.ndarray, nets: KernelArrays, scratch: Arrays, level1: Arrays,
-             level2: Arrays, out: np.ndarray) -> None:
-    """As :func:`_one_ply`, but each best play (chosen at 0-ply) is then valued at 1-ply."""
+def _two_ply(board: np.ndarray, mine: np.ndarray, theirs: np.ndarray, nets: KernelArrays,
+             scratch: Arrays, level1: Arrays, level2: Arrays, out: np.ndarray) -> None:
+    """As :func:`_one_ply`, but each best play (chosen at 0-ply) is then valued at 1-ply,
+    where the other side chooses by ``theirs``."""
     best_probs = np.empty(OUTPUTS, dtype=np.float64)
     deeper = np.empty(OUTPUTS, dtype=np.float64)
     swapped = np.empty(26, dtype=np.int8)
@@ -88,11 +94,11 @@ def _two_ply(board: np.ndarray, nets: KernelArrays, scratch: Arrays, level1: Arr
         out[k] = 0.0
     for r in range(ROLLS.shape[0]):
         count = _generate(board, ROLLS[r, 0], ROLLS[r, 1], level1)
-        best = choose_play_pruned(level1[0], count, nets, scratch, best_probs)
+        best = choose_play_pruned(level1[0], count, nets, scratch, best_probs, mine)
         after = level1[0][best]
         if not terminal_result(after, best_probs):
             swap_board(after, swapped)
-            _one_ply(swapped, nets, scratch, level2, deeper)
+            _one_ply(swapped, theirs, nets, scratch, level2, deeper)
             invert(deeper, best_probs)
         for k in range(OUTPUTS):
             out[k] += ROLL_WEIGHTS[r] * best_probs[k]
@@ -102,14 +108,25 @@ def _two_ply(board: np.ndarray, nets: KernelArrays, scratch: Arrays, level1: Arr
 def position_value(board: np.ndarray, plies: int, nets: KernelArrays, scratch: Arrays,
                    level1: Arrays, level2: Arrays, out: np.ndarray) -> None:
     """Probabilities for the side on roll of ``board`` (before it rolls) at ``plies``
-    (0, 1 or 2). Written without recursion: numba cannot cache recursive functions."""
+    (0, 1 or 2), every play inside chosen by cubeless money equity."""
+    position_value_weighted(board, plies, MONEY_WEIGHTS, MONEY_WEIGHTS, nets, scratch, level1,
+                            level2, out)
+
+
+@_jit
+def position_value_weighted(board: np.ndarray, plies: int, mine: np.ndarray,
+                            theirs: np.ndarray, nets: KernelArrays, scratch: Arrays,
+                            level1: Arrays, level2: Arrays, out: np.ndarray) -> None:
+    """:func:`position_value` with the plays inside chosen at a score: by the side on
+    roll's weights ``mine`` and its opponent's ``theirs`` (:func:`play_score`). Written
+    without recursion: numba cannot cache recursive functions."""
     if plies <= 0 or lost_result(board, out):
         evaluate_position(board, nets, scratch, out)
         return
     if plies == 1:
-        _one_ply(board, nets, scratch, level1, out)
+        _one_ply(board, mine, nets, scratch, level1, out)
     else:
-        _two_ply(board, nets, scratch, level1, level2, out)
+        _two_ply(board, mine, theirs, nets, scratch, level1, level2, out)
     make_consistent(out)  # sums of 21 weighted rolls can stray by rounding
 
 
@@ -117,18 +134,25 @@ def position_value(board: np.ndarray, plies: int, nets: KernelArrays, scratch: A
 def play_value(after: np.ndarray, plies: int, nets: KernelArrays, scratch: Arrays, level1: Arrays,
                level2: Arrays, out: np.ndarray) -> None:
     """Probabilities for the side that just moved, from the board after its play."""
+    play_value_weighted(after, plies, MONEY_WEIGHTS, MONEY_WEIGHTS, nets, scratch, level1,
+                        level2, out)
+
+
+@_jit
+def play_value_weighted(after: np.ndarray, plies: int, mover: np.ndarray, opponent: np.ndarray,
+                        nets: KernelArrays, scratch: Arrays, level1: Arrays, level2: Arrays,
+                        out: np.ndarray) -> None:
+    """:func:`play_value` with the plays inside chosen by the mover's weights ``mover`` and
+    the opponent's ``opponent``."""
     if plies == 0 or terminal_result(after, out):
         evaluate_after(after, nets, scratch, out)
         return
     swapped = np.empty(26, dtype=np.int8)
     theirs = np.empty(OUTPUTS, dtype=np.float64)
     swap_board(after, swapped)
-    position_value(swapped, plies, nets, scratch, level1, level2, theirs)
+    position_value_weighted(swapped, plies, opponent, mover, nets, scratch, level1, level2,
+                            theirs)
     invert(theirs, out)
-
-
-MONEY_WEIGHTS = np.empty(0)
-"""No weights: the filter compares cubeless money equity itself."""
 
 
 @_jit
@@ -144,19 +168,20 @@ def rank_plays(boards: np.ndarray, count: int, plies: int, keep: np.ndarray,
     a 2-ply search meets a quarter of its positions more than once. The filter compares
     cubeless money equities (:func:`rank_plays_weighted` with :data:`MONEY_WEIGHTS`).
     """
-    rank_plays_weighted(boards, count, plies, keep, margin, MONEY_WEIGHTS, nets, scratch,
-                        level1, level2, probs, depth)
+    rank_plays_weighted(boards, count, plies, keep, margin, MONEY_WEIGHTS, MONEY_WEIGHTS, nets,
+                        scratch, level1, level2, probs, depth)
 
 
 @_jit
 def rank_plays_weighted(boards: np.ndarray, count: int, plies: int, keep: np.ndarray,
-                        margin: np.ndarray, weights: np.ndarray, nets: KernelArrays,
-                        scratch: Arrays, level1: Arrays, level2: Arrays, probs: np.ndarray,
-                        depth: np.ndarray) -> None:
-    """:func:`rank_plays` with the move filter comparing ``weights`` · probabilities (win,
-    win gammon, win backgammon, lose gammon, lose backgammon): the cubeless value of the
-    plays at a match score, gammons priced as the score prices them
-    (:func:`gammon.engine.cube.filter_weights`); empty weights compare money equity."""
+                        margin: np.ndarray, weights: np.ndarray, opponent: np.ndarray,
+                        nets: KernelArrays, scratch: Arrays, level1: Arrays, level2: Arrays,
+                        probs: np.ndarray, depth: np.ndarray) -> None:
+    """:func:`rank_plays` at a match score: the move filter compares the mover's
+    :func:`play_score` with ``weights`` (the cubeless value of the plays at the score,
+    gammons priced as the score prices them: :func:`gammon.engine.cube.filter_weights`),
+    and inside the search each side chooses its plays by its own weights (``opponent``:
+    the opponent's). Empty weights compare money equity."""
     alive = np.ones(count, dtype=np.bool_)
     for i in range(count):
         play_value(boards[i], 0, nets, scratch, level1, level2, probs[i])
@@ -166,13 +191,7 @@ def rank_plays_weighted(boards: np.ndarray, count: int, plies: int, keep: np.nda
         equities = np.full(count, -1e9)
         for i in range(count):
             if alive[i]:
-                if weights.shape[0] == 0:
-                    equities[i] = equity(probs[i])
-                else:
-                    value = 0.0
-                    for k in range(5):
-                        value += weights[k] * probs[i, k]
-                    equities[i] = value
+                equities[i] = play_score(probs[i], weights)
         order = np.argsort(-equities)
         best = equities[order[0]]
         kept = 0
@@ -186,7 +205,8 @@ def rank_plays_weighted(boards: np.ndarray, count: int, plies: int, keep: np.nda
             break  # a single survivor needs no deeper look
         for i in range(count):
             if alive[i]:
-                play_value(boards[i], ply, nets, scratch, level1, level2, probs[i])
+                play_value_weighted(boards[i], ply, weights, opponent, nets, scratch, level1,
+                                    level2, probs[i])
                 depth[i] = ply
 
 
@@ -226,7 +246,7 @@ def rollout(board: np.ndarray, games: int, truncate: int, seed: int, nets: Kerne
         for _ in range(limit):
             count = roll_plays(current, False, level)
             if pruned:
-                best = choose_play_pruned(level[0], count, nets, scratch, probs)
+                best = choose_play_pruned(level[0], count, nets, scratch, probs, MONEY_WEIGHTS)
             else:
                 best = choose_play(level[0], count, nets, scratch, probs)
             if end_turn(level[0][best], current, result):
