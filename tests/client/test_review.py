@@ -61,6 +61,11 @@ def analyse_export(base: str, match_id: str, plies: int, tmp_path: Path) -> dict
     return json.loads(out.stdout)  # type: ignore[no-any-return]
 
 
+def frames_v(page: Any) -> list[int]:
+    """The event version of each frame of the replay or review page."""
+    return page.evaluate(f"{PAGE}.frames.map(f => f.event.v)")  # type: ignore[no-any-return]
+
+
 def board_id(board: list[int], player: int) -> str:
     """The Position ID of a client board (player 0's view) from ``player``'s side."""
     position = Position.from_board(board)
@@ -127,7 +132,9 @@ def test_a_finished_bot_match_is_reviewed_with_the_numbers_of_gammon_analyze(
     panel = page.locator(".review-decision")
     assert panel.get_attribute("data-frame") == str(frame)
     heading = panel.locator("h2").inner_text()
-    assert f"move {decision['move_number']}" in heading
+    number = page.locator(f".movelist .ml-cell[data-v='{frames_v(page)[frame]}']").locator(
+        "xpath=..").locator(".ml-num").inner_text()
+    assert f"move {number.rstrip(')')}:" in heading  # the move list's number
     assert heading.endswith("".join(sorted(decision["roll"], reverse=True)))  # higher first
     assert panel.locator("[data-field=played]").inner_text() == decision["played"]
     assert panel.locator("[data-field=luck]").inner_text() == f"{decision['luck']:+.3f}"
@@ -182,3 +189,113 @@ def test_a_review_opened_in_play_shows_the_analysis_once_the_match_ends(pages: P
     viewer.wait_for_selector(".review-status [data-status=done]", timeout=180_000)
     assert viewer.evaluate(f"{PAGE}.info.status") == "finished"  # the result came with it
     assert viewer.locator(".review-table td[data-stat=rating]").count() == 2
+
+
+REVIEW_SCREEN = {"width": 1366, "height": 1000}
+
+
+def in_view(page: Any, selector: str) -> bool:
+    return bool(page.evaluate(
+        "(s) => { const r = document.querySelector(s).getBoundingClientRect();"
+        " return r.top >= 0 && r.bottom <= innerHeight && r.left >= 0 && r.right <= innerWidth; }",
+        selector))
+
+
+def test_the_review_walks_my_errors_only_in_view_with_the_move_list_s_numbers_and_notation(
+        pages: Pages) -> None:
+    page = pages.new(viewport=REVIEW_SCREEN)
+    set_graphics(page, "low")
+    page.select_option("[data-form=bot] [name=bot]", "1")
+    page.select_option("[data-form=bot] [name=kind]", "match")
+    page.fill("[data-form=bot] [name=length]", "1")
+    page.click("[data-act=play-bot]")
+    page.wait_for_url("**/#/match/*")
+    play_to_the_end(page)
+    me = page.evaluate(f"{PAGE}.feed.you")
+    match_id = page.url.rsplit("/", 1)[1]
+    page.goto(page.url.split("#")[0] + f"#/review/{match_id}")
+    page.wait_for_selector(".review-status [data-status=done]", timeout=180_000)
+    analysis = page.evaluate(f"{PAGE}.analysis")
+    rated = page.evaluate(f"""{PAGE}.rated.map((r, i) => ({{frame: i,
+        players: [r.checker, r.cube].filter((d) => d && d.mark).map((d) => d.player)}}))""")
+    marked = {seat: [r["frame"] for r in rated if seat in r["players"]] for seat in (0, 1)}
+    every = sorted(set(marked[0]) | set(marked[1]))
+    assert marked[me], "no error of mine to walk"
+
+    # the graded decision is beside the board, in view without scrolling, at 1366 x 1000
+    page.click("[data-act=first]")
+    assert page.evaluate("scrollY") == 0
+    assert in_view(page, ".review-decision") and in_view(page, "[data-act=next-error]")
+
+    def walk(choice: str) -> list[int]:
+        page.select_option("[data-act=error-filter]", choice)
+        page.click("[data-act=first]")
+        seen: list[int] = []
+        for _ in range(len(every) + 1):
+            before = page.evaluate(f"{PAGE}.index")
+            page.click("[data-act=next-error]")
+            index = page.evaluate(f"{PAGE}.index")
+            if index == before:
+                break
+            seen.append(index)
+            assert in_view(page, ".review-decision"), index  # its panel is on the screen
+            assert page.locator(".review-decision").get_attribute("data-frame") == str(index)
+        return seen
+
+    # "mine only" is offered as such, and walks my errors and no one else's
+    mine = page.locator(f"[data-act=error-filter] option[value='{me}']")
+    assert mine.get_attribute("data-mine") == "" and mine.inner_text() == "mine only"
+    assert walk(str(me)) == marked[me]
+    assert walk(str(1 - me)) == marked[1 - me]
+    assert walk("") == every
+
+    # one numbering and one notation: each play is called by its number in the move list
+    # and written as the list writes it
+    versions = frames_v(page)
+    checked = 0
+    for r in rated:
+        decision = page.evaluate(f"{PAGE}.rated[{r['frame']}].checker")
+        if decision is None or not decision["played"]:
+            continue
+        page.evaluate(f"{PAGE}.show({r['frame']})")
+        cell = page.locator(f".movelist .ml-cell[data-v='{versions[r['frame']]}']")
+        number = cell.locator("xpath=..").locator(".ml-num").inner_text().rstrip(")")
+        heading = page.locator(".review-decision h2").inner_text()
+        assert f"Game {decision['game']}, move {number}:" in heading, (heading, number)
+        written = cell.inner_text().split(": ", 1)[1].rstrip("?").strip()
+        played = page.locator(".review-decision [data-field=played]").inner_text()
+        assert played == written, (played, written)
+        checked += 1
+    assert checked == len([d for d in analysis["decisions"] if d["played"]]) > 2
+
+
+def test_the_client_writes_a_play_as_the_core_does_whatever_the_order_of_its_steps(
+        pages: Pages) -> None:
+    """movelist.js's formatPlay and gammon.core.notation.format_play on the plays of random
+    positions, each play's moves in a shuffled order: the same text."""
+    import random
+
+    from gammon.core.dice import Roll
+    from gammon.core.moves import legal_plays
+    from gammon.core.notation import format_play
+
+    rng = random.Random(11)
+    cases: list[tuple[list[dict[str, Any]], str]] = []
+    for _ in range(40):
+        position = Position.initial()
+        for _ in range(rng.randint(0, 30)):
+            plays = legal_plays(position, Roll(rng.randint(1, 6), rng.randint(1, 6)))
+            if not plays:
+                break
+            play = rng.choice(plays)
+            moves = list(play.moves)
+            rng.shuffle(moves)  # as a player may step them
+            cases.append(([{"from": m.source, "to": m.destination, "hit": m.hit}
+                           for m in moves], format_play(moves)))
+            assert format_play(moves) == str(play)  # the core: one text whatever the order
+            position = play.next_position
+    page = pages.new()
+    written = page.evaluate("""async (cases) => {
+        const { formatPlay } = await import("./movelist.js");
+        return cases.map(([moves]) => formatPlay(moves)); }""", cases)
+    assert written == [text for _, text in cases]

@@ -22,6 +22,11 @@ START = Position.initial()
         ([Move(24, 21, True), Move(21, 16)], "24/21*/16"),
         ([Move(24, 21), Move(21, 16)], "24/16"),
         ([Move(6, 5), Move(13, 11)], "13/11 6/5"),
+        # the order the steps were played in changes nothing
+        ([Move(5, 2), Move(5, 2), Move(8, 5), Move(23, 20)], "23/20 8/2 5/2"),
+        ([Move(23, 20), Move(8, 5), Move(5, 2), Move(5, 2)], "23/20 8/2 5/2"),
+        ([Move(6, 1, True), Move(8, 6)], "8/1*"),
+        ([Move(10, 7, True), Move(13, 10)], "13/7*"),
         ([], ""),
     ],
 )

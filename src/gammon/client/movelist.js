@@ -22,12 +22,16 @@ export function diceValues(roll, four = false) {
 const pointName = (p) => (p === 25 ? "bar" : p === 0 ? "off" : String(p));
 
 /** Canonical notation of a play's moves ({from, to, hit} in the mover's numbering), as
- *  GNU Backgammon writes it and the server's notation module does: one checker's moves
- *  joined (a middle point written only where it hit), equal segments counted with (n),
- *  highest source first. "" for no move. */
+ *  GNU Backgammon writes it and the server's notation module does (gammon.core.notation,
+ *  the text of the review's plays and hints): one checker's moves joined (a middle point
+ *  written only where it hit), equal segments counted with (n), highest source first; the
+ *  moves taken highest source first (of two equal ones the one that did not hit), so the
+ *  order they were played in changes nothing.
+ *  "" for no move. */
 export function formatPlay(moves) {
   const chains = [];
-  for (const m of moves) {
+  const ordered = moves.slice().sort((x, y) => (y.from - x.from) || (y.to - x.to) || (!!x.hit - !!y.hit));
+  for (const m of ordered) {
     const chain = chains.find((c) => c.points[c.points.length - 1] === m.from && m.from !== 0);
     if (chain) { chain.points.push(m.to); chain.hits.push(!!m.hit); }
     else chains.push({ points: [m.from, m.to], hits: [false, !!m.hit] });

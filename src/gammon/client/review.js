@@ -81,6 +81,8 @@ export class ReviewPage {
     this.timer = null;
     this.closed = false;
     this.waiting = false; // refused as not finished: asked again when the match ends
+    this.errorsOf = null; // "Next error" walks the errors of this seat only (null: both)
+    this.numbers = new Map(); // the move list's number of each turn, by its event's version
   }
 
   mount(main) {
@@ -92,17 +94,21 @@ export class ReviewPage {
     this.decision = h("section", { class: "card review-decision", "aria-live": "polite", "aria-label": t("review.decision") });
     this.moveList = h("div", { class: "movelist", role: "list", "aria-label": t("match.log"), tabindex: 0 });
     const text = (label, fn, act) => h("button", { type: "button", "data-act": act, onclick: fn }, label);
+    this.filter = h("select", { "data-act": "error-filter", onchange: () => { this.errorsOf = this.filter.value === "" ? null : Number(this.filter.value); } });
+    // the graded decision beside the board on a wide screen (the side column's top), right
+    // below it on a narrow one: in view with the board either way
     main.replaceChildren(this.title, this.status,
       h("div", { class: "review" },
         h("div", { class: "replay-main" },
           ...board,
-          h("div", { class: "row", style: "justify-content:center" },
+          h("div", { class: "row rv-errors", style: "justify-content:center" },
             text(t("review.prev_error"), () => this.seekError(-1), "prev-error"),
             text(t("review.next_error"), () => this.seekError(1), "next-error"),
+            h("label", { class: "field inline" }, h("span", { class: "muted small" }, t("review.errors_of")), this.filter),
             text(t("match.switch_side"), () => { this.bottom = 1 - this.bottom; this.show(this.index); }, "side"),
-            h("a", { class: "button", href: `#/replay/${this.id}${this.query}` }, t("history.replay"))),
-          this.decision),
+            h("a", { class: "button", href: `#/replay/${this.id}${this.query}` }, t("history.replay")))),
         h("div", { class: "review-side" },
+          this.decision,
           h("section", { class: "card" }, h("h2", {}, t("review.summary")), this.summary),
           h("section", { class: "card" }, h("h2", {}, t("review.graph")), this.graph),
           h("section", { class: "card" }, h("h2", {}, t("match.log")), this.moveList))));
@@ -209,7 +215,12 @@ export class ReviewPage {
     this.frames = matchFrames(events, info);
     this.rated = this.analysis ? decisionsByFrame(this.frames, this.analysis) : this.frames.map(() => ({ checker: null, cube: null }));
     this.slider.max = String(Math.max(0, this.frames.length - 1));
-    renderMoveList(this.moveList, moveRows(events, name, info.winner_rolls_anew ?? null), {
+    const rows = moveRows(events, name, info.winner_rolls_anew ?? null);
+    // one numbering: a decision is called by its number in the move list ("5)")
+    this.numbers = new Map();
+    for (const r of rows) if (r.kind === "moves") for (const c of r.cells) if (c) this.numbers.set(c.v, r.number);
+    this.fillFilter(name);
+    renderMoveList(this.moveList, rows, {
       href: (v) => `#/replay/${this.id}/${v}${this.query}`,
       onPick: (v) => this.jump(v),
     });
@@ -218,6 +229,19 @@ export class ReviewPage {
     this.markMoves();
     if (!this.frames.length) { this.caption.textContent = t("replay.empty"); return; }
     this.show(this.index);
+  }
+
+  /** The choices of "Next error": both players, or one (the viewer's own: "mine only"). */
+  fillFilter(name) {
+    const me = this.app.me?.id;
+    const mine = this.info.seats.findIndex((s) => s && me !== undefined && s.id === me);
+    const options = [h("option", { value: "" }, t("review.errors_both"))];
+    for (const seat of [0, 1]) {
+      options.push(h("option", { value: String(seat), "data-mine": seat === mine ? "" : null },
+        seat === mine ? t("review.errors_mine") : t("review.errors_player", { name: name(seat) })));
+    }
+    this.filter.replaceChildren(...options);
+    this.filter.value = this.errorsOf === null ? "" : String(this.errorsOf);
   }
 
   /** The ?/?? of the analysis beside the moves and cube actions of the move list. */
@@ -290,7 +314,7 @@ export class ReviewPage {
       const c = el("circle", { cx: x(i).toFixed(1), cy: y(chance(p.d)).toFixed(1), r: p.d.mark ? 5 : 3.5,
         class: `wc-point ${MARK_CLASS[p.d.mark] || ""}`, "data-frame": p.frame, "data-game": p.d.game, "data-move": p.d.move_number });
       const title = el("title", {});
-      title.textContent = `${this.moveLabel(p.d)}: ${percent(chance(p.d))}`;
+      title.textContent = `${this.moveLabel(p.d, p.frame)}: ${percent(chance(p.d))}`;
       c.append(title);
       svg.append(c);
       this.pointAt.set(p.frame, x(i));
@@ -309,9 +333,12 @@ export class ReviewPage {
       h("div", { class: "wc-axis muted small" }, `▼ ${this.info.seats[1]?.name ?? "?"}`));
   }
 
-  moveLabel(d) {
+  /** "Game 1, move 5: Alice 63": the move's number is the move list's (a numbered pair of
+   *  turns), not the analysis's count of plays. */
+  moveLabel(d, frame) {
     const dice = diceText([...d.roll].map(Number)); // higher first, as everywhere
-    return t("review.move", { game: d.game, number: d.move_number, name: this.info.seats[d.player]?.name ?? "?", dice });
+    const number = this.numbers.get(this.frames[frame]?.event.v) ?? d.move_number;
+    return t("review.move", { game: d.game, number, name: this.info.seats[d.player]?.name ?? "?", dice });
   }
 
   /** Show the position after the event of version `v` (a move clicked in the list). */
@@ -319,11 +346,17 @@ export class ReviewPage {
     this.show(frameAt(this.frames, v));
   }
 
-  /** Go to the previous (-1) or next (+1) frame with an error or a blunder. */
+  /** Go to the previous (-1) or next (+1) frame with an error or a blunder (of the player
+   *  the filter names, when it names one), and bring its panel into view. */
   seekError(step) {
+    const counts = (d) => d?.mark && (this.errorsOf === null || d.player === this.errorsOf);
     for (let i = this.index + step; i >= 0 && i < this.frames.length; i += step) {
       const r = this.rated[i];
-      if (r && (r.checker?.mark || r.cube?.mark)) { this.show(i); return; }
+      if (r && (counts(r.checker) || counts(r.cube))) {
+        this.show(i);
+        this.decision.scrollIntoView?.({ block: "nearest" });
+        return;
+      }
     }
   }
 
@@ -365,7 +398,7 @@ export class ReviewPage {
     const list = h("ol", { class: "rv-plays", "aria-label": t("review.top_plays") }, h("li", { class: "muted" }, t("common.loading")));
     this.topPlays(d, list);
     return h("div", { class: "rv-checker", "data-kind": "checker" },
-      h("h2", {}, this.moveLabel(d)),
+      h("h2", {}, this.moveLabel(d, this.index)),
       h("p", {}, t("review.played"), " ", h("strong", { "data-field": "played" }, played), " ",
         h("span", { class: "num" }, signed(d.played_equity)), " ", this.markText(d.mark),
         d.loss > 0 ? h("span", { class: "muted", "data-field": "loss" }, ` ${signed(-d.loss)}`) : null,

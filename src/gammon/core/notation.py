@@ -1,9 +1,10 @@
 """Move notation in the GNU Backgammon style: ``24/18 13/11*``, ``bar/22``, ``6/off``,
 ``13/11(2)``, ``24/21*/16``.
 
-Formatting is canonical: moves of one checker are joined into one segment (an intermediate
-point is written only when the checker hit there), equal segments are counted with
-``(n)``, and segments are listed from the highest source point down. Parsing is tolerant:
+Formatting is canonical, whatever order the moves come in: moves of one checker are joined
+into one segment (an intermediate point is written only when the checker hit there), equal
+segments are counted with ``(n)``, and segments are listed from the highest source point
+down. Parsing is tolerant:
 any order, any spacing, ``25`` or ``bar`` for the bar, ``0`` or ``off`` for off, ``-`` as well
 as ``/``, hit marks optional. A parsed play is resolved against the legal plays, so what it
 returns is always legal.
@@ -35,9 +36,13 @@ class NotationError(ValueError):
 
 
 def _chains(moves: Sequence[Move]) -> list[tuple[list[int], list[bool]]]:
-    """Join moves of one checker: a move starting where an earlier one ended continues it."""
+    """Join moves of one checker: a move starting where an earlier one ended continues it.
+    The moves are taken highest source first (as GNU Backgammon does; of two equal moves
+    the one that did not hit first), so the text depends on the moves alone, never on the
+    order they were played in: ``5/2 5/2 8/5 23/20`` and the generator's
+    ``23/20 8/5 5/2 5/2`` are both ``23/20 8/2 5/2``."""
     chains: list[tuple[list[int], list[bool]]] = []
-    for move in moves:
+    for move in sorted(moves, key=lambda m: (-m.source, -m.destination, m.hit)):
         for points, hits in chains:
             if points[-1] == move.source and move.source != 0:
                 points.append(move.destination)
