@@ -108,6 +108,26 @@ def phone(s: Shooter) -> None:
     s.shot(page, "phone-landscape")
 
 
+def phone_taps(s: Shooter) -> None:
+    """Play by taps on a phone (375 x 667): a checker picked by a tap, ringed, and the points
+    it can reach lit, waiting for the tap on one of them."""
+    page = s.page(viewport={"width": 375, "height": 667}, touch=True)
+    bot_match(page)
+    for _ in range(20):
+        state = wait_match(page, f"({MY_ROLL}) || ({MY_MOVE})", timeout=60_000)
+        game = state["game"]
+        if game["phase"] == "moving" and len(game["dice_left"]) == 2:
+            # the checker with the most places to go
+            source = max(game["reach"], key=lambda q: len(game["reach"][q]))
+            if len(game["reach"][source]) >= 2:
+                break
+        click_turn(page)
+    c = point(page, int(source))
+    page.touchscreen.tap(c["x"], c["y"])
+    page.wait_for_function(f"window.gammon.app.page.selected === {int(source)}")
+    s.shot(page, "phone-taps")
+
+
 def hint_panel(s: Shooter) -> None:
     """The Hint panel of a match against the computer: the best plays of a roll, the first
     one drawn on the board."""
@@ -154,7 +174,8 @@ def review(s: Shooter) -> None:
 
 
 # the shots that need nothing before them, for --only
-PARTS = {"phone": phone, "match-end": match_end, "review": review, "hint": hint_panel}
+PARTS = {"phone": phone, "phone-taps": phone_taps, "match-end": match_end, "review": review,
+         "hint": hint_panel}
 
 
 def main(out: Path, only: list[str] | None = None) -> None:
@@ -250,6 +271,7 @@ def main(out: Path, only: list[str] | None = None) -> None:
         # the phone
         s.shot(s.page(viewport=PHONE), "phone-lobby")
         phone(s)
+        phone_taps(s)
 
         # the finished match: history, replay, dice check; the leaderboard; options; Italian
         s.go(anna, "#/history")
