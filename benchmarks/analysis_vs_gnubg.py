@@ -30,7 +30,7 @@ import sys
 import time
 from pathlib import Path
 
-from gammon.engine.analysis import analyse_actions
+from gammon.engine.analysis import Recheck, analyse_actions
 from gammon.formats import mat
 
 RESULTS = Path(__file__).parent / "results" / "analysis-gnubg"
@@ -68,11 +68,11 @@ def gnubg_rates(file: Path, plies: int) -> list[float]:
     return [abs(float(row.group(1))), abs(float(row.group(2)))]
 
 
-def gammon_rates(file: Path, plies: int) -> list[float]:
+def gammon_rates(file: Path, plies: int, recheck: Recheck | None) -> list[float]:
     """gammon's checker-play error rate of players 0 and 1, in the same unit."""
     record = mat.load(file)
     analysis = analyse_actions(record.actions(), record.rules, plies=plies,
-                               start=record.new_match())
+                               start=record.new_match(), recheck=recheck)
     rates = []
     for player in (0, 1):
         losses = [d.loss for d in analysis.decisions if d.player == player and not d.forced]
@@ -87,7 +87,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--ply", type=int, default=2, help="both analyses' depth")
     parser.add_argument("--tag", default="", help="names gammon's figures (e.g. a version)")
+    parser.add_argument("--recheck-games", type=int, default=0,
+                        help="gammon's errors graded again by rollouts of N games (0: none)")
+    parser.add_argument("--recheck-truncate", type=int, default=7)
     args = parser.parse_args(argv)
+    recheck = (Recheck(args.recheck_games, args.recheck_truncate) if args.recheck_games
+               else None)
+    if recheck is not None:
+        args.tag += f"-recheck{args.recheck_games}x{args.recheck_truncate}"
 
     RESULTS.mkdir(parents=True, exist_ok=True)
     # gnubg's verdicts do not depend on gammon's version: one file for every tag
@@ -96,7 +103,8 @@ def main(argv: list[str] | None = None) -> int:
     rates: dict[str, dict[str, list[float]]] = {
         who: json.loads(store.read_text()) if store.exists() else {}
         for who, store in stores.items()}
-    analyse = {"gnubg": gnubg_rates, "gammon": gammon_rates}
+    analyse = {"gnubg": gnubg_rates,
+               "gammon": lambda file, plies: gammon_rates(file, plies, recheck)}
     for i in range(args.matches):
         seed = args.seed + i
         file = RESULTS / f"gnubg-selfplay-len{args.length}-seed{seed}.mat"

@@ -351,6 +351,7 @@ class AnalysedPlayView(TypedDict):
     luck: float
     win_chance: float
     match_id: str
+    graded_by: str
     loss: float
     mark: Mark
 
@@ -365,6 +366,7 @@ class AnalysedCubeView(TypedDict):
     chosen: str
     proper: str
     loss: float
+    match_id: str
     mark: Mark
 
 

@@ -109,16 +109,23 @@ def test_show_draws_the_board_with_pips_and_match_details() -> None:
 
 def test_analyse_rates_a_match_file_in_text_json_and_html(tmp_path: Path) -> None:
     match_file = Path(__file__).parents[1] / "data" / "matches" / "handwritten.mat"
-    code, text = run(["analyse", str(match_file)])
+    quick = ["--recheck-games", "36", "--recheck-truncate", "2"]  # a small recheck
+    code, text = run(["analyse", str(match_file), *quick])
     assert code == 0
     assert "unforced decisions" in text and "PR" in text
-    assert run(["analyze", str(match_file)]) == (code, text)  # the American spelling too
-    code, text = run(["analyse", str(match_file), "--format", "json"])
+    assert run(["analyze", str(match_file), *quick]) == (code, text)  # American spelling
+    code, text = run(["analyse", str(match_file), "--format", "json", *quick])
     data = json.loads(text)
     assert code == 0 and len(data["players"]) == 2 and data["decisions"]
+    # every flagged error says it was graded again, and how; the rest their ply
+    for d in data["decisions"]:
+        rechecked = d["graded_by"] == "rollout 36 games, 2 plies"
+        assert rechecked or d["graded_by"] == "0-ply", d
     report = tmp_path / "report.html"
-    code, _ = run(["analyse", str(match_file), "--format", "html", "--out", str(report)])
+    code, _ = run(["analyse", str(match_file), "--format", "html", "--out", str(report),
+                   "--recheck-games", "0"])
     assert code == 0 and report.read_text().startswith("<!doctype html>")
+    assert run(["analyse", str(match_file), "--recheck-games", "1"])[0] == 2
 
 
 def test_analyse_refuses_a_missing_or_malformed_file(

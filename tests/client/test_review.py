@@ -57,7 +57,8 @@ def analyse_export(base: str, match_id: str, plies: int, tmp_path: Path) -> dict
         mat.write_bytes(response.read())
     out = subprocess.run(
         [sys.executable, "-m", "gammon.cli.main", "analyze", str(mat), "--format", "json",
-         "--ply", str(plies)], capture_output=True, text=True, check=True, timeout=600)
+         "--ply", str(plies), "--recheck-games", "0"],  # as the server grades: no recheck
+        capture_output=True, text=True, check=True, timeout=600)
     return json.loads(out.stdout)  # type: ignore[no-any-return]
 
 

@@ -98,3 +98,32 @@ def test_dropping_a_take_and_missing_a_double_are_cube_errors(engine: Engine) ->
     assert (missed.chosen, missed.proper) == ("no double", "double pass")
     assert missed.loss >= ERROR
     assert analysis.summaries()[0].cube_decisions == 1
+
+
+def test_a_flagged_error_is_graded_again_by_rollouts_of_both_plays(engine: Engine) -> None:
+    """With a recheck, the 0-ply blunder 24/23 13/10 is rolled out beside the best play on
+    the same dice, at the score; both values are those rollouts' (cubeful at the score) and
+    the decision says what graded it. A play within the error margin keeps its 0-ply
+    grade."""
+    from gammon.engine.analysis import Recheck
+    from gammon.engine.cube import CubeInfo, play_equity
+
+    rules = Rules(length=3)
+    recheck = Recheck(games=144, truncate=3, seed=5)
+    actions = [opening(0, Roll(3, 1)), PlayMove(0, "24/23 13/10")]
+    plain = analyse_actions(actions, rules, engine=engine).decisions[0]
+    checked = analyse_actions(actions, rules, engine=engine, recheck=recheck).decisions[0]
+    assert plain.loss >= ERROR and plain.graded_by == "0-ply"
+    assert checked.graded_by == "rollout 144 games, 3 plies"
+    context = CubeInfo.match(3, 3)
+    start = Position.initial()
+    for notation, equity in ((plain.best, checked.best_equity),
+                             ("24/23 13/10", checked.played_equity)):
+        after = next(p for p in legal_plays(start, Roll(3, 1))
+                     if p.notation() == notation).next_position
+        result = engine.rollout(after, games=144, truncate=3, seed=5, context=context.swap(),
+                                pruned=True)
+        assert equity == pytest.approx(play_equity(result.mean.inverted(), context, after))
+    good = analyse_actions([opening(0, Roll(3, 1)), PlayMove(0, "8/5 6/5")], rules,
+                           engine=engine, recheck=recheck).decisions[0]
+    assert good.graded_by == "0-ply" and good.loss < ERROR

@@ -132,10 +132,13 @@ def cmd_bench(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
 
 
 def cmd_analyse(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
-    from gammon.engine.analysis import analyse_actions
+    from gammon.engine.analysis import Recheck, analyse_actions
     from gammon.formats import mat, sgf
     from gammon.views import analysis_view
 
+    if args.recheck_games and args.recheck_games < 2:
+        raise UsageError(f"--recheck-games is 0 (no recheck) or at least 2, "
+                         f"got {args.recheck_games}")
     path = Path(args.file)
     if not path.is_file():
         raise UsageError(f"no such file: {path}")
@@ -145,8 +148,11 @@ def cmd_analyse(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
     def progress(game: int) -> None:
         print(f"analysing game {game} of {len(record.games)} ...", file=sys.stderr, flush=True)
 
+    recheck = (Recheck(games=args.recheck_games, truncate=args.recheck_truncate)
+               if args.recheck_games else None)
     analysis = analyse_actions(record.actions(), record.rules, names=record.players,
-                               plies=args.ply, start=record.new_match(), progress=progress)
+                               plies=args.ply, start=record.new_match(), progress=progress,
+                               recheck=recheck)
     text = {"text": analysis.to_text,
             "json": lambda: json.dumps(analysis_view(analysis), indent=2),
             "html": analysis.to_html}[args.format]()
@@ -256,6 +262,12 @@ def build_parser() -> argparse.ArgumentParser:
     analyse.add_argument("file", metavar="FILE")
     analyse.add_argument("--ply", type=int, default=0, choices=(0, 1, 2))
     analyse.add_argument("--format", choices=("text", "json", "html"), default="text")
+    analyse.add_argument("--recheck-games", type=int, default=1296, metavar="N",
+                         help="each checker error flagged at --ply is graded again by "
+                              "rollouts of both plays, N games each (0: no recheck; "
+                              "default 1296)")
+    analyse.add_argument("--recheck-truncate", type=int, default=7, metavar="PLIES",
+                         help="plies each recheck game is played (default 7)")
     analyse.add_argument("--out", help="write the report to this file")
     analyse.set_defaults(handler=cmd_analyse)
 

@@ -9,7 +9,9 @@ position is rebuilt by the rules. For each player:
   (:func:`gammon.engine.cube.play_equity`: cubeful, normalised to the cube, in a match the
   match winning chance through the match equity table — GNU Backgammon's EMG). Plays with
   no alternative are *forced* and not counted. A loss of ``ERROR`` or more is an error,
-  ``BLUNDER`` or more a blunder.
+  ``BLUNDER`` or more a blunder. With a :class:`Recheck` each error is graded again by
+  seeded rollouts of both plays at the score before it is reported, and the decision
+  says which grade it has (``graded_by``).
 * **luck** — for each roll, the equity of the best play with that roll minus the average of
   the same over all 21 rolls (the position's 1-ply value): a joker is positive. Luck is
   still cubeless money equity (valuing 21 rolls' plays at the score costs 20 times more).
@@ -93,6 +95,9 @@ class CheckerDecision:
     """Where the decision was: GNU Backgammon's Match ID (score, cube, Crawford) with the
     player on roll and the dice, as ``gammon hint --match-id`` and ``POST /api/hint`` take
     it to rank the plays at the same score."""
+    graded_by: str = ""
+    """What graded it: ``"2-ply"`` (the analysis's depth) or, for a flagged error checked
+    again (:class:`Recheck`), e.g. ``"rollout 1296 games, 7 plies"``."""
 
     @property
     def loss(self) -> float:
@@ -101,6 +106,28 @@ class CheckerDecision:
     @property
     def mark(self) -> str:
         return "" if self.forced else loss_mark(self.loss)
+
+    @property
+    def rechecked(self) -> str:
+        """``(rollout …)`` when a deeper look than the analysis's ply graded it, else ''."""
+        return f"({self.graded_by})" if self.graded_by.startswith("rollout") else ""
+
+
+@dataclass(frozen=True, slots=True)
+class Recheck:
+    """The deeper look at each checker play the analysis flags as an error (a loss of
+    ``ERROR`` or more): the play made and the best play are both rolled out at the score
+    (:meth:`Engine.rollout <gammon.engine.player.Engine.rollout>` with the decision's
+    context: each side plays as the score asks), on the same dice (``seed``), ``games``
+    games truncated after ``truncate`` plies, and the two values (cubeful at the score, as
+    the analysis values plays) replace the shallower ones."""
+
+    games: int = 1296
+    truncate: int = 7
+    seed: int = 1
+
+    def describe(self) -> str:
+        return f"rollout {self.games} games, {self.truncate} plies"
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +142,9 @@ class CubeRecord:
     chosen: str
     proper: str
     loss: float
+    match_id: str = ""
+    """Where the decision was (GNU Backgammon's Match ID, no dice; a double pending for a
+    take or drop): ``POST /api/eval`` with it gives the cube decision's equities."""
 
     @property
     def mark(self) -> str:
@@ -174,14 +204,15 @@ class Analysis:
     def to_text(self) -> str:
         lines = [f"Analysis at {self.plies}-ply (checker plays and cube decisions in cubeful "
                  f"equity at the score, normalised to the cube; ? error >= {ERROR:.3f}, "
-                 f"?? blunder >= {BLUNDER:.3f})", ""]
+                 f"?? blunder >= {BLUNDER:.3f}; '(rollout ...)': an error graded again by "
+                 f"rollouts of both plays)", ""]
         lines.append(f"{'game':>4} {'move':>4}  {'player':<10} {'roll':<4} {'played':<24} "
                      f"{'best':<24} {'loss':>7} {'luck':>7}")
         for d in self.decisions:
             best = "" if d.best == d.played else d.best
-            lines.append(f"{d.game:>4} {d.move_number:>4}  {self.names[d.player]:<10.10} "
-                         f"{d.roll:<4} {d.played or '(no move)':<24.24} {best:<24.24} "
-                         f"{-d.loss:>+7.3f} {d.luck:>+7.3f} {d.mark}")
+            lines.append((f"{d.game:>4} {d.move_number:>4}  {self.names[d.player]:<10.10} "
+                          f"{d.roll:<4} {d.played or '(no move)':<24.24} {best:<24.24} "
+                          f"{-d.loss:>+7.3f} {d.luck:>+7.3f} {d.mark} {d.rechecked}").rstrip())
         if self.cube:
             lines += ["", f"{'game':>4} {'move':>4}  {'player':<10} {'cube action':<12} "
                           f"{'right action':<14} {'loss':>7}"]
@@ -207,7 +238,8 @@ class Analysis:
                 f"<td>{html.escape(self.names[d.player])}</td><td>{d.roll}</td>"
                 f"<td>{html.escape(d.played or '(no move)')}</td>"
                 f"<td>{html.escape('' if d.best == d.played else d.best)}</td>"
-                f"<td>{-d.loss:+.3f}</td><td>{d.luck:+.3f}</td><td>{d.mark}</td></tr>")
+                f"<td>{-d.loss:+.3f}</td><td>{d.luck:+.3f}</td>"
+                f"<td>{d.mark} {html.escape(d.rechecked)}</td></tr>")
         cube_rows = "".join(
             f"<tr class='{ {'??': 'blunder', '?': 'error'}.get(c.mark, '') }'><td>{c.game}</td>"
             f"<td>{c.move_number}</td><td>{html.escape(self.names[c.player])}</td>"
@@ -230,10 +262,11 @@ tr.error{{background:#fff4d6}} tr.blunder{{background:#ffd9d6}}
 svg{{width:100%;height:auto;background:#fafafa;border:1px solid #ddd}}
 </style></head><body>
 <h1>{title}</h1>
-<p>Analysed at {self.plies}-ply with gammon's engine. Checker plays are rated in cubeless
-equity, cube decisions in cubeful equity normalised to the cube in play; an error loses at
-least {ERROR:.3f}, a blunder at least {BLUNDER:.3f}. PR = 500 × mean equity lost per
-unforced decision.</p>
+<p>Analysed at {self.plies}-ply with gammon's engine. Checker plays and cube decisions are
+rated in cubeful equity at the score, normalised to the cube in play (in a match through the
+match equity table); an error loses at least {ERROR:.3f}, a blunder at least
+{BLUNDER:.3f}; an error marked "(rollout …)" was graded again by rollouts of both plays.
+PR = 500 × mean equity lost per unforced decision.</p>
 <table><tr><th>player</th><th>unforced</th><th>errors</th><th>blunders</th>
 <th>equity lost</th><th>mp/decision</th><th>PR</th><th>luck</th></tr>{summary}</table>
 <h2>{html.escape(self.names[0])}'s chance of winning the game, move by move</h2>
@@ -278,10 +311,12 @@ def _roll_luck(engine: Evaluator, position: Position, roll: Roll) -> float:
 def analyse_actions(actions: Sequence[Action], rules: Rules, *,
                     names: tuple[str, str] = ("player 0", "player 1"), plies: int = 0,
                     engine: Evaluator | None = None, start: Match | None = None,
-                    progress: Callable[[int], None] | None = None) -> Analysis:
+                    progress: Callable[[int], None] | None = None,
+                    recheck: Recheck | None = None) -> Analysis:
     """Replay ``actions`` from the start of a match (or from ``start``, a match in
     progress) and rate every checker play; ``progress`` is called with each game's number
-    as it starts."""
+    as it starts. With ``recheck`` (and an engine that rolls out), each flagged checker
+    error is graded again by its rollouts."""
     if engine is None:
         from gammon.engine.player import Engine
 
@@ -310,7 +345,7 @@ def analyse_actions(actions: Sequence[Action], rules: Rules, *,
                                                  cube_info(match, action.player),
                                                  decision_match_id(match, action.player),
                                                  game_number, move_number, plies,
-                                                 luck.pop(action.player, 0.0)))
+                                                 luck.pop(action.player, 0.0), recheck))
         match, _ = match.apply(action)
     return analysis
 
@@ -355,24 +390,29 @@ def _rate_cube(engine: Evaluator, match: Match, action: Action, game_number: int
     else:
         return None
     return CubeRecord(game=game_number, move_number=move_number, player=player,
-                      position_id=game.position.id(), chosen=chosen, proper=proper, loss=loss)
+                      position_id=game.position.id(), chosen=chosen, proper=proper, loss=loss,
+                      match_id=decision_match_id(match, player))
 
 
 def decision_match_id(match: Match, player: int) -> str:
-    """The GNU Backgammon Match ID of ``player``'s checker play now (rolled, to move)."""
+    """The GNU Backgammon Match ID of ``player``'s decision now: a checker play (rolled, to
+    move), a cube decision before the roll (no dice) or the answer to ``player``'s
+    opponent's double (pending)."""
     game = match.game
     rules = match.rules
-    assert game.roll is not None
-    return MatchKey(cube=game.cube.value, cube_owner=game.cube.owner, dice_owner=player,
-                    crawford=game.crawford, turn=player,
-                    dice=(game.roll.die1, game.roll.die2), match_length=rules.length,
+    doubled = game.phase is Phase.CUBE_OFFERED
+    on_roll = game.turn if doubled else player
+    return MatchKey(cube=game.cube.value, cube_owner=game.cube.owner, dice_owner=on_roll,
+                    crawford=game.crawford, turn=player, double_offered=doubled,
+                    dice=None if game.roll is None else (game.roll.die1, game.roll.die2),
+                    match_length=rules.length,
                     score=(0, 0) if rules.is_money else match.score,
                     jacoby=rules.jacoby).id()
 
 
 def _rate_play(engine: Evaluator, position: Position, roll: Roll, action: PlayMove,
                context: CubeInfo, match_id: str, game_number: int, move_number: int,
-               plies: int, luck: float) -> CheckerDecision:
+               plies: int, luck: float, recheck: Recheck | None = None) -> CheckerDecision:
     played: Play = (parse_play(position, roll, action.play) if isinstance(action.play, str)
                     else action.play)
     ranked = rank_plays(engine, position, roll, plies=plies, context=context)
@@ -383,11 +423,25 @@ def _rate_play(engine: Evaluator, position: Position, roll: Roll, action: PlayMo
         # filtered out early: value it at the same depth as the best for a fair comparison
         after = engine.evaluate(played.next_position, plies=best.ply)
         played_equity = play_equity(after.inverted(), context, played.next_position)
+    best_play, best_equity, graded_by = best.play, best.equity, f"{best.ply}-ply"
+    rollout = getattr(engine, "rollout", None)
+    if (recheck is not None and rollout is not None and best_equity - played_equity >= ERROR
+            and best.play.position != played.position):
+        values = []
+        for play in (best.play, played):
+            after_play = play.next_position  # the opponent on roll
+            result = rollout(after_play, games=recheck.games, truncate=recheck.truncate,
+                             seed=recheck.seed, context=context.swap(), pruned=True)
+            values.append(play_equity(result.mean.inverted(), context, after_play))
+        best_equity, played_equity = values
+        graded_by = recheck.describe()
+        if played_equity >= best_equity:  # the rollout prefers the play made
+            best_play, best_equity = played, played_equity
     return CheckerDecision(
         game=game_number, move_number=move_number, player=action.player,
         position_id=position.id(), roll=f"{roll.die1}{roll.die2}",
-        played=played.notation(), best=best.play.notation(),
-        played_equity=played_equity, best_equity=best.equity,
+        played=played.notation(), best=best_play.notation(),
+        played_equity=played_equity, best_equity=best_equity,
         forced=len(legal_plays(position, roll)) == 1, luck=luck,
-        win_chance=mine.probabilities.win, match_id=match_id,
+        win_chance=mine.probabilities.win, match_id=match_id, graded_by=graded_by,
     )

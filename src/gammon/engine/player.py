@@ -150,14 +150,20 @@ class Engine:
         return choose(self, position, roll, level, rng, context=context)
 
     def rollout(self, position: Position, *, games: int = 1296, truncate: int = 0,
-                seed: int = 1,
-                progress: Callable[[RolloutResult], None] | None = None) -> RolloutResult:
+                seed: int = 1, progress: Callable[[RolloutResult], None] | None = None,
+                context: CubeInfo | None = None, pruned: bool = False) -> RolloutResult:
         """Roll ``position`` out (the side on roll about to roll) ``games`` times at 0-ply,
         each game to the end or for ``truncate`` plies; ``progress`` gets the result so far
         after each chunk of games. Seeded as ``gammon rollout`` (:mod:`gammon.engine.rollout`).
+        With ``context`` (the side on roll's view of the score and cube) each side plays as
+        it would at that score; ``pruned`` evaluates only the pruning network's best few
+        plays fully (about 2.4 times faster). The results stay cubeless probabilities.
         """
+        weights = ((evaluate.MONEY_WEIGHTS, evaluate.MONEY_WEIGHTS) if context is None
+                   else (filter_weights(context), filter_weights(context.swap())))
         return rollout(position, games, truncate=truncate, seed=seed, nets=self._arrays,
-                       level=self._levels()[1], progress=progress)
+                       level=self._levels()[1], progress=progress, weights=weights,
+                       pruned=pruned)
 
 
 _DEFAULT_FILTER = MoveFilter()

@@ -17,7 +17,7 @@ import numpy as np
 
 from gammon.core.position import Position
 from gammon.engine import search
-from gammon.engine.evaluate import KernelArrays
+from gammon.engine.evaluate import MONEY_WEIGHTS, KernelArrays
 from gammon.engine.evaluator import Probabilities
 from gammon.engine.network import Arrays
 
@@ -75,10 +75,14 @@ def _standard_errors(columns: np.ndarray) -> np.ndarray:
 
 
 def rollout(position: Position, games: int, *, truncate: int, seed: int, nets: KernelArrays,
-            level: Arrays,
-            progress: Callable[[RolloutResult], None] | None = None) -> RolloutResult:
+            level: Arrays, progress: Callable[[RolloutResult], None] | None = None,
+            weights: tuple[np.ndarray, np.ndarray] = (MONEY_WEIGHTS, MONEY_WEIGHTS),
+            pruned: bool = False) -> RolloutResult:
     """Roll ``position`` out ``games`` times with the kernel arrays ``nets`` and the move
-    generator buffers ``level``; ``progress`` gets the result so far after each chunk."""
+    generator buffers ``level``; ``progress`` gets the result so far after each chunk.
+    ``weights``: how the side on roll and its opponent choose their plays (at a score:
+    :func:`gammon.engine.cube.filter_weights` of each side's view; money by default);
+    ``pruned``: only the pruning network's best few plays fully evaluated."""
     if position.winner() is not None:
         raise ValueError(f"the game is over in {position.id()}: nothing to roll out")
     if games < 2:
@@ -92,8 +96,8 @@ def rollout(position: Position, games: int, *, truncate: int, seed: int, nets: K
     done = 0
     for chunk in range(math.ceil(games / CHUNK)):
         size = min(CHUNK, games - done)
-        parts.append(search.rollout(board, size, truncate, seed * 100_000 + chunk, nets,
-                                    level))
+        parts.append(search.rollout_weighted(board, size, truncate, seed * 100_000 + chunk,
+                                             nets, level, pruned, *weights))
         done += size
         if progress is not None:
             progress(RolloutResult(position, truncate, seed, np.concatenate(parts)))

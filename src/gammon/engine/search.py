@@ -34,8 +34,8 @@ from gammon.core import _movegen
 from gammon.engine.evaluate import (
     MONEY_WEIGHTS,
     KernelArrays,
-    choose_play,
     choose_play_pruned,
+    choose_play_weighted,
     evaluate_after,
     evaluate_position,
     lost_result,
@@ -232,6 +232,16 @@ def rollout(board: np.ndarray, games: int, truncate: int, seed: int, nets: Kerne
     chooses the plays as the search's inner plies do (:func:`choose_play_pruned`: the
     pruning network's best few get the full evaluation), about 2.4 times faster.
     """
+    return rollout_weighted(board, games, truncate, seed, nets, level, pruned, MONEY_WEIGHTS,
+                            MONEY_WEIGHTS)
+
+
+@_jit
+def rollout_weighted(board: np.ndarray, games: int, truncate: int, seed: int,
+                     nets: KernelArrays, level: Arrays, pruned: bool, mine: np.ndarray,
+                     theirs: np.ndarray) -> np.ndarray:
+    """:func:`rollout` at a score: the side on roll of ``board`` chooses its plays by its
+    weights ``mine`` (:func:`play_score`), the other side by ``theirs``."""
     scratch = new_scratch()
     probs = np.empty(OUTPUTS, dtype=np.float64)
     result = np.empty(OUTPUTS, dtype=np.float64)
@@ -245,10 +255,11 @@ def rollout(board: np.ndarray, games: int, truncate: int, seed: int, nets: Kerne
         finished = False
         for _ in range(limit):
             count = roll_plays(current, False, level)
+            weights = mine if side == 0 else theirs
             if pruned:
-                best = choose_play_pruned(level[0], count, nets, scratch, probs, MONEY_WEIGHTS)
+                best = choose_play_pruned(level[0], count, nets, scratch, probs, weights)
             else:
-                best = choose_play(level[0], count, nets, scratch, probs)
+                best = choose_play_weighted(level[0], count, nets, scratch, probs, weights)
             if end_turn(level[0][best], current, result):
                 finished = True
                 break
