@@ -43,6 +43,9 @@ def gammon_server(workdir: Path, **settings: str) -> Iterator[str]:
            "GAMMON_DATABASE_URL": f"sqlite+aiosqlite:///{workdir / 'gammon.db'}",
            "GAMMON_SECRET_KEY": "browser-tests", "GAMMON_RATE_LIMITS": "false",
            "GAMMON_BOT_DELAY": "0",
+           # the deep analysis (2-ply, rollouts of each error) of every match the tests
+           # end would take a core for the whole session: only the tests of it turn it on
+           "GAMMON_ANALYSIS_DEEP_PLIES": "0",
            **{f"GAMMON_{key.upper()}": value for key, value in settings.items()}}
     log_path = workdir / "server.log"
     with open(log_path, "wb") as log:

@@ -91,13 +91,15 @@ def stored_analyses(database_url: str) -> list[Any]:
     return run_async(rows)
 
 
-def cli_analysis(mat_text: str, tmp_path: Path, plies: int) -> Any:
+def cli_analysis(mat_text: str, tmp_path: Path, plies: int, recheck: tuple[int, int] = (0, 7)
+                 ) -> Any:
+    """``gammon analyze --format json`` of a .mat; ``recheck``: (games, plies) of the
+    rollouts of each error (0 games: the quick analysis, graded at its ply only)."""
     path = tmp_path / "exported.mat"
     path.write_text(mat_text)
     out = io.StringIO()
-    # the server grades at its ply only (no rollout recheck of the errors yet)
     assert gammon(["analyze", str(path), "--format", "json", "--ply", str(plies),
-                   "--recheck-games", "0"],
+                   "--recheck-games", str(recheck[0]), "--recheck-truncate", str(recheck[1])],
                   out=out) == 0
     return json.loads(out.getvalue())
 
@@ -106,7 +108,8 @@ def test_a_finished_bot_matchs_analysis_is_gammon_analyze_of_its_exported_mat(
         database_url: str, redis_url: str, tmp_path: Path) -> None:
     """202 (queued, then running, pushed on the socket as ``analysis`` messages) and then
     200 with exactly the numbers the command line gets from the match's ``.mat``."""
-    settings = make_settings(database_url, redis_url, analysis_on_finish=False)
+    settings = make_settings(database_url, redis_url, analysis_on_finish=False,
+                             analysis_deep_plies=0)  # the quick one alone
     with TestClient(create_app(settings)) as client:
         a = Browser(client)
         with bot_match(a, seed=7) as (game, me):
@@ -137,7 +140,8 @@ def test_whoever_may_see_the_match_may_see_its_analysis(
         database_url: str, redis_url: str) -> None:
     """A private match's analysis: its player, and whoever holds the invite key (a guest
     too); to anyone else it does not exist. A public match's: anyone, signed in or not."""
-    settings = make_settings(database_url, redis_url, analysis_on_finish=True)
+    settings = make_settings(database_url, redis_url, analysis_on_finish=True,
+                             analysis_deep_plies=0)
     with TestClient(create_app(settings)) as client:
         owner, stranger, anonymous = Browser(client), Browser(client), Browser(client)
         register(owner, "olivia")
@@ -170,6 +174,88 @@ def test_whoever_may_see_the_match_may_see_its_analysis(
         url = f"/api/games/{public['id']}/analysis"
         assert wait_done(anonymous, url).json()["names"][0] == "olivia"
         assert wait_done(stranger, url).status_code == 200
+
+
+def pushed(me: Player, plies: int, status: str, rounds: int = 600) -> int:
+    """The index in ``me``'s log of the ``analysis`` message of ``plies`` saying
+    ``status`` (waited for: each round a ping's pong shows what the server had sent)."""
+    for n in range(rounds):
+        for i, m in enumerate(me.log):
+            if m["type"] == "analysis" and m["plies"] == plies and m["status"] == status:
+                return i
+        me.send({"type": "ping", "id": n})
+        me.wait(lambda m: m["type"] == "pong")
+        time.sleep(0.1)
+    raise AssertionError(f"no analysis message of {plies} plies said {status}")
+
+
+def test_the_deep_analysis_runs_after_the_quick_one_and_is_gammon_analyze_with_the_recheck(
+        database_url: str, redis_url: str, tmp_path: Path) -> None:
+    """The first request queues the quick analysis (1 ply, priority 0) and the deep one
+    behind it (2 plies, priority 2), says so (``Gammon-Deeper-Analysis: 2``), runs the
+    quick one first and then the deep one, whose JSON is ``gammon analyze --ply 2
+    --recheck-games 36 --recheck-truncate 2`` of the exported .mat, each rechecked error
+    graded by the rollout; once done it is what the request without a depth gets."""
+    settings = make_settings(database_url, redis_url, analysis_on_finish=False,
+                             analysis_recheck_games=36, analysis_recheck_truncate=2)
+    with TestClient(create_app(settings)) as client:
+        a = Browser(client)
+        with bot_match(a, seed=7) as (game, me):
+            url = f"/api/games/{game['id']}/analysis"
+            first = a.get(url)
+            assert first.status_code == 202, first.text
+            assert first.json()["plies"] == 1
+            assert first.headers["gammon-deeper-analysis"] == "2"
+            assert sorted((r.plies, r.priority) for r in stored_analyses(database_url)) == [
+                (1, 0), (2, 2)]
+            quick = wait_done(a, f"{url}?ply=1")
+            deep = wait_done(a, f"{url}?ply=2")
+            quick_done, deep_running = pushed(me, 1, "done"), pushed(me, 2, "running")
+            assert quick_done < deep_running < pushed(me, 2, "done")  # one after the other
+            default = a.get(url)
+            assert default.status_code == 200 and default.text == deep.text
+            assert "gammon-deeper-analysis" not in default.headers
+            exported = a.get(f"/api/games/{game['id']}/export.mat").text
+    assert quick.json() == cli_analysis(exported, tmp_path, plies=1)
+    analysis = deep.json()
+    assert analysis == cli_analysis(exported, tmp_path, plies=2, recheck=(36, 2))
+    assert analysis["plies"] == 2
+    graded = [d["graded_by"] for d in analysis["decisions"]]
+    # (a play whose search ended early, a bear-off read from its database, says so)
+    assert set(graded) <= {"0-ply", "1-ply", "2-ply", "rollout 36 games, 2 plies"}
+    assert "2-ply" in graded
+    assert "rollout 36 games, 2 plies" in graded  # random plays: errors, rechecked
+    TypeAdapter(views.AnalysisView).validate_python(analysis)
+
+
+def test_a_quick_analysis_asked_for_while_a_deep_one_runs_goes_first(
+        database_url: str, redis_url: str) -> None:
+    """One worker runs a long deep analysis (a big recheck) of one match; a quick analysis
+    of another match asked for meanwhile takes the worker: the deep one goes back in the
+    queue (that try not counted) and the quick one is served while the deep one waits."""
+    settings = make_settings(database_url, redis_url, analysis_on_finish=False,
+                             analysis_recheck_games=1296, analysis_recheck_truncate=7)
+    with TestClient(create_app(settings)) as client:
+        a = Browser(client)
+        with bot_match(a, seed=7) as (slow, _):
+            pass
+        with bot_match(a, seed=9) as (other, _):
+            pass
+        deep_url = f"/api/games/{slow['id']}/analysis?ply=2"
+        assert a.get(deep_url).json()["status"] == "queued"
+        worker = client.app.state.analysis  # type: ignore[attr-defined]
+        deadline = time.monotonic() + 120
+        while a.get(deep_url).json()["status"] != "running":
+            assert time.monotonic() < deadline, "the deep analysis did not start"
+            time.sleep(0.1)
+        time.sleep(0.5)
+        quick = wait_done(a, f"/api/games/{other['id']}/analysis?ply=1")
+        assert quick.json()["plies"] == 1
+        assert worker.preempted >= 1
+        rows = {(r.match_id, r.plies): r for r in stored_analyses(database_url)}
+        held = rows[(slow["id"], 2)]
+        assert held.status in ("queued", "running") and held.attempts <= 1
+        assert held.result is None
 
 
 def test_bad_ids_depths_unfinished_matches_and_a_full_queue_are_clear_errors(
@@ -210,7 +296,7 @@ def test_an_analysis_whose_server_died_is_done_by_the_next_and_never_served_half
     process that no longer beats (it died mid-way, one game done): it is served as 202,
     never as done. The next server takes it back and finishes it."""
     idle = make_settings(database_url, redis_url, analysis_workers=0,
-                         analysis_on_finish=False)
+                         analysis_on_finish=False, analysis_deep_plies=0)
     with TestClient(create_app(idle)) as client:
         a = Browser(client)
         with bot_match(a, seed=11) as (game, _):
@@ -230,7 +316,7 @@ def test_an_analysis_whose_server_died_is_done_by_the_next_and_never_served_half
         assert halfway.status_code == 202
         assert halfway.json() == {"match": game["id"], "plies": 1, "status": "running",
                                   "done": 1, "total": 2}
-    working = make_settings(database_url, redis_url, analysis_poll=0.5)
+    working = make_settings(database_url, redis_url, analysis_poll=0.5, analysis_deep_plies=0)
     with TestClient(create_app(working)) as client:
         served = wait_done(Browser(client), url)  # a visitor of the new server
         assert served.json()["decisions"]
@@ -328,7 +414,7 @@ def test_an_analysis_whose_process_is_killed_is_queued_again_and_done(
         database_url: str, redis_url: str) -> None:
     """The analysis's child process dies (SIGKILL) while it runs: a new process takes the
     analysis from the start, and it is served done (its second attempt)."""
-    settings = make_settings(database_url, redis_url)
+    settings = make_settings(database_url, redis_url, analysis_deep_plies=0)
     with TestClient(create_app(settings)) as client:
         a = Browser(client)
         with bot_match(a, seed=5) as (game, _):

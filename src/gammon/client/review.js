@@ -64,6 +64,15 @@ export function decisionsByFrame(frames, analysis) {
   });
 }
 
+/** What graded a decision, in words: the analysis's `graded_by` ("2-ply", or "rollout 1296
+ *  games, 7 plies" for an error graded again by rollouts). */
+export function gradedText(by) {
+  const rollout = /^rollout (\d+) games, (\d+) plies$/.exec(by);
+  if (rollout) return t("review.graded_rollout", { games: rollout[1], plies: rollout[2] });
+  const ply = /^(\d+)-ply$/.exec(by);
+  return ply ? t("review.graded_ply", { count: ply[1] }) : by;
+}
+
 export class ReviewPage {
   /** `arg`: ID, optionally with ?key=KEY (a private match's invite key). */
   constructor(app, arg) {
@@ -83,6 +92,8 @@ export class ReviewPage {
     this.waiting = false; // refused as not finished: asked again when the match ends
     this.errorsOf = null; // "Next error" walks the errors of this seat only (null: both)
     this.numbers = new Map(); // the move list's number of each turn, by its event's version
+    this.deeper = null; // the depth of a deeper analysis on its way (Gammon-Deeper-Analysis)
+    this.deeperTimer = null;
   }
 
   mount(main) {
@@ -131,9 +142,13 @@ export class ReviewPage {
     this.feed.addEventListener("state", this.onState);
     this.onMessage = (e) => {
       const m = e.detail;
-      if (m.type === "analysis" && m.match === this.id && !this.analysis) {
+      if (m.type !== "analysis" || m.match !== this.id) return;
+      if (!this.analysis) {
         this.progress(m);
         if (m.status === "done" || m.status === "failed") this.fetchAnalysis();
+      } else if (m.plies === this.deeper) {
+        this.showStatus(m);
+        if (m.status === "done" || m.status === "failed") this.fetchDeeper();
       }
     };
     this.app.socket.addEventListener("message", this.onMessage);
@@ -147,6 +162,7 @@ export class ReviewPage {
   unmount() {
     this.closed = true;
     clearTimeout(this.timer);
+    clearTimeout(this.deeperTimer);
     document.removeEventListener("keydown", this.keys);
     this.app.socket.removeEventListener("message", this.onMessage);
     this.feed?.removeEventListener("state", this.onState);
@@ -171,9 +187,10 @@ export class ReviewPage {
       const data = await response.json().catch(() => null);
       if (this.closed || this.analysis) return;
       if (response.status === 200) {
-        this.analysis = data;
-        this.status.replaceChildren(h("p", { class: "muted small", "data-status": "done" }, t("review.plies", { count: data.plies })));
-        this.load();
+        const deeper = Number(response.headers.get("gammon-deeper-analysis"));
+        this.deeper = deeper > data.plies ? deeper : null;
+        this.setAnalysis(data);
+        if (this.deeper !== null) this.fetchDeeper();
         return;
       }
       if (response.status === 202) this.progress(data);
@@ -192,6 +209,53 @@ export class ReviewPage {
       this.status.replaceChildren(h("p", { class: "error-text" }, err.message));
     }
     this.timer = setTimeout(() => this.fetchAnalysis(), wait);
+  }
+
+  /** Show an analysis (the quick one, or the deeper one that replaces it), staying on the
+   *  same frame. */
+  setAnalysis(data) {
+    this.analysis = data;
+    this.showStatus(null);
+    this.load();
+  }
+
+  /** The depth that graded the page, and the deeper analysis's progress while it comes. */
+  showStatus(deep) {
+    const a = this.analysis;
+    const rechecked = a.decisions.some((d) => d.graded_by?.startsWith("rollout"));
+    const parts = [h("span", { "data-field": "plies" }, t("review.plies", { count: a.plies })),
+      rechecked ? h("span", {}, " ", t("review.rechecked")) : null];
+    if (this.deeper !== null && deep?.status !== "failed") {
+      const running = deep?.status === "running" && deep.total > 0;
+      parts.push(h("span", { "data-deeper": running ? "running" : "queued" }, " ",
+        running ? t("review.deeper_running", { count: this.deeper, done: deep.done, total: deep.total })
+          : t("review.deeper_queued", { count: this.deeper })));
+    }
+    this.status.replaceChildren(h("p", { class: "muted small", "data-status": "done", "data-plies": a.plies }, ...parts));
+  }
+
+  /** Ask for the deeper analysis until it is done (or the page is left); then show it. */
+  async fetchDeeper() {
+    clearTimeout(this.deeperTimer);
+    const plies = this.deeper;
+    if (this.closed || plies === null) return;
+    let wait = 3000;
+    try {
+      const response = await fetch(`/api/games/${this.id}/analysis?ply=${plies}${this.key ? `&key=${encodeURIComponent(this.key)}` : ""}`, { credentials: "same-origin" });
+      const data = await response.json().catch(() => null);
+      if (this.closed || this.deeper !== plies) return;
+      if (response.status === 200) {
+        this.deeper = null;
+        this.setAnalysis(data);
+        return;
+      }
+      if (response.status === 202) this.showStatus(data);
+      else if (response.status !== 503) { this.deeper = null; this.showStatus(null); return; }
+      else wait = 30_000;
+    } catch {
+      // asked again below
+    }
+    this.deeperTimer = setTimeout(() => this.fetchDeeper(), wait);
   }
 
   /** Whether the match's feed has brought its end. */
@@ -403,6 +467,7 @@ export class ReviewPage {
         h("span", { class: "num" }, signed(d.played_equity)), " ", this.markText(d.mark),
         d.loss > 0 ? h("span", { class: "muted", "data-field": "loss" }, ` ${signed(-d.loss)}`) : null,
         d.forced ? h("span", { class: "muted" }, ` (${t("review.forced")})`) : null),
+      d.graded_by ? h("p", { class: "muted small", "data-field": "graded_by", "data-graded": d.graded_by }, gradedText(d.graded_by)) : null,
       d.best !== d.played ? h("p", {}, t("review.best"), " ", h("strong", { "data-field": "best" }, d.best), " ", h("span", { class: "num" }, signed(d.best_equity))) : null,
       h("p", { class: "small" }, t("review.luck"), ": ", h("span", { "data-field": "luck" }, signed(d.luck)), " · ",
         t("review.win_chance", { name: this.info.seats[d.player]?.name ?? "?" }), " ", h("span", { "data-field": "win_chance" }, percent(d.win_chance))),
@@ -413,7 +478,7 @@ export class ReviewPage {
    *  at the decision's score: its `match_id`, absent from analyses made before it was
    *  recorded), the played one marked; the first five, and the played one where it is lower. */
   async topPlays(d, list) {
-    const key = `${d.position_id}/${d.roll}/${d.match_id || ""}`;
+    const key = `${d.position_id}/${d.roll}/${d.match_id || ""}/${this.analysis.plies}`;
     try {
       if (!this.hints.has(key)) {
         const body = { position_id: d.position_id, dice: d.roll, plies: this.analysis.plies };

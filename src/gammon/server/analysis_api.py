@@ -1,9 +1,13 @@
 """The post-match analysis over HTTP, and the engine's refusal to help in a live rated match.
 
 ``GET /api/games/{id}/analysis?ply=N`` (PROTOCOL.md, *Post-match analysis*): the analysis
-of a finished match at ``N`` plies (default ``analysis_plies``) as
-``gammon analyze --format json`` prints it for the match's exported ``.mat``, once done
-(200); while it is queued or running, 202 with its progress — the first request queues it.
+of a finished match at ``N`` plies as ``gammon analyze --format json`` prints it for the
+match's exported ``.mat``, once done (200); while it is queued or running, 202 with its
+progress — the first request queues it. Without ``ply``: the deep analysis
+(``analysis_deep_plies``, its errors rechecked by rollouts) once it is done, else the quick
+one (``analysis_plies``), with the header ``Gammon-Deeper-Analysis: N`` while the deep one
+at ``N`` plies is queued or running (the review asks for it then, and shows it when it
+lands).
 Whoever may see the match may see its analysis (the routes' visibility check: anyone for a
 public match, its players and the holders of its invite link for a private one).
 
@@ -39,7 +43,8 @@ from gammon.server.routes.deps import (
 
 Ply = Annotated[int | None, Query(ge=0, le=2, description=
                                   "the analysis depth, as `gammon analyze --ply` "
-                                  "(default: the server's `analysis_plies`)")]
+                                  "(default: the server's deep analysis once done, "
+                                  "else its quick one, `analysis_plies`)")]
 
 
 # -- the answers' types: 200 is gammon.views.AnalysisView, 202 the progress ----------------
@@ -79,22 +84,32 @@ async def analysis(match_id: MatchId, request: Request, settings: SettingsDep, h
     "queued" | "running", "done", "total"}`` (games analysed of the match's games)
     while it is made; the first request queues it."""
     plies = settings.analysis_plies if ply is None else ply
+    deep = settings.deep_plies
     if plies > settings.analysis_max_plies:
         raise ServiceError("bad_input", f"ply: this server analyses at 0 to "
                                         f"{settings.analysis_max_plies} plies")
     room = await visible_room(match_id, request, hub, lobby, sessions, key)
     if room.status != "finished":
         raise ServiceError("not_finished", "a match is analysed once it is over")
+    deeper: dict[str, str] = {}
+    if ply is None and deep is not None:
+        found = await worker.store.get(match_id, deep)
+        if found is not None and found.status == "done" and found.result is not None:
+            return Response(found.result, media_type="application/json")
+        if found is None or found.status in ("queued", "running"):
+            deeper = {"gammon-deeper-analysis": str(deep)}
     status = await worker.request(match_id, plies)
     if status is None:
         raise HTTPException(503, {"code": "analysis_busy", "message":
                                   "too many analyses are waiting: ask again later"},
                             headers={"retry-after": "30"})
+    if deeper and (await worker.store.get(match_id, deep or 0)) is None:
+        deeper = {}  # the queue had no room for it
     if status.status == "done" and status.result is not None:
-        return Response(status.result, media_type="application/json")
+        return Response(status.result, media_type="application/json", headers=deeper)
     if status.status == "failed":
         raise ServiceError("analysis_failed", f"the analysis failed: {status.error}")
-    return JSONResponse(status.progress_json(), 202, headers={"retry-after": "2"})
+    return JSONResponse(status.progress_json(), 202, headers={"retry-after": "2", **deeper})
 
 
 STARTING_POSITION_IDS = frozenset({Position.initial().id()})

@@ -5,11 +5,11 @@ Kept apart from the worker so that the child imports only what the analysis need
 light at the top: :func:`init` runs in the child before the engine (and numpy) is imported,
 so it can still limit the numeric libraries to one thread and lower the child's priority.
 
-The match is analysed exactly as ``gammon analyse --format json`` analyses the match's
-exported ``.mat`` file: the stored actions become a :class:`MatchRecord` (as the export
-builds it), whose actions are replayed from its start by
-:func:`gammon.engine.analysis.analyse_actions`, and the report is its
-:func:`gammon.views.analysis_view`.
+The match is analysed exactly as ``gammon analyse --format json`` (with the server's
+recheck options, or ``--recheck-games 0``) analyses the match's exported ``.mat`` file:
+the stored actions become a :class:`MatchRecord` (as the export builds it), whose
+actions are replayed from its start by :func:`gammon.engine.analysis.analyse_actions`, and
+the report is its :func:`gammon.views.analysis_view`.
 """
 
 from __future__ import annotations
@@ -53,13 +53,15 @@ def _report(match_id: str, plies: int, done: int, total: int) -> None:
 
 
 def analyse(match_id: str, plies: int, rules: str, names: Sequence[str],
-            actions: Sequence[str]) -> str:
+            actions: Sequence[str], recheck: tuple[int, int] | None = None) -> str:
     """The analysis JSON of a match from its stored rules (JSON), players' names and
     action log (the JSON of each action, clock pauses left out); progress is reported per
-    game as the analysis reaches it."""
+    game as the analysis reaches it. ``recheck``: (games, plies) of the rollouts that
+    grade each flagged checker error again, as ``gammon analyze --recheck-games
+    --recheck-truncate`` (None: no recheck, ``--recheck-games 0``)."""
     import json
 
-    from gammon.engine.analysis import analyse_actions
+    from gammon.engine.analysis import Recheck, analyse_actions
     from gammon.formats.matchfile import MatchRecord
     from gammon.server import protocol
     from gammon.server.exports import player_name
@@ -78,5 +80,7 @@ def analyse(match_id: str, plies: int, rules: str, names: Sequence[str],
             _report(match_id, plies, game - 1, total)
 
     analysis = analyse_actions(record.actions(), record.rules, names=record.players,
-                               plies=plies, start=record.new_match(), progress=progress)
+                               plies=plies, start=record.new_match(), progress=progress,
+                               recheck=None if recheck is None else Recheck(
+                                   games=recheck[0], truncate=recheck[1]))
     return json.dumps(analysis_view(analysis), indent=2)

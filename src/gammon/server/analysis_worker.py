@@ -7,6 +7,13 @@ one row of ``match_analyses`` per match and depth (``plies``):
 
 * **queued** — asked for (priority 0) or made when a match ended in this process
   (``analysis_on_finish``, priority 1, only while the queue has room);
+  each quick analysis (``analysis_plies``) brings the **deep** one of the same match
+  (``analysis_deep_plies``, its flagged errors graded again by rollouts,
+  ``analysis_recheck_games`` × ``analysis_recheck_truncate``) into the queue behind it, at
+  priority 2 (``DEEP``, also when asked for directly): it runs only when no quick one waits,
+  and a quick one queued while it runs takes this process's worker from it (the deep one
+  goes back in the queue, that try not counted, and starts again later) — a deep analysis
+  never delays anyone's quick one;
 * **running** — claimed by one process (``owner``, the hub's origin), with its progress in
   games (``done`` of ``total``), pushed to the match's watchers as ``analysis`` messages;
 * **done** — the JSON, stored in the same statement that marks it done: a row is never
@@ -15,7 +22,9 @@ one row of ``match_analyses`` per match and depth (``plies``):
   ``MAX_ATTEMPTS`` times.
 
 The queue is bounded (``analysis_queue_limit`` rows queued across the processes): a request
-beyond it is refused (503 ``analysis_busy``) and a match's end does not queue it. Each process
+beyond it is refused (503 ``analysis_busy``) and a match's end does not queue it. Deep
+analyses are counted against the limit only by other deep ones: they never take a quick
+one's room. Each process
 runs ``analysis_workers`` analyses at a time (default 1), one match per worker, in a pool of
 child processes started on first use (spawned, one numeric thread each, ``nice``'d by
 ``analysis_nice``), so the event loop only waits on a future and the analysis competes with
@@ -55,8 +64,9 @@ log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 5
 """An analysis whose process dies this many times (a crash while running it) fails."""
-ON_REQUEST, ON_FINISH = 0, 1
-"""Priorities: an analysis someone asked for goes before those queued at a match's end."""
+ON_REQUEST, ON_FINISH, DEEP = 0, 1, 2
+"""Priorities: an analysis someone asked for goes before those queued at a match's end,
+and the deep analyses after every quick one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,20 +108,24 @@ class AnalysisStore:
                 match_analyses.c.plies == plies))).first()
         return None if row is None else _status(row)
 
-    async def queued(self) -> int:
+    async def queued(self, below: int | None = None) -> int:
+        """The analyses queued (of a priority under ``below``, when given)."""
+        where = [match_analyses.c.status == "queued"]
+        if below is not None:
+            where.append(match_analyses.c.priority < below)
         async with self.engine.connect() as conn:
             return int(await conn.scalar(
-                sa.select(sa.func.count()).select_from(match_analyses)
-                .where(match_analyses.c.status == "queued")) or 0)
+                sa.select(sa.func.count()).select_from(match_analyses).where(*where)) or 0)
 
     async def enqueue(self, match_id: str, plies: int, priority: int, limit: int
                       ) -> Status | None:
         """Queue an analysis unless one exists (its status, then) or the queue holds
-        ``limit`` already (None)."""
+        ``limit`` already (None): a quick one counts the quick ones waiting, a deep one
+        (priority ``DEEP``) all."""
         existing = await self.get(match_id, plies)
         if existing is not None:
             return existing
-        if await self.queued() >= limit:
+        if await self.queued(None if priority >= DEEP else DEEP) >= limit:
             return None
         now = time.time()
         try:
@@ -123,14 +137,14 @@ class AnalysisStore:
             pass
         return await self.get(match_id, plies)
 
-    async def claim(self, origin: str) -> tuple[str, int, int] | None:
+    async def claim(self, origin: str) -> tuple[str, int, int, int] | None:
         """Take the next queued analysis for ``origin``: (match id, plies, attempts so
-        far), or None when the queue is empty."""
+        far, priority), or None when the queue is empty."""
         for _ in range(5):
             async with self.engine.begin() as conn:
                 row = (await conn.execute(
                     sa.select(match_analyses.c.match_id, match_analyses.c.plies,
-                              match_analyses.c.attempts)
+                              match_analyses.c.attempts, match_analyses.c.priority)
                     .where(match_analyses.c.status == "queued")
                     .order_by(match_analyses.c.priority, match_analyses.c.created_at)
                     .limit(1))).first()
@@ -144,7 +158,7 @@ class AnalysisStore:
                     .values(status="running", owner=origin, attempts=row.attempts + 1,
                             done=0, updated_at=time.time()))
                 if taken.rowcount == 1:
-                    return row.match_id, row.plies, row.attempts + 1
+                    return row.match_id, row.plies, row.attempts + 1, row.priority
         return None  # others keep taking them first: let them
 
     def _mine(self, match_id: str, plies: int, origin: str) -> Any:
@@ -178,14 +192,18 @@ class AnalysisStore:
         return bool(changed.rowcount)
 
     async def requeue(self, origin: str, match_id: str | None = None,
-                      plies: int | None = None) -> int:
-        """Put back in the queue the running analyses of ``origin`` (all, or one)."""
+                      plies: int | None = None, *, preempted: bool = False) -> int:
+        """Put back in the queue the running analyses of ``origin`` (all, or one;
+        ``preempted``: its try is not counted in its attempts)."""
         where = [match_analyses.c.status == "running", match_analyses.c.owner == origin]
         if match_id is not None:
             where += [match_analyses.c.match_id == match_id, match_analyses.c.plies == plies]
+        values: dict[str, Any] = {"status": "queued", "owner": None, "done": 0,
+                                  "updated_at": time.time()}
+        if preempted:
+            values["attempts"] = match_analyses.c.attempts - 1
         async with self.engine.begin() as conn:
-            changed = await conn.execute(match_analyses.update().where(*where).values(
-                status="queued", owner=None, done=0, updated_at=time.time()))
+            changed = await conn.execute(match_analyses.update().where(*where).values(**values))
         return int(changed.rowcount)
 
     async def recover(self, origin: str, quiet: float) -> int:
@@ -253,6 +271,9 @@ class AnalysisWorker:
         self._progress: Any = None
         self.jobs = 0
         """Analyses this process finished (stored)."""
+        self.preempted = 0
+        """Deep analyses this process put back in the queue for a quick one."""
+        self._running = 0
 
     # -- life cycle ----------------------------------------------------------------------
 
@@ -311,7 +332,17 @@ class AnalysisWorker:
     async def request(self, match_id: str, plies: int, priority: int = ON_REQUEST
                       ) -> Status | None:
         """The analysis of a finished match at ``plies``, queued if there is none yet;
-        None when the queue is full."""
+        None when the queue is full. The quick one (``analysis_plies``) also queues the
+        deep one behind it (``DEEP``, as is any analysis at its depth)."""
+        deep = self.settings.deep_plies
+        if plies == deep:
+            priority = DEEP
+        status = await self._queue(match_id, plies, priority)
+        if deep is not None and plies == self.settings.analysis_plies and status is not None:
+            await self._queue(match_id, deep, DEEP)
+        return status
+
+    async def _queue(self, match_id: str, plies: int, priority: int) -> Status | None:
         status = await self.store.get(match_id, plies)
         if status is not None:
             return status
@@ -321,6 +352,15 @@ class AnalysisWorker:
             self._wake.set()
             await self._announce(status)
         return status
+
+    def recheck(self, plies: int) -> tuple[int, int] | None:
+        """The rollouts that grade an analysis's flagged errors again at ``plies``: the
+        deep one's (``analysis_recheck_games``, ``analysis_recheck_truncate``), else
+        none."""
+        s = self.settings
+        if plies != s.deep_plies or not s.analysis_recheck_games:
+            return None
+        return s.analysis_recheck_games, s.analysis_recheck_truncate
 
     def match_finished(self, match_id: str) -> None:
         """The hub's call when a match of this process ends: queue its analysis."""
@@ -355,7 +395,28 @@ class AnalysisWorker:
                 continue
             await self._job(*claimed)
 
-    async def _job(self, match_id: str, plies: int, attempts: int) -> None:
+    async def _job(self, match_id: str, plies: int, attempts: int, priority: int = 0
+                   ) -> None:
+        self._running += 1
+        try:
+            await self._work(match_id, plies, attempts, priority)
+        finally:
+            self._running -= 1
+
+    async def _preempt(self, match_id: str, plies: int) -> bool:
+        """Whether a quick analysis waits while this deep one runs alone here (then its
+        process is ended and it goes back in the queue, this try not counted)."""
+        if self._running > 1 or not await self.store.queued(below=DEEP):
+            return False
+        log.info("analysis of match %s at %d plies: back in the queue for a quick one",
+                 match_id, plies)
+        self._close_pool()
+        await self.store.requeue(self.origin, match_id, plies, preempted=True)
+        self.preempted += 1
+        self._wake.set()
+        return True
+
+    async def _work(self, match_id: str, plies: int, attempts: int, priority: int) -> None:
         store, origin = self.store, self.origin
         try:
             data = await store.match_input(match_id)
@@ -365,10 +426,17 @@ class AnalysisWorker:
             rules, names, actions = data
             await self._announce(Status(match_id, plies, "running", 0, 0))
             future = asyncio.wrap_future(self._executor().submit(
-                analysis_job.analyse, match_id, plies, rules, names, actions))
+                analysis_job.analyse, match_id, plies, rules, names, actions,
+                self.recheck(plies)))
+            future.add_done_callback(lambda f: f.cancelled() or f.exception())
+            look = time.monotonic() + 0.5
             while not future.done():
                 await asyncio.wait({future}, timeout=0.25)
                 await self._drain()
+                if priority >= DEEP and time.monotonic() >= look:
+                    look = time.monotonic() + 0.5
+                    if not future.done() and await self._preempt(match_id, plies):
+                        return
             result = future.result()
             await self._drain()
         except asyncio.CancelledError:

@@ -6,6 +6,9 @@
 
 from __future__ import annotations
 
+from typing import Self
+
+from pydantic import model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -67,6 +70,17 @@ class Settings(BaseSettings):
     ``GET /api/games/{id}/analysis`` without ``ply`` (as ``gammon analyze --ply``)."""
     analysis_max_plies: int = 2
     """The deepest analysis a request may ask for (0-2)."""
+    analysis_deep_plies: int = 2
+    """Depth of the deeper analysis queued behind every quick one (``analysis_plies``), at
+    the lowest priority (after every quick one waiting), with each flagged checker error
+    graded again by rollouts (``analysis_recheck_*``); the review shows it once it is done.
+    None when it is not deeper than ``analysis_plies`` or deeper than
+    ``analysis_max_plies``."""
+    analysis_recheck_games: int = 1296
+    analysis_recheck_truncate: int = 7
+    """The deeper analysis's rollouts of each flagged error's two plays: games (0: no
+    recheck, else at least 2) and the plies each game is played, as ``gammon analyze
+    --recheck-games N --recheck-truncate T``."""
     analysis_workers: int = 1
     """Analyses this process runs at once, each in a child process (0: none here; other
     processes sharing the database do them)."""
@@ -79,6 +93,29 @@ class Settings(BaseSettings):
     analysis_poll: float = 5.0
     """Seconds between looks at the queue when idle (work queued by other processes, and
     analyses of processes that died)."""
+
+    @model_validator(mode="after")
+    def _analysis_depths(self) -> Self:
+        if not 0 <= self.analysis_max_plies <= 2:
+            raise ValueError(f"analysis_max_plies is 0 to 2, got {self.analysis_max_plies}")
+        if not 0 <= self.analysis_plies <= self.analysis_max_plies:
+            raise ValueError(f"analysis_plies is 0 to analysis_max_plies "
+                             f"({self.analysis_max_plies}), got {self.analysis_plies}")
+        if not 0 <= self.analysis_deep_plies <= 2:
+            raise ValueError(f"analysis_deep_plies is 0 to 2, got {self.analysis_deep_plies}")
+        if self.analysis_recheck_games == 1 or self.analysis_recheck_games < 0:
+            raise ValueError("analysis_recheck_games is 0 (no recheck) or at least 2, "
+                             f"got {self.analysis_recheck_games}")
+        if self.analysis_recheck_truncate < 1:
+            raise ValueError("analysis_recheck_truncate is at least 1, "
+                             f"got {self.analysis_recheck_truncate}")
+        return self
+
+    @property
+    def deep_plies(self) -> int | None:
+        """The depth of the deeper background analysis, or None when there is none."""
+        deep = self.analysis_deep_plies
+        return deep if self.analysis_plies < deep <= self.analysis_max_plies else None
 
     @property
     def bind(self) -> str:
