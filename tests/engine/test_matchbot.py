@@ -11,7 +11,7 @@ from gammon.core.cube import Cube, Level
 from gammon.core.game import Game, Phase, Rules
 from gammon.core.match import Match
 from gammon.core.position import Position
-from gammon.engine.cube import DEFAULT_EFFICIENCY, CubeEfficiency
+from gammon.engine.cube import DEFAULT_EFFICIENCY, CubeEfficiency, CubeInfo
 from gammon.engine.matchbot import MatchBot, cube_info, play_match
 from gammon.engine.player import Engine, Probabilities
 
@@ -153,3 +153,51 @@ def test_a_deeper_look_must_confirm_a_resignation_offer() -> None:
     same_depth = ByDepth({0: lost})
     assert MatchBot(same_depth).decide(match, 0) == OfferResign(0, Level.GAMMON)
     assert same_depth.asked == [0]
+
+
+def dead_cube_mwc(p: Probabilities, info: CubeInfo) -> float:
+    """The match winning chance of playing the game out without touching the cube: each
+    outcome's chance times the MET after it (``MatchScore.after``)."""
+    assert info.score is not None
+    wins = (p.win - p.win_gammon, p.win_gammon - p.win_backgammon, p.win_backgammon)
+    losses = (1 - p.win - p.lose_gammon, p.lose_gammon - p.lose_backgammon, p.lose_backgammon)
+    return sum(chance * info.score.after(level * info.value, i_win=won)
+               for won, chances in ((True, wins), (False, losses))
+               for level, chance in enumerate(chances, start=1))
+
+
+@pytest.mark.parametrize("level", ["beginner", "casual", "intermediate", "expert"])
+def test_no_bot_level_offers_a_resignation_of_a_game_it_can_still_win(
+        engine: Engine, level: str) -> None:
+    """Over seeded money games (Jacoby off, so a resignation of level n is worth -n cubes)
+    and 5-point matches, every resignation a bot offers gives up no more than its own
+    evaluation (at its level's depth, as the server makes its bots) says playing the game
+    out is worth without the cube: in money, cubeless equity <= -n + 0.02 (not merely the
+    opponent's cash of a middlegame it is far behind in); in a match, the match winning
+    chance of playing on (the MET after each outcome) at most 0.01 above the one after
+    losing n times the cube."""
+    from gammon.engine.evaluator import bot_level
+
+    plies = bot_level(level).plies
+    offers = 0
+    for seed, rules in [(s, Rules(length=0)) for s in range(16)] + [
+            (s, Rules(length=5)) for s in range(16, 22)]:
+        record: list = []
+        bots = (MatchBot(engine, level, plies=plies, rng=random.Random(seed)),
+                MatchBot(engine, level, plies=plies, rng=random.Random(seed + 100)))
+        play_match(bots, rules, random.Random(seed), record=record)
+        match = Match.new(rules)
+        for action in record:
+            if isinstance(action, OfferResign):
+                offers += 1
+                p = engine.evaluate(match.game.position, plies=plies)
+                where = (level, seed, match.game.position.id(), p)
+                if rules.is_money:
+                    assert p.equity <= -int(action.level) + 0.02, where
+                else:
+                    info = cube_info(match, action.player)
+                    assert info.score is not None
+                    resigned = info.score.after(int(action.level) * info.value, i_win=False)
+                    assert dead_cube_mwc(p, info) <= resigned + 0.01, where
+            match, _ = match.apply(action)
+    assert offers > 0  # the games reached lost positions: the test looked at some offers

@@ -819,7 +819,12 @@ def resignation_offer(probabilities: Outcomes, info: CubeInfo, *,
     >>> resignation_offer(Probabilities(0.0, 0.0, 0.0, 0.5, 0.0), CubeInfo()) is None
     True
     """
-    play_on = cube_decision(probabilities, info, efficiency=efficiency).equity
+    cubeful = cube_decision(probabilities, info, efficiency=efficiency).equity
+    # Far behind with the cube centred, the cubeful value is the opponent's cash (-1): a
+    # single resignation is then worth as much, but only against an opponent who doubles
+    # the game out. A resignation gives the game itself up, so playing on is valued at
+    # least at its dead-cube value: the bot never resigns a game it can still win.
+    play_on = max(cubeful, cubeful_equity(probabilities, info, efficiency=0.0))
     for level in Level:
         if abs(play_on - resign_equity(info, level)) <= tolerance:
             return level
