@@ -77,10 +77,12 @@ class ProbabilitiesView(TypedDict):
 
 
 class RankedPlayView(TypedDict):
-    """One legal play, ranked by the engine: ``position_id`` is the position after it seen
-    from the opponent, ``ply`` the depth its evaluation comes from."""
+    """One legal play, ranked by the engine: ``moves`` its checkers' moves (as a
+    ``turn_ended`` event lists them), ``position_id`` the position after it seen from the
+    opponent, ``ply`` the depth its evaluation comes from."""
 
     play: str
+    moves: list[MoveView]
     position_id: str
     equity: float
     ply: int
@@ -97,7 +99,8 @@ def probabilities_view(p: Probabilities, digits: int = ENGINE_DIGITS) -> Probabi
 def ranked_play_view(ranked: RankedPlay, digits: int = ENGINE_DIGITS) -> RankedPlayView:
     """One ranked play: the same shape for ``gammon hint --json`` (``digits`` 6) and
     ``POST /api/hint`` (4)."""
-    return {"play": ranked.play.notation(), "position_id": ranked.play.position.swap().id(),
+    return {"play": ranked.play.notation(), "moves": [_value(m) for m in ranked.play.moves],
+            "position_id": ranked.play.position.swap().id(),
             "equity": round(ranked.equity, digits), "ply": ranked.ply,
             "probabilities": probabilities_view(ranked.probabilities, digits)}
 
@@ -144,6 +147,7 @@ class CubeDecisionView(TypedDict):
     cube_available: bool
     reason: str | None
     probabilities: OutcomesView
+    take_point: float | None
     ply: int | None
     efficiency: float
     cube: str
@@ -162,6 +166,7 @@ class TakeDecisionView(TypedDict):
     equities: TakeEquities
     mwc: NotRequired[TakeMwc]
     probabilities: OutcomesView
+    take_point: float | None
     ply: int | None
     efficiency: float
     cube: str
@@ -219,6 +224,45 @@ def outcomes_view(p: Outcomes, *, swap: bool = False) -> OutcomesView:
             "equity": _r(2 * w - 1 + wg - lg + wbg - lbg)}
 
 
+def take_point(d: CubeDecision) -> float | None:
+    """The take point of the receiver of a double in the decision ``d`` of the side on
+    roll: the least winning chance at which the receiver does as well taking as passing, at
+    this score and cube (None where the side on roll may not double).
+
+    The engine has no take-point function (the money kernel's live-cube one leaves out the
+    cube efficiency, and a match score has none): this is the win chance at which
+    :func:`~gammon.engine.cube.cube_decision` values double/take and double/pass the same,
+    the decision's gammon and backgammon ratios and cube efficiency held, found by
+    bisection on the doubler's win chance (double/take grows with it)."""
+    from gammon.engine.cube import cube_decision
+    from gammon.engine.evaluator import Probabilities
+
+    if d.double_take is None:
+        return None
+    p = d.probabilities
+    won = p.win if p.win > 0 else 1.0
+    lost = 1.0 - p.win if p.win < 1 else 1.0
+    ratios = (p.win_gammon / won, p.win_backgammon / won, p.lose_gammon / lost,
+              p.lose_backgammon / lost)
+
+    def take_beats_pass(win: float) -> bool:
+        """Whether taking is the receiver's better answer at the doubler's ``win``."""
+        wg, wbg, lg, lbg = ratios
+        c = cube_decision(Probabilities(win, win * wg, win * wbg, (1 - win) * lg,
+                                        (1 - win) * lbg), d.info, efficiency=d.efficiency)
+        assert c.double_take is not None and c.double_pass is not None
+        return c.double_take < c.double_pass
+
+    low, high = 0.0, 1.0
+    for _ in range(32):
+        middle = (low + high) / 2
+        if take_beats_pass(middle):
+            low = middle
+        else:
+            high = middle
+    return 1.0 - (low + high) / 2
+
+
 def cube_decision_view(d: CubeDecision, *, player: int) -> CubeDecisionView:
     equities: DecisionEquities = {"no_double": _r(d.no_double)}
     if d.double_take is not None:
@@ -239,6 +283,7 @@ def cube_decision_view(d: CubeDecision, *, player: int) -> CubeDecisionView:
         "cube_available": d.double_take is not None,
         "reason": d.reason,
         "probabilities": outcomes_view(d.probabilities),
+        "take_point": _r(take_point(d)),
         "ply": d.plies,
         "efficiency": d.efficiency,
         "cube": d.info.describe(),
@@ -257,6 +302,7 @@ def take_decision_view(t: TakeDecision, *, player: int) -> TakeDecisionView:
     d = t.doubler
     answer.update({
         "probabilities": outcomes_view(d.probabilities, swap=True),
+        "take_point": _r(take_point(d)),
         "ply": d.plies,
         "efficiency": d.efficiency,
         "cube": d.info.swap().describe(),

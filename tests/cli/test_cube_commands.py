@@ -94,6 +94,42 @@ def test_pending_double_gets_the_receivers_answer() -> None:
     assert in_match["action"] == "take" and set(in_match["mwc"]) == {"take", "pass"}
 
 
+@pytest.mark.parametrize(("efficiency", "expected"), [(0.0, 0.25), (1.0, 0.20)])
+def test_the_take_point_is_where_take_and_pass_are_worth_the_same(efficiency: float,
+                                                                  expected: float) -> None:
+    """Money, no gammons: the dead cube's take point is 25%, the live cube's Janowski's 20%;
+    at 2-away/2-away the first double is final: 1 - MET(1-away, 2-away), 32.264%."""
+    from gammon.engine.cube import CubeInfo, cube_decision, take_decision
+    from gammon.engine.evaluator import Probabilities
+    from gammon.views import cube_decision_view, take_decision_view, take_point
+
+    chances = Probabilities(0.7, 0.0, 0.0, 0.0, 0.0)
+    decision = cube_decision(chances, CubeInfo(), efficiency=efficiency)
+    assert take_point(decision) == pytest.approx(expected, abs=1e-6)
+    assert cube_decision_view(decision, player=0)["take_point"] == pytest.approx(expected)
+    answer = take_decision(chances, CubeInfo(), efficiency=efficiency)
+    assert take_decision_view(answer, player=1)["take_point"] == pytest.approx(expected)
+    at_dmp = cube_decision(chances, CubeInfo.match(2, 2), efficiency=efficiency)
+    assert take_point(at_dmp) == pytest.approx(0.32264, abs=1e-5)
+    # the point itself: the receiver passes just below it and takes just above it
+    for p, response in ((1 - expected - 0.001, "take"), (1 - expected + 0.001, "pass")):
+        at = cube_decision(Probabilities(p, 0.0, 0.0, 0.0, 0.0), CubeInfo(),
+                           efficiency=efficiency)
+        assert str(at.response) == response
+
+
+def test_the_json_gives_the_take_point_at_the_score_and_none_without_a_double() -> None:
+    answer = cube(START, MatchKey())
+    money = answer["take_point"]
+    assert 0.15 < money < 0.3
+    in_match = cube(START, MatchKey(match_length=7, score=(0, 4)))["take_point"]
+    assert 0 < in_match < 1 and in_match != money  # the score moves it
+    doubled = cube(START, MatchKey(dice_owner=0, turn=1, double_offered=True))
+    assert doubled["take_point"] == money  # the receiver's own, the same point
+    crawford = cube(WON, MatchKey(match_length=5, score=(2, 4), crawford=True))
+    assert crawford["take_point"] is None
+
+
 def test_pending_resignation_gets_accepted_or_rejected() -> None:
     def resign(level: Resignation) -> str:
         key = MatchKey(dice_owner=0, turn=1, resignation=level)

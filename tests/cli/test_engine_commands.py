@@ -76,7 +76,7 @@ def test_hint_json_gives_equity_five_probabilities_and_ply_for_each_play() -> No
     assert len(plays) == 16
     for play in plays:
         # the shape of POST /api/hint (gammon.views.ranked_play_view), to 6 decimals
-        assert list(play) == ["play", "position_id", "equity", "ply", "probabilities"]
+        assert list(play) == ["play", "moves", "position_id", "equity", "ply", "probabilities"]
         p = play["probabilities"]
         assert list(p) == list(PROBABILITIES)
         equity = 2 * p["win"] - 1 + p["win_gammon"] - p["lose_gammon"] + \
