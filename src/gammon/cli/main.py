@@ -344,11 +344,13 @@ def build_parser() -> argparse.ArgumentParser:
     from gammon.cli.cube_commands import add_cube_commands
     from gammon.cli.engine_commands import add_engine_commands
     from gammon.cli.external import add_external_command
+    from gammon.cli.ubgi import add_ubgi_command
     from gammon.server.cli import add_serve_command, add_verify_command
 
     add_engine_commands(commands)
     add_cube_commands(commands)
     add_external_command(commands)
+    add_ubgi_command(commands)
 
     add_serve_command(commands)
     add_verify_command(commands)
