@@ -332,12 +332,19 @@ def engine_requests(position: str, dice: str) -> list[tuple[str, dict[str, Any]]
             ("/api/eval", {"position_id": position, "plies": 0})]
 
 
+def wildbg_requests(position: str, dice: str) -> list[str]:
+    """wildbg's move and evaluation of ``position`` (``p0``..``p25``: the core's board)."""
+    points = "&".join(f"p{i}={c}" for i, c in enumerate(Position.from_id(position).board) if c)
+    return [f"/api/v1/move?die1={dice[0]}&die2={dice[1]}&{points}", f"/api/v1/eval?{points}"]
+
+
 def refused_as_live_rated(browser: Browser, position: str) -> bool:
-    """Whether ``browser`` is refused both engine requests about ``position`` (either
-    side's view) with 403 ``rated_match_live``."""
+    """Whether ``browser`` is refused every engine request about ``position`` (either
+    side's view; gammon's and wildbg's) with 403 ``rated_match_live``."""
+    sides = (position, Position.from_id(position).swap().id())
     answers = [browser.post(path, json=body)
-               for pid in (position, Position.from_id(position).swap().id())
-               for path, body in engine_requests(pid, "31")]
+               for pid in sides for path, body in engine_requests(pid, "31")]
+    answers += [browser.get(url) for pid in sides for url in wildbg_requests(pid, "31")]
     return all(answer.status_code == 403
                and answer.json()["detail"]["code"] == "rated_match_live" for answer in answers)
 
@@ -387,6 +394,8 @@ def test_no_engine_help_for_a_position_of_a_live_rated_match_whoever_asks(
     for browser in (a, stranger):  # the match is over: help again, for everyone
         for path, body in engine_requests(position, "31"):
             assert browser.post(path, json=body).status_code == 200, path
+        for url in wildbg_requests(position, "31"):
+            assert browser.get(url).status_code == 200, url
 
 
 def test_no_engine_help_through_another_server_process(

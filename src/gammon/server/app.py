@@ -50,6 +50,7 @@ from gammon.server.routes import engine as engine_routes
 from gammon.server.routes import history as history_routes
 from gammon.server.routes import lobby as lobby_routes
 from gammon.server.routes import socket as socket_routes
+from gammon.server.routes import wildbg as wildbg_routes
 from gammon.server.routes.deps import returns, status_of
 from gammon.server.settings import Settings
 
@@ -124,7 +125,8 @@ def create_app(settings: Settings | None = None, *, bus: Any = None) -> FastAPI:
     app.add_exception_handler(ServiceError, _refused)
     app.add_exception_handler(StarletteHTTPException, _no_route)
     for router in (account_routes.router, lobby_routes.router, history_routes.router,
-                   analysis_api.router, engine_routes.router, socket_routes.router):
+                   analysis_api.router, engine_routes.router, wildbg_routes.router,
+                   socket_routes.router):
         app.include_router(router)
     app.add_api_route("/healthz", _healthz, methods=["GET"], tags=["server"],
                       **returns("ok"))
