@@ -4,7 +4,9 @@ each player (the numbers of ``gammon analyze --format json`` for the match's exp
 ``.mat``, and gnubg's rating word), the win-chance graph whose points jump to their play
 (the board and the decision shown with it), the move list with the analysis's marks; a
 private match's review only through its invite link; a review opened while the match is
-still in play shows its analysis once the match ends, without a reload."""
+still in play shows its analysis once the match ends, without a reload. Then (issue "Found
+in testing"): the quick analysis replaced by the deep one as it lands, its rechecked errors
+saying so."""
 
 from __future__ import annotations
 
@@ -12,12 +14,22 @@ import json
 import subprocess
 import sys
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from gammon.core.position import Position
 from tests.client.conftest import Pages
-from tests.client.support import MY_MOVE, MY_ROLL, point, set_graphics, wait_match
+from tests.client.support import (
+    MY_MOVE,
+    MY_ROLL,
+    gammon_server,
+    point,
+    set_graphics,
+    wait_match,
+)
 from tests.client.test_play import start_bot_match
 
 PAGE = "window.gammon.app.page"
@@ -50,6 +62,26 @@ def play_to_the_end(page: Any, turns: int = 150, timeout: float = 240_000) -> No
     raise AssertionError(f"the match did not end in {turns} of our actions")
 
 
+def one_point_bot_match(page: Any) -> str:
+    """Start a 1-point match against the cheapest computer (graphics low, to play it
+    quickly); its ID."""
+    set_graphics(page, "low")
+    page.goto(page.url.split("#")[0] + "#/")
+    page.select_option("[data-form=bot] [name=bot]", "1")
+    page.select_option("[data-form=bot] [name=kind]", "match")
+    page.fill("[data-form=bot] [name=length]", "1")
+    page.click("[data-act=play-bot]")
+    page.wait_for_url("**/#/match/*")
+    return str(page.url.rsplit("/", 1)[1])
+
+
+def finished_bot_match(page: Any) -> str:
+    """A 1-point match against the cheapest computer, played out by clicks; its ID."""
+    match_id = one_point_bot_match(page)
+    play_to_the_end(page)
+    return match_id
+
+
 def analyse_export(base: str, match_id: str, plies: int, tmp_path: Path) -> dict[str, Any]:
     """``gammon analyze --format json`` of the match's exported ``.mat``."""
     with urllib.request.urlopen(f"{base}/api/games/{match_id}/export.mat") as response:
@@ -76,16 +108,8 @@ def board_id(board: list[int], player: int) -> str:
 def test_a_finished_bot_match_is_reviewed_with_the_numbers_of_gammon_analyze(
         pages: Pages, tmp_path: Path) -> None:
     page = pages.new()
-    set_graphics(page, "low")  # the computer's moves shown quickly while the match is played
-    page.goto(page.url.split("#")[0] + "#/")
-    page.select_option("[data-form=bot] [name=bot]", "1")  # the cheapest to run
-    page.select_option("[data-form=bot] [name=kind]", "match")
-    page.fill("[data-form=bot] [name=length]", "1")
-    page.click("[data-act=play-bot]")
-    page.wait_for_url("**/#/match/*")
-    play_to_the_end(page)
+    match_id = finished_bot_match(page)
     set_graphics(page, "high")  # the review as a player sees it by default
-    match_id = page.url.rsplit("/", 1)[1]
 
     # the history links to the review of a finished match
     page.goto(page.url.split("#")[0] + "#/history")
@@ -205,15 +229,8 @@ def in_view(page: Any, selector: str) -> bool:
 def test_the_review_walks_my_errors_only_in_view_with_the_move_list_s_numbers_and_notation(
         pages: Pages) -> None:
     page = pages.new(viewport=REVIEW_SCREEN)
-    set_graphics(page, "low")
-    page.select_option("[data-form=bot] [name=bot]", "1")
-    page.select_option("[data-form=bot] [name=kind]", "match")
-    page.fill("[data-form=bot] [name=length]", "1")
-    page.click("[data-act=play-bot]")
-    page.wait_for_url("**/#/match/*")
-    play_to_the_end(page)
+    match_id = finished_bot_match(page)
     me = page.evaluate(f"{PAGE}.feed.you")
-    match_id = page.url.rsplit("/", 1)[1]
     page.goto(page.url.split("#")[0] + f"#/review/{match_id}")
     page.wait_for_selector(".review-status [data-status=done]", timeout=180_000)
     analysis = page.evaluate(f"{PAGE}.analysis")
@@ -300,3 +317,64 @@ def test_the_client_writes_a_play_as_the_core_does_whatever_the_order_of_its_ste
         const { formatPlay } = await import("./movelist.js");
         return cases.map(([moves]) => formatPlay(moves)); }""", cases)
     assert written == [text for _, text in cases]
+
+
+@pytest.fixture(scope="module")
+def deep_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A ``gammon serve`` with the deep analysis on (the session's has it off), its rollouts
+    small (36 games of 2 plies) so that it lands in a minute or two."""
+    with gammon_server(tmp_path_factory.mktemp("gammon-deep"), analysis_deep_plies="2",
+                       analysis_recheck_games="36", analysis_recheck_truncate="2") as base:
+        yield base
+
+
+@pytest.fixture
+def deep_pages(browser: Any, deep_server: str) -> Iterator[Pages]:
+    opened = Pages(browser, deep_server)
+    try:
+        yield opened
+    finally:
+        opened.close()
+    assert not opened.errors, f"JavaScript errors: {opened.errors}"
+
+
+def test_the_review_shows_the_quick_analysis_then_the_deep_one_without_a_reload(
+        deep_pages: Pages) -> None:
+    # the review is open before the match ends: it sees each analysis as it lands
+    player = deep_pages.new()
+    match_id = one_point_bot_match(player)
+    page = deep_pages.new(f"/#/review/{match_id}", viewport=REVIEW_SCREEN)
+    page.wait_for_selector(".review-status [data-error=not_finished]")
+    page.evaluate("window.sameDocument = true")  # gone if the page were loaded again
+    play_to_the_end(player)
+    # the quick analysis (1-ply), saying that a deeper one is on its way
+    quick = page.wait_for_selector(".review-status [data-status=done][data-plies='1']",
+                                   timeout=180_000)
+    assert quick is not None
+    coming = page.locator(".review-status [data-deeper]")
+    assert coming.count() == 1 and "deeper analysis at 2-ply" in coming.inner_text().lower()
+    assert page.evaluate(f"{PAGE}.analysis.plies") == 1
+    # graded at (at most) its depth: a play the search keeps shallow has a lower one
+    quick_by = {d["graded_by"] for d in page.evaluate(f"{PAGE}.analysis.decisions")}
+    assert "1-ply" in quick_by and quick_by <= {"0-ply", "1-ply"}
+    # then the deep one (2-ply, errors graded again by rollouts) replaces it where it is
+    page.wait_for_selector(".review-status [data-status=done][data-plies='2']", timeout=480_000)
+    assert page.evaluate("window.sameDocument") is True
+    assert page.locator(".review-status [data-deeper]").count() == 0
+    assert page.locator(".review-status [data-field=plies]").inner_text() == \
+        "Analysed by the engine at 2-ply."
+    assert "Errors graded again by rollouts." in page.locator(".review-status").inner_text()
+    rated = page.evaluate(f"""{PAGE}.rated.map((r, i) => [i, r.checker && r.checker.graded_by])
+        .filter(([, by]) => by)""")
+    rollout = "rollout 36 games, 2 plies"
+    rolled = [i for i, by in rated if by == rollout]
+    assert rolled, "no error of the match was graded again by rollouts"
+    assert "2-ply" in {by for _, by in rated}
+    assert {by for _, by in rated} <= {"0-ply", "1-ply", "2-ply", rollout}
+    # each decision says what graded it
+    page.evaluate(f"{PAGE}.show({rolled[0]})")
+    graded = page.locator(".review-decision [data-field=graded_by]")
+    assert graded.inner_text() == "graded again by rollouts: 36 games of 2 plies"
+    plain = next(i for i, by in rated if by == "2-ply")
+    page.evaluate(f"{PAGE}.show({plain})")
+    assert graded.inner_text() == "graded at 2-ply"
