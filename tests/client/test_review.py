@@ -6,7 +6,8 @@ each player (the numbers of ``gammon analyze --format json`` for the match's exp
 private match's review only through its invite link; a review opened while the match is
 still in play shows its analysis once the match ends, without a reload. Then (issue "Found
 in testing"): the quick analysis replaced by the deep one as it lands, its rechecked errors
-saying so."""
+saying so; the engine's plays drawn on the board beside the play made, stepped through by
+buttons, keys and clicks; the cube panel's equities, chances and take point."""
 
 from __future__ import annotations
 
@@ -317,6 +318,138 @@ def test_the_client_writes_a_play_as_the_core_does_whatever_the_order_of_its_ste
         const { formatPlay } = await import("./movelist.js");
         return cases.map(([moves]) => formatPlay(moves)); }""", cases)
     assert written == [text for _, text in cases]
+
+
+def arrows(page: Any, group: str) -> list[tuple[str, ...]]:
+    """The arrows of a play drawn on the board (``last-play``: the play made, ``compare-play``:
+    the engine's), each as its end points."""
+    return page.eval_on_selector_all(  # type: ignore[no-any-return]
+        f".layer-last .{group} .last-arrow",
+        "els => els.map(e => ['x1', 'y1', 'x2', 'y2'].map(a => e.getAttribute(a)))")
+
+
+def test_the_review_draws_the_best_play_beside_the_one_made_and_steps_through_the_engine_s(
+        pages: Pages) -> None:
+    page = pages.new(viewport=REVIEW_SCREEN)
+    match_id = finished_bot_match(page)
+    page.goto(page.url.split("#")[0] + f"#/review/{match_id}")
+    page.wait_for_selector(".review-status [data-status=done]", timeout=180_000)
+    frame = page.evaluate(f"""{PAGE}.rated.findIndex((r) => r.checker && r.checker.played
+        && r.checker.best !== r.checker.played)""")
+    assert frame >= 0, "no play of the match differs from the engine's best"
+    page.evaluate(f"{PAGE}.show({frame})")
+    decision = page.evaluate(f"{PAGE}.rated[{frame}].checker")
+    panel = page.locator(".review-decision")
+
+    # the play made (blue) and the engine's best (amber), each named, with a legend
+    page.wait_for_selector(".layer-last .compare-play .last-arrow", state="attached")
+    made, best = arrows(page, "last-play"), arrows(page, "compare-play")
+    assert made and best and sorted(made) != sorted(best)
+    board = page.locator(".layer-last")
+    made_text, best_text = f"Played: {decision['played']}", f"Engine's #1: {decision['best']}"
+    assert board.locator(".last-play").get_attribute("aria-label") == made_text
+    assert board.locator(".compare-play").get_attribute("aria-label") == best_text
+    assert panel.locator("[data-field=shown-played]").inner_text() == made_text
+    assert panel.locator("[data-field=shown-engine]").inner_text() == best_text
+    plays = panel.locator(".rv-plays .rv-play")
+    assert plays.first.get_attribute("aria-pressed") == "true"
+    # what is drawn is the engine's play: its moves, the mover's
+    listed = page.evaluate(f"{PAGE}.shown.plays.map((p) => ({{play: p.play, moves: p.moves}}))")
+    compare = page.evaluate(f"{PAGE}.view.state.compare")
+    assert compare["moves"] == listed[0]["moves"] and compare["seat"] == decision["player"]
+    # the Match page's last move is drawn by the same code: the frame's own moves
+    assert page.evaluate(f"{PAGE}.view.state.last.moves") == \
+        page.evaluate(f"{PAGE}.frames[{frame}].event.moves")
+
+    def shown() -> str:
+        return str(panel.locator(".rv-legend").inner_text())
+
+    # Next: the engine's second play, drawn instead (or, where it is the play made, none)
+    page.click("[data-act=next-play]")
+    assert plays.nth(1).get_attribute("aria-pressed") == "true"
+    assert plays.first.get_attribute("aria-pressed") == "false"
+    if listed[1]["play"] == decision["played"]:
+        assert board.locator(".compare-play").count() == 0
+        assert "(the engine's #2)" in shown()
+    else:
+        assert sorted(arrows(page, "compare-play")) != sorted(best)
+        assert f"Engine's #2: {listed[1]['play']}" in shown()
+        assert page.evaluate(f"{PAGE}.view.state.compare.moves") == listed[1]["moves"]
+    # the keys: Up goes back to the best, Down again to the second; the frame stays
+    page.keyboard.press("ArrowUp")
+    assert sorted(arrows(page, "compare-play")) == sorted(best)
+    page.keyboard.press("ArrowDown")
+    assert plays.nth(1).get_attribute("aria-pressed") == "true"
+    assert page.evaluate(f"{PAGE}.index") == frame
+    # a click on a listed play draws it; the buttons are named for the keyboard and readers
+    last = plays.count() - 1
+    plays.nth(last).click()
+    assert plays.nth(last).get_attribute("aria-pressed") == "true"
+    assert panel.locator("[data-act=next-play]").get_attribute("aria-label") == \
+        "Next engine play on the board"
+    assert panel.locator("[data-act=prev-play]").get_attribute("aria-keyshortcuts") == "ArrowUp"
+    # another frame: its own play, nothing compared until its plays are in
+    page.click("[data-act=first]")
+    assert board.locator(".compare-play").count() == 0
+
+
+def test_the_review_s_cube_panel_shows_each_action_s_equity_the_chances_and_the_take_point(
+        pages: Pages) -> None:
+    """A 1-point match has no cube: the panel is shown with a cube decision of a 5-point
+    match laid on a frame, as the analysis records one (its position and Match ID), and
+    must show what ``POST /api/eval`` says of it."""
+    from gammon.formats.match_id import MatchKey
+
+    page = pages.new(viewport=REVIEW_SCREEN)
+    match_id = finished_bot_match(page)
+    page.goto(page.url.split("#")[0] + f"#/review/{match_id}")
+    page.wait_for_selector(".review-status [data-status=done]", timeout=180_000)
+    # player 0 on roll in a race 71 pips to 76, 3-away/4-away: double, take (some 71%)
+    position = Position.from_points({6: 3, 5: 3, 4: 3, 3: 2, 2: 2, 8: 2},
+                                    {6: 4, 5: 3, 4: 3, 3: 3, 8: 2}).id()
+    key = MatchKey(match_length=5, score=(2, 1)).id()
+    record = {"game": 1, "move_number": 3, "player": 0, "position_id": position,
+              "chosen": "no double", "proper": "double take", "loss": 0.05, "match_id": key,
+              "mark": "?"}
+    page.evaluate(f"""(cube) => {{ const p = {PAGE};
+        p.rated[p.index] = {{ checker: null, cube }}; p.show(p.index); }}""", record)
+    panel = page.locator(".review-decision .rv-cube")
+    panel.locator(".rv-equities").wait_for()
+    plies = page.evaluate(f"{PAGE}.analysis.plies")
+    body = {"position_id": position, "match_id": key, "plies": plies}
+    view = page.evaluate("""(body) => fetch('/api/eval', {method: 'POST',
+        headers: {'content-type': 'application/json'}, body: JSON.stringify(body)})
+        .then((r) => r.json())""", body)["cube"]
+
+    def signed(x: float) -> str:
+        return f"{x:+.3f}"
+
+    def percent(x: float) -> str:
+        return f"{100 * x:.1f}%"
+
+    # the three actions, each with its equity and, in a match, its match winning chance
+    rows = panel.locator(".rv-equities tbody tr")
+    assert [rows.nth(i).get_attribute("data-action") for i in range(rows.count())] == \
+        ["no_double", "double_take", "double_pass"]
+    assert [rows.nth(i).locator("th").inner_text() for i in range(3)] == \
+        ["no double", "double, take", "double, drop"]
+    for action in ("no_double", "double_take", "double_pass"):
+        row = panel.locator(f".rv-equities tr[data-action={action}]")
+        assert row.locator("[data-field=equity]").inner_text() == signed(view["equities"][action])
+        assert row.locator("[data-field=mwc]").inner_text() == percent(view["mwc"][action])
+    # the cubeless chances of both sides: wins, gammons, backgammons
+    p = view["probabilities"]
+    chances = {"win": (p["win"], 1 - p["win"]), "gammon": (p["win_gammon"], p["lose_gammon"]),
+               "backgammon": (p["win_backgammon"], p["lose_backgammon"])}
+    for kind, (mine, theirs) in chances.items():
+        row = panel.locator(f".rv-chances tr[data-chance={kind}]")
+        assert row.locator("td[data-seat='0']").inner_text() == percent(mine)
+        assert row.locator("td[data-seat='1']").inner_text() == percent(theirs)
+    # the take point at the score, the receiver's
+    assert 0 < view["take_point"] < 0.5
+    receiver = page.evaluate(f"{PAGE}.info.seats[1].name")
+    assert panel.locator("[data-field=take_point]").inner_text() == percent(view["take_point"])
+    assert f"Take point of {receiver}:" in panel.inner_text()
 
 
 @pytest.fixture(scope="module")

@@ -16,8 +16,11 @@
 //             previous}, or the opening's {split: [die of seat 0, die of seat 1], left, seat
 //             (who starts), tie, confirmable, previous}: one die drawn on each side;
 //             `previous`: a roll already played (shown dimmed until the next roll)
-//   last      null or the last move {seat, moves: [{from, to, hit}]} (the mover's numbering):
-//             outlined, with arrows, hit checkers ringed
+//   last      null or the last move {seat, moves: [{from, to, hit}], label?} (the mover's
+//             numbering): outlined, with arrows, hit checkers ringed; `label` its spoken name
+//   compare   null or another play of that turn {seat, moves, label?}, drawn as the last
+//             move is, in a colour of its own (the review: the engine's play beside the one
+//             made)
 //   roll      true when the bottom side may roll now (the dice area becomes a Roll button)
 //   cube      null or {value, owner (seat|null), enabled, offered: null|{by, value}}
 //   players   [seat 0, seat 1], each {name, rating, score, clock}
@@ -210,9 +213,11 @@ export class BoardView {
     };
     grad("chk0", [["0%", "#ffffff"], ["55%", "#f1eadb"], ["100%", "#c9bfa8"]]);
     grad("chk1", [["0%", "#6a5a52"], ["50%", "#2f2622"], ["100%", "#160f0c"]]);
-    const arrow = el("marker", { id: "last-arrow-head", viewBox: "0 0 10 10", refX: "7", refY: "5",
-      markerWidth: "5", markerHeight: "5", orient: "auto-start-reverse" }, d);
-    el("path", { d: "M0,0 L10,5 L0,10 z", class: "last-arrow-head" }, arrow);
+    for (const kind of ["last", "compare"]) {
+      const arrow = el("marker", { id: `${kind}-arrow-head`, viewBox: "0 0 10 10", refX: "7", refY: "5",
+        markerWidth: "5", markerHeight: "5", orient: "auto-start-reverse" }, d);
+      el("path", { d: "M0,0 L10,5 L0,10 z", class: `${kind}-arrow-head` }, arrow);
+    }
     const lin = el("linearGradient", { id: "wood", x1: "0", y1: "0", x2: "1", y2: "1" }, d);
     el("stop", { offset: "0%", "stop-color": "#7a4a24" }, lin);
     el("stop", { offset: "50%", "stop-color": "#5e3719" }, lin);
@@ -486,17 +491,27 @@ export class BoardView {
     }
   }
 
-  /** The last move of either side (state.last = {seat, moves: [{from, to, hit}]} in the
-   *  mover's numbering): its from and to places outlined, an arrow for each checker's
-   *  move, and the hit checkers ringed where they stood and on their bar. */
+  /** The last move of either side (state.last), and the play to compare it with
+   *  (state.compare), each a group of its own (`.last-play`, `.compare-play`), named by
+   *  its `label` where it has one. */
   drawLast(state) {
-    const g = this.g;
     const layer = this.layers.last;
     layer.replaceChildren();
-    const last = state.last;
-    if (!last || !last.moves?.length) return;
+    for (const [kind, play] of [["last", state.last], ["compare", state.compare]]) {
+      if (!play?.moves?.length) continue;
+      const group = el("g", { class: `${kind}-play`, role: play.label ? "img" : null, "aria-label": play.label ?? null }, layer);
+      this.drawPlay(group, state, play, kind);
+    }
+  }
+
+  /** A play ({seat, moves: [{from, to, hit}]} in the mover's numbering) drawn in `layer`:
+   *  its from and to places outlined, an arrow for each checker's move (the marker of
+   *  `kind`), and the hit checkers ringed where they stood and, for the last move (whose
+   *  result the board shows), on their bar. */
+  drawPlay(layer, state, play, kind) {
+    const g = this.g;
     const bottom = state.bottom ?? 0;
-    const seat = last.seat;
+    const seat = play.seat;
     const mine = seat === bottom;
     // a place of the mover: {slot (bottom numbering, or "bar"/"off"), x, y (a checker's
     // centre there), box (the outline)}
@@ -527,25 +542,28 @@ export class BoardView {
     };
     const froms = new Set();
     const tos = new Set();
-    for (const m of last.moves) {
+    for (const m of play.moves) {
       const a = froms.has(m.from) ? place(m.from) : outline(m.from, "last-from");
       froms.add(m.from);
       const b = tos.has(m.to) ? place(m.to) : outline(m.to, "last-to");
       tos.add(m.to);
-      // the arrow stops short of the checker it points at
+      // the arrow stops short of the checker it points at; a compared play's runs beside
+      // the last move's, so that a move of both shows as both
       const dx = b.x - a.x;
       const dy = b.y - a.y;
       const len = Math.hypot(dx, dy) || 1;
       const cut = Math.min(g.R, len / 3);
-      el("line", { x1: a.x + (dx / len) * cut, y1: a.y + (dy / len) * cut, x2: b.x - (dx / len) * cut, y2: b.y - (dy / len) * cut,
-        class: "last-arrow", "marker-end": "url(#last-arrow-head)" }, layer);
+      const side = kind === "compare" ? 9 : 0;
+      const [sx, sy] = [(-dy / len) * side, (dx / len) * side];
+      el("line", { x1: a.x + (dx / len) * cut + sx, y1: a.y + (dy / len) * cut + sy, x2: b.x - (dx / len) * cut + sx, y2: b.y - (dy / len) * cut + sy,
+        class: "last-arrow", "marker-end": `url(#${kind}-arrow-head)` }, layer);
       if (m.hit) {
         el("circle", { cx: b.x, cy: b.y, r: g.R + 3, class: "last-hit", "data-slot": b.slot, "data-point": m.to, "data-seat": seat }, layer);
       }
     }
     // the checkers that were hit, on their bar
-    const hits = last.moves.filter((m) => m.hit).length;
-    if (hits) {
+    const hits = play.moves.filter((m) => m.hit).length;
+    if (hits && kind === "last") {
       const victim = 1 - seat;
       const onBar = seatCounts(state.board).bar[victim];
       for (let i = Math.max(0, onBar - hits); i < onBar; i++) {

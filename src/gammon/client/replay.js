@@ -171,11 +171,13 @@ export function frameState(f, info, { bottom = 0, options = {}, compact = false 
 }
 
 /** The arrow keys, Home and End step `page` (one with `index`, `frames` and `show(i)`)
- *  through its frames; the listener to add to and remove from `document`. */
-export function frameKeys(page) {
+ *  through its frames; the listener to add to and remove from `document`. `more`: the
+ *  page's own keys by name, each a function that returns whether it acted. */
+export function frameKeys(page, more = {}) {
   return (e) => {
     if (["input", "select", "textarea"].includes((e.target.tagName || "").toLowerCase())) return;
-    if (e.key === "ArrowRight") page.show(page.index + 1);
+    if (more[e.key]?.()) e.preventDefault();
+    else if (e.key === "ArrowRight") page.show(page.index + 1);
     else if (e.key === "ArrowLeft") page.show(page.index - 1);
     else if (e.key === "Home") page.show(0);
     else if (e.key === "End") page.show(page.frames.length - 1);
