@@ -157,25 +157,44 @@ def match_end(s: Shooter) -> None:
     s.shot(page, "match-end")
 
 
-def review(s: Shooter) -> None:
-    """The review page of a 1-point match against the computer played out, at a marked
-    play."""
+def reviewed_match(s: Shooter, viewport: dict[str, int] | None = None) -> Any:
+    """A page on the review of a 1-point match against the computer played out."""
     from tests.client.test_review import play_to_the_end
 
-    page = s.page()
+    page = s.page(viewport=viewport)
     bot_match(page, length=1)
     play_to_the_end(page)
     s.go(page, f"#/review/{page.url.rsplit('/', 1)[1]}")
     page.wait_for_selector(".review-status [data-status=done]", timeout=180_000)
+    return page
+
+
+def review(s: Shooter) -> None:
+    """The review page of a 1-point match against the computer played out, at a marked
+    play."""
+    page = reviewed_match(s)
     marked = page.locator(".wc-point.blunder, .wc-point.error")
     (marked if marked.count() else page.locator(".wc-point")).first.click()
     page.locator(".rv-plays li:not(.muted)").first.wait_for()
     s.shot(page, "review", full=True)
 
 
+def review_best_play(s: Shooter) -> None:
+    """The review at the worst play of a match: the play made (blue) and the engine's best
+    (amber, dashed) drawn on the board, the engine's plays listed beside it."""
+    page = reviewed_match(s, viewport={"width": 1366, "height": 860})
+    worst = page.evaluate("""(() => { const p = window.gammon.app.page; let at = -1;
+        p.rated.forEach((r, i) => { if (r.checker && r.checker.played
+            && (at < 0 || r.checker.loss > p.rated[at].checker.loss)) at = i; });
+        return at; })()""")
+    page.evaluate(f"window.gammon.app.page.show({worst})")
+    page.wait_for_selector(".layer-last .compare-play .last-arrow", state="attached")
+    s.shot(page, "review-best-play")
+
+
 # the shots that need nothing before them, for --only
 PARTS = {"phone": phone, "phone-taps": phone_taps, "match-end": match_end, "review": review,
-         "hint": hint_panel}
+         "review-best-play": review_best_play, "hint": hint_panel}
 
 
 def main(out: Path, only: list[str] | None = None) -> None:
@@ -292,6 +311,7 @@ def main(out: Path, only: list[str] | None = None) -> None:
         bot_match(italian)
         s.shot(italian, "match-it")
         review(s)
+        review_best_play(s)
         match_end(s)
         hint_panel(s)
 
