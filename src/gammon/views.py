@@ -229,8 +229,9 @@ def take_point(d: CubeDecision) -> float | None:
     roll: the least winning chance at which the receiver does as well taking as passing, at
     this score and cube (None where the side on roll may not double).
 
-    The engine has no take-point function (the money kernel's live-cube one leaves out the
-    cube efficiency, and a match score has none): this is the win chance at which
+    The engine has no take-point function of its cubeful valuation (the live-cube take and
+    cash points inside :mod:`gammon.engine.cubeful` leave out the cube efficiency that
+    weighs them against the dead cube): this is the win chance at which
     :func:`~gammon.engine.cube.cube_decision` values double/take and double/pass the same,
     the decision's gammon and backgammon ratios and cube efficiency held, found by
     bisection on the doubler's win chance (double/take grows with it)."""
