@@ -115,6 +115,7 @@ __all__ = [
     "cubeful_equity",
     "cubeful_mwc",
     "efficiency_for",
+    "exact_cube_decision",
     "filter_weights",
     "play_equities",
     "play_equity",
@@ -654,6 +655,8 @@ class CubeDecision:
     probabilities: Outcomes
     efficiency: float
     plies: int | None = None
+    exact: bool = False
+    """Read from the two-sided bear-off database (:func:`exact_cube_decision`)."""
 
     @property
     def equity(self) -> float:
@@ -727,6 +730,17 @@ def cube_decision(probabilities: Outcomes, info: CubeInfo, *,
         mwc_pass = score.after(info.value, i_win=True)
         double_take = mwc2eq(mwc_take, score, info.value)
         double_pass = mwc2eq(mwc_pass, score, info.value)
+    return _decided(no_double, double_take, double_pass, double_beaver, mwc_no_double,
+                    mwc_take, mwc_pass, info, probabilities, x, plies)
+
+
+def _decided(no_double: float, double_take: float, double_pass: float,
+             double_beaver: float | None, mwc_no_double: float | None,
+             mwc_take: float | None, mwc_pass: float | None, info: CubeInfo,
+             probabilities: Outcomes, x: float, plies: int | None, *,
+             exact: bool = False) -> CubeDecision:
+    """The decision of a side that may double, from its equities of each action."""
+    reason: str | None = None
     response = _respond(double_take, double_pass, double_beaver)
     answered = {Response.TAKE: double_take, Response.PASS: double_pass,
                 Response.BEAVER: double_beaver}[response]
@@ -743,7 +757,36 @@ def cube_decision(probabilities: Outcomes, info: CubeInfo, *,
         action = CubeAction.NO_DOUBLE
     return CubeDecision(action, response, no_double, double_take, double_pass, double_beaver,
                         mwc_no_double, mwc_take, mwc_pass, reason, info, probabilities, x,
-                        plies)
+                        plies, exact)
+
+
+def exact_cube_decision(position: Position, info: CubeInfo) -> CubeDecision | None:
+    """The cube decision read from the two-sided bear-off database
+    (:mod:`gammon.engine.twosided`: exact, best play ever after) when it applies: money
+    play without beavers, the side on roll free to double, both sides' last six checkers
+    or fewer in their home boards. None otherwise."""
+    from gammon.engine import twosided
+
+    if not info.is_money or info.beavers or not info.may_double():
+        return None
+    if not twosided.in_database(position):
+        return None
+    owner: twosided.Cube = "centred" if info.owner is Owner.CENTRED else "mine"
+    no_double, double_take, double_pass = twosided.money_cube(position, owner)
+    win = twosided.win_probability(position)
+    return _decided(no_double, double_take, double_pass, None, None, None, None, info,
+                    _Exact(win), 0.0, None, exact=True)
+
+
+@dataclass(frozen=True, slots=True)
+class _Exact:
+    """The cubeless outcome of a database race: no gammon is possible."""
+
+    win: float
+    win_gammon: float = 0.0
+    win_backgammon: float = 0.0
+    lose_gammon: float = 0.0
+    lose_backgammon: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -772,7 +815,11 @@ def take_decision(probabilities: Outcomes, info: CubeInfo, *,
     """
     if not info.may_double():
         raise CubeError(f"no double can be pending here ({info.describe()})")
-    doubler = cube_decision(probabilities, info, efficiency=efficiency, plies=plies)
+    return _answer(cube_decision(probabilities, info, efficiency=efficiency, plies=plies))
+
+
+def _answer(doubler: CubeDecision) -> TakeDecision:
+    """The receiver's side of the doubler's decision."""
     assert doubler.response is not None
     assert doubler.double_take is not None and doubler.double_pass is not None
     beaver = None if doubler.double_beaver is None else -doubler.double_beaver
@@ -878,14 +925,22 @@ def _evaluate(engine: Evaluator, position: Position, plies: int,
 def analyse_cube(engine: Evaluator, position: Position, info: CubeInfo, *, plies: int = 0,
                  efficiency: Efficiency = None) -> CubeDecision:
     """Evaluate ``position`` (side on roll, before rolling) at ``plies`` and decide the cube;
-    the cube efficiency is :func:`efficiency_for` the position."""
+    the cube efficiency is :func:`efficiency_for` the position. A short race in money play
+    is read from the two-sided bear-off database instead (:func:`exact_cube_decision`)."""
+    exact = exact_cube_decision(position, info)
+    if exact is not None:
+        return exact
     probabilities, x = _evaluate(engine, position, plies, efficiency)
     return cube_decision(probabilities, info, efficiency=x, plies=plies)
 
 
 def analyse_take(engine: Evaluator, position: Position, info: CubeInfo, *, plies: int = 0,
                  efficiency: Efficiency = None) -> TakeDecision:
-    """The answer to a pending double; ``position`` and ``info`` are the doubler's view."""
+    """The answer to a pending double; ``position`` and ``info`` are the doubler's view
+    (a short race in money play: exact, as :func:`analyse_cube`)."""
+    exact = exact_cube_decision(position, info)
+    if exact is not None:
+        return _answer(exact)
     probabilities, x = _evaluate(engine, position, plies, efficiency)
     return take_decision(probabilities, info, efficiency=x, plies=plies)
 

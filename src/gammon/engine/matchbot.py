@@ -54,6 +54,7 @@ from gammon.engine.cube import (
     analyse_take,
     cube_decision,
     cube_efficiency,
+    exact_cube_decision,
     resignation_offer,
 )
 from gammon.engine.evaluator import BotLevel, Evaluator, choose
@@ -156,7 +157,8 @@ class MatchBot:
             if level is not None and may_resign(level):
                 return level
         if may_double:
-            decision = cube_decision(probabilities, info, efficiency=x, plies=self.plies)
+            decision = exact_cube_decision(position, info) or cube_decision(
+                probabilities, info, efficiency=x, plies=self.plies)
             if decision.action in DOUBLING:
                 return DOUBLE
         return None
