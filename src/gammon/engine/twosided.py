@@ -71,17 +71,27 @@ def _sides() -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[
     """The one-sided positions of at most six checkers by increasing pips: their
     :func:`bearoff.position_index`, their pips, and the map from that index to their
     place here (-1 for a position of more checkers)."""
-    found = []
-    for a in range(bearoff.POSITIONS):
-        counts = bearoff.position_counts(a)
-        if sum(counts) <= SIDE_CHECKERS:
-            found.append((sum((i + 1) * c for i, c in enumerate(counts)), a))
-    found.sort()
-    index = np.array([a for _, a in found], dtype=np.int64)
-    pips = np.array([p for p, _ in found], dtype=np.int64)
+    totals, all_pips = _checkers_and_pips(bearoff.POSITIONS)
+    small = np.flatnonzero(totals <= SIDE_CHECKERS)
+    index = small[np.argsort(all_pips[small], kind="stable")].astype(np.int64)
+    pips = all_pips[index]
     place = np.full(bearoff.POSITIONS, -1, dtype=np.int64)
-    place[index] = np.arange(len(found))
+    place[index] = np.arange(len(index))
     return index, pips, place
+
+
+@_jit
+def _checkers_and_pips(positions: int) -> tuple[np.ndarray, np.ndarray]:
+    """The checkers and the pip count of every one-sided position."""
+    totals = np.empty(positions, dtype=np.int64)
+    pips = np.empty(positions, dtype=np.int64)
+    counts = np.empty(bearoff.POINTS, dtype=np.int64)
+    for a in range(positions):
+        totals[a] = bearoff._unrank(a, counts)
+        pips[a] = 0
+        for p in range(bearoff.POINTS):
+            pips[a] += (p + 1) * counts[p]
+    return totals, pips
 
 
 @_jit
