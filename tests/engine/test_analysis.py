@@ -69,6 +69,29 @@ def test_luck_is_zero_on_average_over_the_rolls(engine: Engine) -> None:
     assert abs(total) < 1e-9
 
 
+def test_luck_is_valued_at_the_score_at_dmp_the_chance_of_winning(engine: Engine) -> None:
+    """At double match point a game's value is 2 x (its winning chance) - 1 (the match
+    equity table's one fact there): the luck of a roll is that of its play with the most
+    winning chances, against the average over the 21 rolls — not money equity."""
+    reply_position = next(p for p in legal_plays(Position.initial(), Roll(3, 1))
+                          if str(p) == "8/5 6/5").position.swap()
+
+    def value(roll: Roll) -> float:
+        return max(2 * r.probabilities.win - 1
+                   for r in engine.rank_plays(reply_position, roll))
+
+    rolls = [Roll(a, b) for a in range(1, 7) for b in range(1, a + 1)]
+    average = sum(value(r) * (1 if r.is_double() else 2) for r in rolls) / 36
+    roll = Roll(6, 6)
+    best = engine.rank_plays(reply_position, roll)[0].play
+    actions = [opening(0, Roll(3, 1)), PlayMove(0, "8/5 6/5"), RollDice(1, roll),
+               PlayMove(1, best)]
+    luck = analyse_actions(actions, Rules(length=1), engine=engine).decisions[1].luck
+    assert luck == pytest.approx(value(roll) - average, abs=1e-6)
+    money = analyse_actions(actions, Rules(length=0), engine=engine).decisions[1].luck
+    assert abs(money - luck) > 1e-3  # money play values gammons: another number
+
+
 def test_reports_name_both_players_and_every_decision(engine: Engine) -> None:
     actions = [opening(0, Roll(3, 1)), PlayMove(0, "24/23 13/10")]
     analysis = analyse_actions(actions, Rules(length=1), names=("alice", "bob"), engine=engine)

@@ -13,8 +13,8 @@ position is rebuilt by the rules. For each player:
   seeded rollouts of both plays at the score before it is reported, and the decision
   says which grade it has (``graded_by``).
 * **luck** — for each roll, the equity of the best play with that roll minus the average of
-  the same over all 21 rolls (the position's 1-ply value): a joker is positive. Luck is
-  still cubeless money equity (valuing 21 rolls' plays at the score costs 20 times more).
+  the same over all 21 rolls (the position's 1-ply value): a joker is positive. Both are
+  valued as the errors are, at the score and cube of the roll (EMG).
 * **error rate** — mean equity lost per unforced decision, in millipoints, and the
   *performance rating* ``PR = 500 × that mean`` (the scale the strongest tools use: 0 is
   perfect, about 5 a world-class player).
@@ -298,11 +298,12 @@ PR = 500 × mean equity lost per unforced decision.</p>
                 f"points='{path}'/></svg>")
 
 
-def _roll_luck(engine: Evaluator, position: Position, roll: Roll) -> float:
-    """Equity of the best play with ``roll`` minus the average over all rolls (0-ply plays)."""
+def _roll_luck(engine: Evaluator, position: Position, roll: Roll, context: CubeInfo) -> float:
+    """Value of the best play with ``roll`` minus the average over all rolls (0-ply plays,
+    valued at the score and cube of ``context``, as the errors are)."""
     values = {}
     for r in ALL_ROLLS:
-        values[(r.die1, r.die2)] = rank_plays(engine, position, r)[0].equity
+        values[(r.die1, r.die2)] = rank_plays(engine, position, r, context=context)[0].equity
     average = sum(v * (1 if a == b else 2) for (a, b), v in values.items()) / 36
     key = (max(roll.die1, roll.die2), min(roll.die1, roll.die2))
     return values[key] - average
@@ -335,7 +336,8 @@ def analyse_actions(actions: Sequence[Action], rules: Rules, *,
                 progress(game_number)
         game = match.game
         if isinstance(action, RollDice):
-            luck[action.player] = _roll_luck(engine, game.board(action.player), action.roll)
+            luck[action.player] = _roll_luck(engine, game.board(action.player), action.roll,
+                                             cube_info(match, action.player))
         record = _rate_cube(engine, match, action, game_number, move_number, plies)
         if record is not None:
             analysis.cube.append(record)
