@@ -399,6 +399,7 @@ class AnalysedPlayView(TypedDict):
     win_chance: float
     match_id: str
     graded_by: str
+    match_winning_chance: float | None
     loss: float
     mark: Mark
 
@@ -747,19 +748,23 @@ class Player(Protocol):
     def rating(self) -> float: ...
     @property
     def experience(self) -> int: ...
+    @property
+    def bot_account(self) -> bool: ...
 
 
 UserKind: TypeAlias = Literal["user", "guest", "bot"]
 
 
 class UserView(TypedDict):
-    """A player as anyone may see them."""
+    """A player as anyone may see them; ``bot``: a program plays it (the server's own bot,
+    ``kind`` 'bot', or a bot account of the Bot API, ``kind`` 'user')."""
 
     id: int
     name: str
     kind: UserKind
     rating: float
     experience: int
+    bot: bool
 
 
 class SeatView(TypedDict):
@@ -767,17 +772,24 @@ class SeatView(TypedDict):
     name: str
     kind: UserKind
     rating: float
+    bot: bool
+
+
+def is_bot(user: Player) -> bool:
+    """Whether a program plays ``user``: the server's bot or a bot account."""
+    return user.kind == "bot" or user.bot_account
 
 
 def user_view(user: Player) -> UserView:
     return {"id": user.id, "name": user.name, "kind": cast(UserKind, user.kind),
-            "rating": round(user.rating, 2), "experience": user.experience}
+            "rating": round(user.rating, 2), "experience": user.experience,
+            "bot": is_bot(user)}
 
 
 def seat_view(user: Player | None) -> SeatView | None:
     return None if user is None else {"id": user.id, "name": user.name,
                                       "kind": cast(UserKind, user.kind),
-                                      "rating": round(user.rating, 2)}
+                                      "rating": round(user.rating, 2), "bot": is_bot(user)}
 
 
 MatchKind: TypeAlias = Literal["single", "money", "match"]

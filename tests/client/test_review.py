@@ -135,7 +135,10 @@ def test_a_finished_bot_match_is_reviewed_with_the_numbers_of_gammon_analyze(
         assert cell(p["player"], "luck") == f"{p['luck']:+.3f}"
         assert cell(p["player"], "rating") == rating_word(p["error_rate_mp"])
 
-    # one graph point per checker play; a click on one shows that play
+    # one graph point per checker play, of the match winning chance (a match is reviewed);
+    # a click on one shows that play
+    assert page.locator(".wc-graph").get_attribute("data-of") == "match"
+    assert page.locator(".card h2", has_text="Match winning chance").count() == 1
     points = page.locator(".wc-graph .wc-point")
     assert points.count() == len(cli["decisions"]) > 2
     marked = page.eval_on_selector_all(".movelist .rv-mark", "els => els.map(e => e.textContent)")
@@ -164,6 +167,8 @@ def test_a_finished_bot_match_is_reviewed_with_the_numbers_of_gammon_analyze(
     assert heading.endswith("".join(sorted(decision["roll"], reverse=True)))  # higher first
     assert panel.locator("[data-field=played]").inner_text() == decision["played"]
     assert panel.locator("[data-field=luck]").inner_text() == f"{decision['luck']:+.3f}"
+    mwc = panel.locator("[data-field=match_winning_chance]").inner_text()
+    assert mwc == f"{100 * decision['match_winning_chance']:.1f}%"
     if decision["mark"]:
         assert panel.locator("[data-field=mark]").inner_text().startswith(decision["mark"])
     # the engine's ranked plays of that position, best first, the played one among them

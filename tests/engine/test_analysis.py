@@ -92,6 +92,22 @@ def test_luck_is_valued_at_the_score_at_dmp_the_chance_of_winning(engine: Engine
     assert abs(money - luck) > 1e-3  # money play values gammons: another number
 
 
+def test_in_a_match_each_play_carries_its_match_winning_chance(engine: Engine) -> None:
+    """At double match point the match is the game: the chance of winning the match after
+    a play is the chance of winning the game; in money play there is none; in a longer
+    match it is a chance, the graph's point."""
+    actions = [opening(0, Roll(3, 1)), PlayMove(0, "8/5 6/5"), RollDice(1, Roll(6, 4)),
+               PlayMove(1, "24/14")]
+    for d in analyse_actions(actions, Rules(length=1), engine=engine).decisions:
+        assert d.match_winning_chance == pytest.approx(d.win_chance, abs=1e-9)
+        assert d.chance == d.match_winning_chance
+    for d in analyse_actions(actions, Rules(length=0), engine=engine).decisions:
+        assert d.match_winning_chance is None and d.chance == d.win_chance
+    seven = analyse_actions(actions, Rules(length=7), engine=engine).decisions
+    assert all(0.3 < (d.match_winning_chance or 0) < 0.7 for d in seven)
+    assert all(abs((d.match_winning_chance or 0) - d.win_chance) > 1e-4 for d in seven)
+
+
 def test_reports_name_both_players_and_every_decision(engine: Engine) -> None:
     actions = [opening(0, Roll(3, 1)), PlayMove(0, "24/23 13/10")]
     analysis = analyse_actions(actions, Rules(length=1), names=("alice", "bob"), engine=engine)

@@ -107,6 +107,7 @@ export class ReviewPage {
     this.status = h("div", { class: "review-status", role: "status", "aria-live": "polite" }, t("common.loading"));
     this.summary = h("div", { class: "review-summary" });
     this.graph = h("div", { class: "review-graph" });
+    this.graphTitle = h("h2", {}, t("review.graph"));
     this.decision = h("section", { class: "card review-decision", "aria-live": "polite", "aria-label": t("review.decision") });
     this.moveList = h("div", { class: "movelist", role: "list", "aria-label": t("match.log"), tabindex: 0 });
     const text = (label, fn, act) => h("button", { type: "button", "data-act": act, onclick: fn }, label);
@@ -126,7 +127,7 @@ export class ReviewPage {
         h("div", { class: "review-side" },
           this.decision,
           h("section", { class: "card" }, h("h2", {}, t("review.summary")), this.summary),
-          h("section", { class: "card" }, h("h2", {}, t("review.graph")), this.graph),
+          h("section", { class: "card" }, this.graphTitle, this.graph),
           h("section", { class: "card" }, h("h2", {}, t("match.log")), this.moveList))));
     // Up and Down step through the engine's plays of the decision shown, on the board
     this.keys = frameKeys(this, { ArrowDown: () => this.stepPlay(1), ArrowUp: () => this.stepPlay(-1) });
@@ -351,11 +352,14 @@ export class ReviewPage {
       h("p", { class: "muted small" }, t("review.legend")));
   }
 
-  /** Player 0's chance of winning the game after each checker play, as the engine sees
-   *  it; a point is a link to that play. */
+  /** Player 0's chance of winning after each checker play, as the engine sees it: the
+   *  match's in a match (`match_winning_chance`), else the game's; a point is a link to
+   *  that play. */
   renderGraph() {
     const points = [];
     this.rated.forEach((r, i) => { if (r.checker) points.push({ d: r.checker, frame: i }); });
+    const inMatch = points.some((p) => p.d.match_winning_chance != null);
+    this.graphTitle.textContent = t(inMatch ? "review.graph_match" : "review.graph");
     if (!points.length) { this.graph.replaceChildren(h("p", { class: "muted" }, this.analysis ? t("review.no_plays") : t("review.waiting"))); return; }
     const [W, H, pad] = [600, 180, 8];
     const x = (i) => pad + (points.length === 1 ? (W - 2 * pad) / 2 : (i * (W - 2 * pad)) / (points.length - 1));
@@ -366,7 +370,8 @@ export class ReviewPage {
       return node;
     };
     const svg = el("svg", { viewBox: `0 0 ${W} ${H}`, class: "wc-graph", role: "img",
-      "aria-label": t("review.graph_label", { name: this.info.seats[0]?.name ?? "?" }) });
+      "aria-label": t(inMatch ? "review.graph_match_label" : "review.graph_label", { name: this.info.seats[0]?.name ?? "?" }),
+      "data-of": inMatch ? "match" : "game" });
     svg.append(el("rect", { x: 0, y: 0, width: W, height: H, class: "wc-bg" }),
       el("line", { x1: 0, x2: W, y1: y(0.5), y2: y(0.5), class: "wc-half" }));
     points.forEach((p, i) => {
@@ -375,7 +380,8 @@ export class ReviewPage {
         svg.append(el("line", { x1: gx, x2: gx, y1: 0, y2: H, class: "wc-game" }));
       }
     });
-    const chance = (d) => (d.player === 0 ? d.win_chance : 1 - d.win_chance);
+    const own = (d) => (inMatch ? d.match_winning_chance : d.win_chance);
+    const chance = (d) => (d.player === 0 ? own(d) : 1 - own(d));
     svg.append(el("polyline", { class: "wc-line", points: points.map((p, i) => `${x(i).toFixed(1)},${y(chance(p.d)).toFixed(1)}`).join(" ") }));
     this.cursor = el("line", { x1: 0, x2: 0, y1: 0, y2: H, class: "wc-cursor", visibility: "hidden" });
     svg.append(this.cursor);
@@ -525,7 +531,9 @@ export class ReviewPage {
       d.graded_by ? h("p", { class: "muted small", "data-field": "graded_by", "data-graded": d.graded_by }, gradedText(d.graded_by)) : null,
       d.best !== d.played ? h("p", {}, t("review.best"), " ", h("strong", { "data-field": "best" }, d.best), " ", h("span", { class: "num" }, signed(d.best_equity))) : null,
       h("p", { class: "small" }, t("review.luck"), ": ", h("span", { "data-field": "luck" }, signed(d.luck)), " · ",
-        t("review.win_chance", { name: this.info.seats[d.player]?.name ?? "?" }), " ", h("span", { "data-field": "win_chance" }, percent(d.win_chance))),
+        t("review.win_chance", { name: this.info.seats[d.player]?.name ?? "?" }), " ", h("span", { "data-field": "win_chance" }, percent(d.win_chance)),
+        d.match_winning_chance != null ? [" · ", t("review.match_chance", { name: this.info.seats[d.player]?.name ?? "?" }), " ",
+          h("span", { "data-field": "match_winning_chance" }, percent(d.match_winning_chance))] : null),
       h("div", { class: "rv-plays-head" }, h("h3", { class: "small" }, t("review.top_plays")),
         step(t("review.prev_play"), -1, "prev-play"), step(t("review.next_play"), 1, "next-play")),
       legend, list,

@@ -50,6 +50,7 @@ from gammon.core.position import Position
 from gammon.engine.cube import CubeInfo, play_equity
 from gammon.engine.evaluator import Evaluator, rank_plays
 from gammon.engine.matchbot import cube_info
+from gammon.engine.met import eq2mwc
 from gammon.formats.match_id import MatchKey
 
 ERROR = 0.040
@@ -98,6 +99,9 @@ class CheckerDecision:
     graded_by: str = ""
     """What graded it: ``"2-ply"`` (the analysis's depth) or, for a flagged error checked
     again (:class:`Recheck`), e.g. ``"rollout 1296 games, 7 plies"``."""
+    match_winning_chance: float | None = None
+    """In a match, the player's chance of winning the match after the play (its value at
+    the score, through the match equity table); None in money play."""
 
     @property
     def loss(self) -> float:
@@ -106,6 +110,12 @@ class CheckerDecision:
     @property
     def mark(self) -> str:
         return "" if self.forced else loss_mark(self.loss)
+
+    @property
+    def chance(self) -> float:
+        """The player's chance of winning after the play: the match's in a match, else
+        the game's."""
+        return self.win_chance if self.match_winning_chance is None else self.match_winning_chance
 
     @property
     def rechecked(self) -> str:
@@ -281,8 +291,9 @@ PR = 500 × mean equity lost per unforced decision.</p>
 """
 
     def _graph(self) -> str:
-        """An inline SVG line of player 0's win chance after each decision."""
-        points = [d.win_chance if d.player == 0 else 1 - d.win_chance for d in self.decisions]
+        """An inline SVG line of player 0's chance of winning after each decision: the
+        match in a match, else the game."""
+        points = [d.chance if d.player == 0 else 1 - d.chance for d in self.decisions]
         if not points:
             return "<p>(no decisions)</p>"
         width, height = 800, 200
@@ -446,4 +457,6 @@ def _rate_play(engine: Evaluator, position: Position, roll: Roll, action: PlayMo
         played_equity=played_equity, best_equity=best_equity,
         forced=len(legal_plays(position, roll)) == 1, luck=luck,
         win_chance=mine.probabilities.win, match_id=match_id, graded_by=graded_by,
+        match_winning_chance=(None if context.score is None else
+                              eq2mwc(played_equity, context.score, context.value)),
     )

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import re
 import secrets
 import time
 import unicodedata
@@ -46,6 +47,16 @@ JOINED_SCRIPTS = (frozenset({"HAN", "HIRAGANA", "KATAKANA"}), frozenset({"HAN", 
 SIGNED_OUT = protocol.error_message(
     "unauthenticated", "no session: call /api/me, /api/login or /api/guest first")
 """The last message of a socket whose session ended (closed with code 4401)."""
+BAD_TOKEN = protocol.error_message(
+    "bad_token", "the API token is unknown or revoked")
+"""The last message of a socket whose API token was refused or revoked (closed with code
+4401)."""
+TOKEN_PREFIX = "gmn_"
+TOKEN = re.compile(r"^gmn_[A-Za-z0-9_-]{43}$")
+"""An API token: ``gmn_`` and 32 random bytes in unpadded base64url (the prefix lets a
+person, and a secret scanner, tell one at a glance)."""
+TOKEN_KEY = "token:"
+"""The key of a token's sockets in :attr:`Sessions.sockets`: ``token:ID``."""
 # argon2id with the library's RFC 9106 "low memory" profile
 hasher = PasswordHasher()
 _DUMMY_HASH = hasher.hash("not a password of anyone")
@@ -131,6 +142,16 @@ class Sessions:
         if not same_session:
             self.sockets.pop(session_id, None)
 
+    async def revoke_token(self, user: User, token_id: int) -> bool:
+        """Revoke one of ``user``'s API tokens and close this process's sockets opened with
+        it (the others close theirs at their next check); False if there is no such token
+        of theirs."""
+        if not await self.repo.revoke_token(user.id, token_id):
+            return False
+        for conn in list(self.sockets.get(f"{TOKEN_KEY}{token_id}", ())):
+            conn.close(4401, BAD_TOKEN)
+        return True
+
     async def watch(self, interval: float) -> None:
         """Every ``interval`` seconds, check that the sessions of this process's open
         sockets still live (another process may have revoked one, or it expired) and close
@@ -139,18 +160,60 @@ class Sessions:
         at 1,000 matches."""
         while True:
             await asyncio.sleep(interval)
-            checked = list(self.sockets)
-            if not checked:
+            checked = [key for key in self.sockets if not key.startswith(TOKEN_KEY)]
+            tokens = [int(key[len(TOKEN_KEY):]) for key in self.sockets
+                      if key.startswith(TOKEN_KEY)]
+            if not checked and not tokens:
                 continue
             try:
-                alive = await self.repo.live_sessions(checked)
+                alive = await self.repo.live_sessions(checked) if checked else set()
+                alive |= {f"{TOKEN_KEY}{token_id}" for token_id in
+                          (await self.repo.live_tokens(tokens) if tokens else set())}
             except Exception:  # the database is away: the next round checks again
                 log.exception("session check failed")
                 continue
-            for session_id in checked:
-                if session_id not in alive:
-                    for conn in list(self.sockets.get(session_id, ())):
-                        conn.close(4401, SIGNED_OUT)
+            for key in [*checked, *(f"{TOKEN_KEY}{token_id}" for token_id in tokens)]:
+                if key not in alive:
+                    last = BAD_TOKEN if key.startswith(TOKEN_KEY) else SIGNED_OUT
+                    for conn in list(self.sockets.get(key, ())):
+                        conn.close(4401, last)
+
+
+# -- API tokens (the Bot API) -----------------------------------------------------------
+
+
+def new_token() -> tuple[str, str]:
+    """A new API token and the SHA-256 the server stores of it. A plain, fast hash is
+    enough here, unlike for a password: the token is 256 random bits, so no guess or
+    dictionary finds one from its hash, and a fast hash lets every request look its token
+    up by the hash (an index), not try a slow one against every row."""
+    token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    return token, stored_id(token)
+
+
+def bearer_token(header: str) -> str:
+    """The token of an ``Authorization`` header's value, or the ``bad_token`` refusal
+    that says what is wrong with it."""
+    scheme, _, token = header.strip().partition(" ")
+    if scheme.lower() != "bearer":
+        raise ServiceError("bad_token", "the Authorization header is 'Bearer <token>'")
+    token = token.strip()
+    if not TOKEN.match(token):
+        raise ServiceError("bad_token", "not an API token (gmn_ and 43 characters)")
+    return token
+
+
+async def token_user(repo: Repository, header: str) -> tuple[int, User]:
+    """The token's id and its user for an ``Authorization`` header's value: a live token
+    of a bot account with the ``bot:play`` scope, else ``bad_token`` (malformed, unknown,
+    revoked) or ``not_a_bot``."""
+    found = await repo.token_user(stored_id(bearer_token(header)))
+    if found is None:
+        raise ServiceError("bad_token", "the API token is unknown or revoked")
+    token_id, scopes, user = found
+    if "bot:play" not in scopes or not user.bot_account:
+        raise ServiceError("not_a_bot", "only a bot account's bot:play token plays")
+    return token_id, user
 
 
 # -- accounts ----------------------------------------------------------------------------

@@ -46,6 +46,7 @@ from gammon.server.play import Play
 from gammon.server.protocol import first_error
 from gammon.server.pubsub import LocalBus, RedisBus, channel_for
 from gammon.server.routes import accounts as account_routes
+from gammon.server.routes import bot_api as bot_api_routes
 from gammon.server.routes import engine as engine_routes
 from gammon.server.routes import history as history_routes
 from gammon.server.routes import lobby as lobby_routes
@@ -124,9 +125,9 @@ def create_app(settings: Settings | None = None, *, bus: Any = None) -> FastAPI:
     app.add_exception_handler(PoolTimeout, _busy)
     app.add_exception_handler(ServiceError, _refused)
     app.add_exception_handler(StarletteHTTPException, _no_route)
-    for router in (account_routes.router, lobby_routes.router, history_routes.router,
-                   analysis_api.router, engine_routes.router, wildbg_routes.router,
-                   socket_routes.router):
+    for router in (account_routes.router, bot_api_routes.router, lobby_routes.router,
+                   history_routes.router, analysis_api.router, engine_routes.router,
+                   wildbg_routes.router, socket_routes.router):
         app.include_router(router)
     app.add_api_route("/healthz", _healthz, methods=["GET"], tags=["server"],
                       **returns("ok"))

@@ -47,6 +47,9 @@ users = sa.Table(
     sa.Column("experience", sa.Integer, nullable=False, default=0),
     sa.Column("options", sa.Text, nullable=False, default="{}"),
     sa.Column("created_at", sa.Float, nullable=False),
+    # a bot account (the Bot API, PROTOCOL.md): a registered user ('user') whose owner
+    # turned it into a program's account for good; it plays rated like anyone
+    sa.Column("bot", sa.Boolean, nullable=False, default=False, server_default=sa.false()),
 )
 
 matches = sa.Table(
@@ -111,6 +114,21 @@ sessions = sa.Table(
     sa.Column("user_id", sa.Integer, sa.ForeignKey("users.id"), nullable=False, index=True),
     sa.Column("created_at", sa.Float, nullable=False),
     sa.Column("expires_at", sa.Float, nullable=False),
+)
+
+# API tokens (the Bot API): a program signs in with ``Authorization: Bearer <token>``; the
+# table holds the token's SHA-256 only, so it is shown once, at its creation, and a copy of
+# the table signs nobody in. Deleting the row revokes it.
+api_tokens = sa.Table(
+    "api_tokens",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("user_id", sa.Integer, sa.ForeignKey("users.id"), nullable=False, index=True),
+    sa.Column("token_hash", sa.String(64), nullable=False, unique=True),
+    sa.Column("description", sa.String(100), nullable=False),
+    sa.Column("scopes", sa.String(200), nullable=False),  # space-separated, e.g. 'bot:play'
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("last_used_at", sa.Float, nullable=True),
 )
 
 # Post-match analyses (gammon.server.analysis_worker): one row per match and depth; the
@@ -226,6 +244,9 @@ class User:
     rating: float
     experience: int
     options: dict[str, Any]
+    bot_account: bool = False
+    """A registered user turned into a bot account (the Bot API): a program plays it, rated
+    like anyone; ``kind`` stays 'user'. The server's own bots are ``kind`` 'bot'."""
 
     @property
     def is_guest(self) -> bool:
@@ -251,7 +272,7 @@ def name_key(name: str) -> str:
 
 def _user(row: Any) -> User:
     return User(row.id, row.name, row.kind, float(row.rating), int(row.experience),
-                json.loads(row.options))
+                json.loads(row.options), bool(row.bot))
 
 
 class Repository:
@@ -370,6 +391,89 @@ class Repository:
                 .order_by(rating_changes.c.id))).all()
         return [{"match": r.match_id, "before": round(r.before, 2), "after": round(r.after, 2),
                  "at": r.at} for r in rows]
+
+    # bot accounts and API tokens (``token_hash`` is the SHA-256 of the token)
+
+    async def make_bot_account(self, user_id: int) -> str | None:
+        """Turn a registered user into a bot account, for good; None when done, else why
+        not: ``already_bot``, or ``not_eligible`` (a guest or the server's bot; a player
+        who has played a rated match, or has a match open or in play). One statement, so
+        a match joined meanwhile cannot slip between the check and the change."""
+        busy = sa.select(matches.c.id).where(
+            sa.or_(matches.c.player0 == user_id, matches.c.player1 == user_id),
+            matches.c.status.in_(["open", "playing"]))
+        rated = sa.select(rating_changes.c.id).where(rating_changes.c.user_id == user_id)
+        async with self.engine.begin() as conn:
+            done = await conn.execute(
+                users.update().where(users.c.id == user_id, users.c.kind == "user",
+                                     users.c.bot.is_(False), users.c.experience == 0,
+                                     ~sa.exists(busy), ~sa.exists(rated))
+                .values(bot=True))
+            if done.rowcount == 1:
+                return None
+            row = (await conn.execute(sa.select(users.c.bot).where(users.c.id == user_id))
+                   ).first()
+        return "already_bot" if row is not None and row.bot else "not_eligible"
+
+    async def create_token(self, user_id: int, token_hash: str, description: str,
+                           scopes: Sequence[str]) -> dict[str, Any]:
+        async with self.engine.begin() as conn:
+            row = (await conn.execute(api_tokens.insert().values(
+                user_id=user_id, token_hash=token_hash, description=description,
+                scopes=" ".join(scopes), created_at=time.time()).returning(api_tokens))).one()
+        return _token(row)
+
+    async def tokens(self, user_id: int) -> list[dict[str, Any]]:
+        """A user's tokens, oldest first, without their secret (which is not stored)."""
+        async with self._single.connect() as conn:
+            rows = (await conn.execute(sa.select(api_tokens)
+                                       .where(api_tokens.c.user_id == user_id)
+                                       .order_by(api_tokens.c.id))).all()
+        return [_token(row) for row in rows]
+
+    async def revoke_token(self, user_id: int, token_id: int) -> bool:
+        async with self.engine.begin() as conn:
+            done = await conn.execute(api_tokens.delete().where(
+                api_tokens.c.id == token_id, api_tokens.c.user_id == user_id))
+        return bool(done.rowcount == 1)
+
+    async def token_user(self, token_hash: str) -> tuple[int, list[str], User] | None:
+        """The token of ``token_hash`` (its id and scopes) and its user, or None; notes
+        when it was used (at most once a minute, not a write per request)."""
+        now = time.time()
+        async with self._single.connect() as conn:
+            row = (await conn.execute(
+                sa.select(users, api_tokens.c.id.label("token_id"),
+                          api_tokens.c.scopes.label("token_scopes"),
+                          api_tokens.c.last_used_at.label("token_used"))
+                .join(api_tokens, api_tokens.c.user_id == users.c.id)
+                .where(api_tokens.c.token_hash == token_hash))).first()
+        if row is None:
+            return None
+        if row.token_used is None or row.token_used < now - 60:
+            async with self.engine.begin() as conn:
+                await conn.execute(api_tokens.update()
+                                   .where(api_tokens.c.id == row.token_id)
+                                   .values(last_used_at=now))
+        return int(row.token_id), row.token_scopes.split(), _user(row)
+
+    async def live_tokens(self, token_ids: Sequence[int]) -> set[int]:
+        """Those of ``token_ids`` not revoked."""
+        live: set[int] = set()
+        async with self._single.connect() as conn:
+            for i in range(0, len(token_ids), 500):
+                live.update(await conn.scalars(sa.select(api_tokens.c.id).where(
+                    api_tokens.c.id.in_(list(token_ids[i:i + 500])))))
+        return live
+
+    async def reserved_for(self, user_id: int) -> list[Any]:
+        """The open matches reserved for ``user_id`` (challenges and rematches), oldest
+        first."""
+        async with self._single.connect() as conn:
+            return list((await conn.execute(
+                sa.select(matches).where(matches.c.status == "open",
+                                         matches.c.reserved_for == user_id)
+                .order_by(matches.c.created_at))).all())
 
     # matches
 
@@ -590,6 +694,12 @@ class Repository:
         async with self.engine.begin() as conn:
             done = await conn.execute(sessions.delete().where(sessions.c.user_id == user_id))
             return int(done.rowcount)
+
+
+def _token(row: Any) -> dict[str, Any]:
+    """A token as its owner sees it (:class:`gammon.server.protocol.TokenView`)."""
+    return {"id": row.id, "description": row.description, "scopes": row.scopes.split(),
+            "created_at": row.created_at, "last_used_at": row.last_used_at}
 
 
 def _action_rows(match_id: str, seq: int, rows: Sequence[Row]) -> list[dict[str, Any]]:

@@ -152,7 +152,14 @@ class Lobby:
 
     async def open_games(self) -> list[protocol.OpenGame]:
         """The open public games, oldest first (``GET /api/games``, ``lobby`` messages)."""
-        rows = await self.repo.open_matches()
+        return await self._games(await self.repo.open_matches())
+
+    async def challenges(self, user: User) -> list[protocol.OpenGame]:
+        """The open games reserved for ``user`` (challenges and rematches), oldest first
+        (``GET /api/challenges``): theirs to join."""
+        return await self._games(await self.repo.reserved_for(user.id))
+
+    async def _games(self, rows: list[Any]) -> list[protocol.OpenGame]:
         creators = await self.repo.users([r.player0 for r in rows])
         out: list[protocol.OpenGame] = []
         for row in rows:

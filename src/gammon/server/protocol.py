@@ -339,11 +339,25 @@ class NewGame(BaseModel):
     beavers: bool = False
     winner_rolls_anew: bool = False
     client_seed: Annotated[Text, Field(max_length=64)] = ""
+    opponent: Annotated[Text, Field(max_length=40)] | None = None
+    """A challenge: the name of the one registered player (a bot account, say) who may take
+    the seat; the game is then reserved for them, as a rematch is (not in the lobby)."""
 
 
 class Join(BaseModel):
     model_config = _BODY
     client_seed: Annotated[Text, Field(max_length=64)] = ""
+
+
+Scope: TypeAlias = Literal["bot:play"]
+"""What an API token allows: ``bot:play``, everything a player does (the lobby, matches,
+chat) as the bot account that owns it."""
+
+
+class NewToken(BaseModel):
+    model_config = _BODY
+    description: Annotated[Text, Field(min_length=1, max_length=100)]
+    scopes: Annotated[list[Scope], Field(min_length=1, max_length=4)] = ["bot:play"]
 
 
 class HintRequest(BaseModel):
@@ -456,14 +470,16 @@ class ServerPong(TypedDict):
 ErrorCode: TypeAlias = Literal[
     "malformed", "too_large", "unknown_type", "not_found", "not_a_player", "not_your_turn",
     "illegal", "not_started", "stale", "time_out", "rate_limited", "busy", "internal",
-    "unauthenticated"]
+    "unauthenticated", "bad_token"]
 """Every ``code`` of an ``error`` message (PROTOCOL.md, *Error codes*)."""
 
 HTTPErrorCode: TypeAlias = Literal[
     "bad_input", "bad_name", "weak_password", "bad_credentials", "unauthenticated",
     "not_a_player", "reserved", "rated_match_live", "not_found", "not_open", "own_game",
     "name_taken", "not_started", "not_finished", "not_exportable", "analysis_failed",
-    "too_many_games", "rate_limited", "internal", "busy", "analysis_busy", "method_not_allowed"]
+    "too_many_games", "rate_limited", "internal", "busy", "analysis_busy", "method_not_allowed",
+    "bad_token", "not_a_bot", "session_required", "already_bot", "not_eligible",
+    "too_many_tokens"]
 """Every ``detail.code`` of an HTTP refusal (PROTOCOL.md, *HTTP error codes*, with each
 one's status)."""
 
@@ -582,6 +598,22 @@ class LogoutAllResponse(TypedDict):
     revoked: int
 
 
+class TokenView(TypedDict):
+    """An API token as its owner sees it: never its secret, which only the answer that
+    created it holds."""
+
+    id: int
+    description: str
+    scopes: list[Scope]
+    created_at: float
+    last_used_at: float | None
+
+
+class CreatedToken(TokenView):
+    token: str
+    """The secret, shown this once: the server keeps only its SHA-256."""
+
+
 class OpenGame(ConfigView):
     """An open public game in the lobby: its settings, when and by whom it was created."""
 
@@ -675,6 +707,7 @@ RESPONSES: dict[str, Any] = {
     "info": InfoView, "fairness": FairnessRecord, "history": list[HistoryEntry],
     "ratings": RatingsResponse, "leaderboard": list[LeaderboardEntry], "dice_stats": DiceStats,
     "hint": HintView, "eval": EvalView, "ready": ReadyResponse,
+    "token": CreatedToken, "tokens": list[TokenView],
 }
 """The response type of each kind of HTTP answer (``app.py`` names them per route)."""
 

@@ -16,7 +16,7 @@ from fastapi import Path as PathParam
 from starlette.requests import HTTPConnection
 
 from gammon.server import protocol
-from gammon.server.accounts import COOKIE, SESSION_AGE, Sessions, new_guest
+from gammon.server.accounts import COOKIE, SESSION_AGE, Sessions, new_guest, token_user
 from gammon.server.db import Repository, User
 from gammon.server.hub import Hub, LiveRoom, ServiceError
 from gammon.server.limits import RateLimiter, RedisRateLimiter
@@ -27,10 +27,11 @@ from gammon.server.settings import Settings
 
 STATUS: dict[protocol.HTTPErrorCode, int] = {
     "bad_input": 422, "bad_name": 422, "weak_password": 422,
-    "unauthenticated": 401, "bad_credentials": 401,
-    "not_a_player": 403, "reserved": 403, "rated_match_live": 403,
+    "unauthenticated": 401, "bad_credentials": 401, "bad_token": 401,
+    "not_a_player": 403, "reserved": 403, "rated_match_live": 403, "not_a_bot": 403,
+    "session_required": 403,
     "not_found": 404, "method_not_allowed": 405,
-    "too_many_games": 429, "rate_limited": 429,
+    "too_many_games": 429, "too_many_tokens": 429, "rate_limited": 429,
     "internal": 500, "busy": 503, "analysis_busy": 503,
 }
 """The HTTP status of a refusal, by its reason code; any other code is 409 (the request
@@ -121,12 +122,33 @@ async def limit(request: Request, limiter: RateLimiter | RedisRateLimiter, kind:
 
 
 async def current_user(request: Request, sessions: SessionsDep) -> User | None:
-    """The user of the request's live session, or None."""
+    """The user of the request's API token (``Authorization: Bearer``: a bot account's, or
+    the refusal, 401 ``bad_token``, whatever cookie comes with it), else of its live
+    session, or None."""
+    header = request.headers.get("authorization")
+    if header is not None:
+        return (await token_user(sessions.repo, header))[1]
     session = await sessions.session(request.cookies.get(COOKIE))
     return None if session is None else session[1]
 
 
 CurrentUser = Annotated[User | None, Depends(current_user)]
+
+
+async def session_user(request: Request, sessions: SessionsDep) -> User:
+    """The user of the request's live session (a browser's, signed in with a password): the
+    account's own settings take one; an API token does not (403 ``session_required``: a
+    leaked token cannot make more, or undo its own revocation)."""
+    if request.headers.get("authorization") is not None:
+        raise ServiceError("session_required", "sign in with your password for this, "
+                                               "not with an API token")
+    session = await sessions.session(request.cookies.get(COOKIE))
+    if session is None:
+        raise ServiceError("unauthenticated", "sign in first")
+    return session[1]
+
+
+SessionUser = Annotated[User, Depends(session_user)]
 
 
 async def sign_in(request: Request, response: Response, sessions: Sessions,

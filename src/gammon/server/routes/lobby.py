@@ -21,6 +21,7 @@ from gammon.server.routes.deps import (
     LobbyDep,
     MatchId,
     Player,
+    RepoDep,
     SettingsDep,
     VisibleRoom,
     returns,
@@ -37,16 +38,30 @@ async def open_games(lobby: LobbyDep) -> list[protocol.OpenGame]:
 
 @router.post("", status_code=201, **returns("created", 201))
 async def create_game(body: NewGame, user: Player, lobby: LobbyDep, limiter: LimiterDep,
-                      settings: SettingsDep) -> protocol.CreatedGame:
+                      settings: SettingsDep, repo: RepoDep) -> protocol.CreatedGame:
+    """A new game: open in the lobby, against the server's ``bot``, or a challenge to one
+    registered player (``opponent``: reserved for them, as a rematch is)."""
     if not await limiter.allow(f"create:{user.id}", 10, 10):
         raise ServiceError("rate_limited", "too many games created")
+    opponent = None
+    if body.opponent is not None:
+        if body.bot is not None:
+            raise ServiceError("bad_input", "opponent: a game against the server's bot has "
+                                            "no opponent to challenge")
+        found = await repo.user_by_name(body.opponent)
+        if found is None or found[0].kind != "user":
+            raise ServiceError("not_found", "no such player")
+        if found[0].id == user.id:
+            raise ServiceError("own_game", "you cannot challenge yourself")
+        opponent = found[0].id
     config = MatchConfig(
         kind=body.kind, length=body.length if body.kind == "match" else 1,
         cube=body.cube, clock="none" if body.bot is not None else body.clock,
         bot=body.bot, jacoby=body.jacoby, beavers=body.beavers,
         winner_rolls_anew=body.winner_rolls_anew, private=body.private,
         clock_scale=settings.clock_scale)
-    room = await lobby.create(user, config, client_seed=body.client_seed)
+    room = await lobby.create(user, config, client_seed=body.client_seed,
+                              reserved_for=opponent)
     return {**room.info_json(), "invite": lobby.invite(room)}
 
 

@@ -20,7 +20,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from gammon import views
 from gammon.server import protocol
-from gammon.server.accounts import COOKIE, SIGNED_OUT
+from gammon.server.accounts import COOKIE, SIGNED_OUT, TOKEN_KEY, token_user
 from gammon.server.db import User
 from gammon.server.hub import Hub, ServiceError
 from gammon.server.limits import RateLimiter, RedisRateLimiter, TokenBucket
@@ -123,10 +123,20 @@ async def socket(websocket: WebSocket, settings: SettingsDep, sessions: Sessions
         await websocket.accept()
         await websocket.close(code=4403)
         return
-    session = await sessions.session(websocket.cookies.get(COOKIE))
+    header = websocket.headers.get("authorization")
+    session: tuple[str, User] | None = None
+    refused: protocol.ErrorMessage = SIGNED_OUT
+    if header is not None:  # a program's API token (the Bot API): the cookie is not read
+        try:
+            token_id, token_owner = await token_user(sessions.repo, header)
+            session = (f"{TOKEN_KEY}{token_id}", token_owner)
+        except ServiceError as error:
+            refused = protocol.error_message("bad_token", error.message)
+    else:
+        session = await sessions.session(websocket.cookies.get(COOKIE))
     await websocket.accept()
-    if session is None:  # none, expired or revoked
-        await websocket.send_text(json.dumps(SIGNED_OUT))
+    if session is None:  # none, expired or revoked; a refused token
+        await websocket.send_text(json.dumps(refused))
         await websocket.close(code=4401)
         return
     session_id, user = session
