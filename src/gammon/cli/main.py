@@ -341,6 +341,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="games between quick duplicate matches against pubeval (0: never)")
     train.set_defaults(handler=cmd_train)
 
+    from gammon.cli.bot import add_bot_command
     from gammon.cli.cube_commands import add_cube_commands
     from gammon.cli.engine_commands import add_engine_commands
     from gammon.cli.external import add_external_command
@@ -351,6 +352,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_cube_commands(commands)
     add_external_command(commands)
     add_ubgi_command(commands)
+    add_bot_command(commands)
 
     add_serve_command(commands)
     add_verify_command(commands)
