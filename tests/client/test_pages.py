@@ -56,6 +56,19 @@ def test_flipping_the_board_mirrors_it_and_is_kept(pages: Pages) -> None:
     assert page.locator("svg.board.flipped").count() == 1
 
 
+def test_the_computer_is_marked_bot_and_the_person_is_not(pages: Pages) -> None:
+    """A seat a program plays (the server's computer, or a Bot API account) is marked BOT
+    beside its name on the board, from the seat's ``bot`` flag."""
+    page = pages.new()
+    start_bot_match(page)
+    page.wait_for_selector("svg.board .strip[data-bot=true]")
+    marks = page.eval_on_selector_all(
+        "svg.board .strip", "els => els.map(e => [e.dataset.bot, e.textContent])")
+    assert sorted(bot for bot, _ in marks) == ["false", "true"]
+    for bot, text in marks:
+        assert ("BOT" in text) == (bot == "true")
+
+
 def test_phone_width_needs_no_horizontal_scrolling(pages: Pages) -> None:
     page = pages.new(viewport=PHONE)
     for route in ("#/", "#/signin", "#/leaderboard", "#/history", "#/fairness", "#/options"):

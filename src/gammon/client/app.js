@@ -316,7 +316,8 @@ class LobbyPage extends Page {
       const mine = g.creator?.id === me;
       const rules = [g.cube && g.kind !== "single" ? t("lobby.cube") : null, g.clock !== "none" ? t(`clock.kind_${g.clock}`) : null].filter(Boolean).join(", ");
       return h("tr", { "data-game": g.id },
-        h("td", {}, h("strong", {}, g.creator?.name ?? "?"), " ", h("span", { class: "muted small" }, g.creator?.kind === "user" ? Math.round(g.creator.rating) : "")),
+        h("td", {}, h("strong", {}, g.creator?.name ?? "?"), " ", g.creator?.bot ? h("span", { class: "bot-mark", "data-bot": "true" }, t("board.bot")) : null,
+          " ", h("span", { class: "muted small" }, g.creator?.kind === "user" ? Math.round(g.creator.rating) : "")),
         h("td", {}, kindText(g), rules ? h("div", { class: "muted small" }, rules) : null),
         h("td", { class: "actions" }, mine
           ? h("a", { class: "button", href: `#/match/${g.id}` }, t("lobby.your_game"))

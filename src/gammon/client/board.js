@@ -720,7 +720,7 @@ export class BoardView {
       const y0 = top ? 0 : g.boardBottom;
       const cy = y0 + g.STRIP / 2;
       const grp = el("g", { class: `strip ${top ? "top" : "bottom"}${state.turn === seat ? " on-turn" : ""}`,
-        "data-seat": seat }, layer);
+        "data-seat": seat, "data-bot": player.bot ? "true" : "false" }, layer);
       el("rect", { x: 0, y: y0 + 6, width: g.W, height: g.STRIP - 12, rx: 12, class: "strip-bg" }, grp);
       const compact = !!state.compact;
       el("circle", { cx: 34, cy, r: compact ? 22 : 17, class: `chip seat${seat}` }, grp);
@@ -735,7 +735,7 @@ export class BoardView {
       if (compact) {
         // phones: one line of large text, the pip count labelled; a long label (some
         // languages) is squeezed into the room the name leaves
-        const nameNode = text(grp, 70, cy + 14, name, { class: "name" });
+        const nameNode = text(grp, 70, cy + 14, player.bot ? `${name} · ${this.t("board.bot")}` : name, { class: "name" });
         const pipLabel = this.t("board.pips", { pips: pips[seat] });
         const room = scoreX - 14 - (70 + nameNode.getComputedTextLength() + 24);
         const pipNode = text(grp, scoreX - 14, cy + 12, pipLabel, { class: "sub pips", "text-anchor": "end", "data-pips": pips[seat] });
@@ -745,7 +745,7 @@ export class BoardView {
         }
       } else {
         text(grp, 64, cy - 3, name, { class: "name" });
-        const sub = [];
+        const sub = player.bot ? [this.t("board.bot")] : [];
         if (player.rating !== undefined && player.rating !== null) sub.push(this.t("board.rating", { rating: Math.round(player.rating) }));
         sub.push(this.t("board.pips", { pips: pips[seat] }));
         text(grp, 64, cy + 22, sub.join(" · "), { class: "sub pips", "data-pips": pips[seat] });

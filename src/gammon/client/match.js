@@ -1434,6 +1434,7 @@ export class MatchPage {
       return {
         name: s?.name ?? (info?.status === "open" && seat === 1 ? t("match.waiting_seat") : "—"),
         rating: s && s.kind === "user" ? s.rating : null,
+        bot: !!s?.bot, // the server's computer or a Bot API account: marked BOT
         score: g ? g.score[seat] : null,
         clock: this.clockOf(seat),
       };
