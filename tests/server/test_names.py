@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 
 from gammon.server.accounts import hasher
 from gammon.server.app import create_app
-from gammon.server.db import alembic_config, make_engine, users
+from gammon.server.db import alembic_config, make_engine
 from tests.server.conftest import STORES, Browser, make_settings, postgres_database, run_async
 
 PASSWORD = "long-enough"
@@ -96,6 +96,12 @@ def untouched_database(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
             yield url
 
 
+USERS_AT_0004 = sa.table("users", *(sa.column(name) for name in (
+    "name", "name_key", "password_hash", "kind", "rating", "experience", "options",
+    "created_at")))
+"""The users table as revision 0004 left it (later revisions add columns)."""
+
+
 def test_accounts_named_before_unicode_names_still_sign_in(untouched_database: str) -> None:
     """Accounts stored at revision 0004 (key: the name lowercased) sign in after the
     upgrade: an ASCII name in any case, and a name an operator stored outside registration
@@ -110,7 +116,7 @@ def test_accounts_named_before_unicode_names_still_sign_in(untouched_database: s
             config.attributes["connection"] = connection
             command.upgrade(config, "0004")
             for name in ("Carol", "Straße"):
-                connection.execute(users.insert().values(
+                connection.execute(USERS_AT_0004.insert().values(
                     name=name, name_key=name.lower(), password_hash=digest, kind="user",
                     rating=1500.0, experience=0, options="{}", created_at=time.time()))
 
