@@ -220,6 +220,16 @@ def test_a_challenge_is_reserved_for_the_bot_it_names(
     assert joined["rated"] is True
     assert [s["bot"] for s in joined["seats"]] == [False, True]
     assert program.get("/api/challenges", headers=bearer(token)).json() == []
+    # declined: cancelled, and gone for good
+    second = person.post("/api/games", json={"kind": "single", "opponent": "robota"}).json()
+    refused(thief.post(f"/api/games/{second['id']}/decline"), 404, "not_found")
+    refused(person.post(f"/api/games/{second['id']}/decline"), 404, "not_found")
+    assert checked(program.post(f"/api/games/{second['id']}/decline", headers=bearer(token)),
+                   "ok") == {"ok": True}
+    assert program.get("/api/challenges", headers=bearer(token)).json() == []
+    refused(program.post(f"/api/games/{second['id']}/join", headers=bearer(token)), 404,
+            "not_found")
+    refused(person.delete(f"/api/games/{second['id']}"), 404, "not_found")
 
 
 # -- a whole rated match on a real server ------------------------------------------------

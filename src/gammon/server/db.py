@@ -553,12 +553,15 @@ class Repository:
         self._committed()
         return True
 
-    async def cancel(self, match_id: str, user_id: int) -> bool:
+    async def cancel(self, match_id: str, user_id: int, *, declined: bool = False) -> bool:
+        """Cancel an open match: its creator's (withdrawn), or, ``declined``, one reserved
+        for ``user_id`` (a challenge or rematch they decline)."""
+        who = matches.c.reserved_for if declined else matches.c.player0
         async with self.engine.begin() as conn:
             result = await conn.execute(
                 matches.update()
                 .where(matches.c.id == match_id, matches.c.status == "open",
-                       matches.c.player0 == user_id)
+                       who == user_id)
                 .values(status="cancelled"))
         if result.rowcount != 1:
             return False

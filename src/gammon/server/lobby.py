@@ -121,9 +121,12 @@ class Lobby:
             await self.changed()
         return room
 
-    async def cancel(self, user: User, match_id: str) -> None:
-        if not await self.repo.cancel(match_id, user.id):
-            raise ServiceError("not_found", "no open game of yours with that id")
+    async def cancel(self, user: User, match_id: str, *, declined: bool = False) -> None:
+        """Withdraw ``user``'s open game, or, ``declined``, decline one reserved for them
+        (a challenge or a rematch): either way it is cancelled."""
+        if not await self.repo.cancel(match_id, user.id, declined=declined):
+            raise ServiceError("not_found", "no open game reserved for you with that id"
+                               if declined else "no open game of yours with that id")
         room = self.hub.rooms.pop(match_id, None)
         if room is not None:
             room.status = "cancelled"

@@ -94,6 +94,14 @@ async def cancel(match_id: MatchId, user: Player, lobby: LobbyDep) -> protocol.O
     return {"ok": True}
 
 
+@router.post("/{match_id}/decline", **returns("ok"))
+async def decline(match_id: MatchId, user: Player, lobby: LobbyDep) -> protocol.OkResponse:
+    """Decline an open game reserved for you (a challenge or a rematch): it is cancelled,
+    and its creator told (``cancelled``)."""
+    await lobby.cancel(user, match_id, declined=True)
+    return {"ok": True}
+
+
 @router.post("/{match_id}/rematch", status_code=201, **returns("info", 201))
 async def rematch(match_id: MatchId, user: Player, lobby: LobbyDep) -> views.InfoView:
     room = await lobby.rematch(user, match_id)
