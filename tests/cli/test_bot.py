@@ -10,6 +10,7 @@ import contextlib
 import random
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -33,7 +34,7 @@ from tests.server.conftest import (  # noqa: F401 - the fixtures of the server t
     store,
 )
 from tests.server.helpers import Player, play_out_against_bot
-from tests.server.test_bot_api import PASSWORD, bot_account
+from tests.server.test_bot_api import PASSWORD, bearer, bot_account
 
 
 def info_of(rules: Rules, kind: str) -> dict[str, object]:
@@ -200,3 +201,38 @@ def test_the_python_example_of_the_docs_plays_a_challenge_out(
         _, err = example.communicate()
     assert person.get(f"/api/games/{game['id']}").json()["info"]["status"] == "finished"
     assert "Traceback" not in err, err
+
+
+def test_gammon_bot_declines_long_matches_and_stops_when_its_token_is_revoked(
+        store: str, database_url: str, redis_url: str, stack: contextlib.ExitStack,  # noqa: F811
+        server_processes: list[ServerProcess]) -> None:  # noqa: F811
+    if store == "postgresql":
+        pytest.skip("the revocation's checks are the server's, run on both stores in "
+                    "tests/server/test_bot_api.py")
+    server = ServerProcess({"GAMMON_DATABASE_URL": database_url,
+                            "GAMMON_RATE_LIMITS": "false"}).start()
+    server_processes.append(server)
+    owner = stack.enter_context(httpx.Client(base_url=server.url, timeout=20))
+    owner.post("/api/register", json={"name": "robota", "password": PASSWORD})
+    owner.post("/api/account/bot")
+    made = owner.post("/api/tokens", json={"description": "test"}).json()
+    person = stack.enter_context(httpx.Client(base_url=server.url, timeout=20))
+    person.post("/api/register", json={"name": "alice", "password": PASSWORD})
+    long = person.post("/api/games", json={"kind": "match", "length": 7,
+                                           "opponent": "robota"}).json()
+    bot = start_bot(server, made["token"], "--max-length", "5")
+    try:
+        deadline = time.monotonic() + 60
+        while person.get(f"/api/games/{long['id']}").status_code != 404:  # cancelled
+            assert time.monotonic() < deadline and bot.poll() is None
+            time.sleep(0.2)
+        with httpx.Client(base_url=server.url, headers=bearer(made["token"])) as program:
+            assert program.get("/api/challenges").json() == []
+        assert owner.delete(f"/api/tokens/{made['id']}").status_code == 200
+        out, err = bot.communicate(timeout=60)
+    finally:
+        if bot.poll() is None:
+            bot.kill()
+            bot.communicate()
+    assert f"declined {long['id']} (7 points) of alice" in out
+    assert bot.returncode == 1 and "revoked" in err, (out, err)

@@ -3,8 +3,9 @@ docs/bot-api.md).
 
 It signs in to a gammon server with a bot account's API token (``Authorization: Bearer``
 on HTTP and on the ``/ws`` upgrade), resumes the matches the account is playing, accepts
-every challenge (the open games reserved for it, ``GET /api/challenges``, polled) — and,
-with ``--accept-open``, joins the lobby's open games too — and plays every decision of every
+every challenge (the open games reserved for it, ``GET /api/challenges``, polled; those
+longer than ``--max-length`` it declines) — and, with ``--accept-open``, joins the lobby's
+open games too — and plays every decision of every
 match with the engine, until it is interrupted (or has finished ``--matches`` matches).
 
 Each decision is the server's own bots' (:func:`gammon.server.bots.decide`, the engine's
@@ -142,6 +143,8 @@ class BotClient:
     accept_open: bool = False
     matches: int = 0
     """Stop after finishing this many matches (0: never)."""
+    max_length: int = 0
+    """Decline challenges to matches longer than this (0: accept every length)."""
     out: TextIO | None = None
     seats: dict[str, Seat] = field(default_factory=dict)
     finished: int = 0
@@ -217,16 +220,24 @@ class BotClient:
     async def _poll(self, http: Any, ws: Any) -> None:
         """Accept every challenge (and open game, with ``accept_open``) as it comes."""
         while True:
-            wanted = (await http.get("/api/challenges")).json()
+            challenges = (await http.get("/api/challenges")).json()
+            wanted = [(game, True) for game in challenges]
             if self.accept_open:
-                wanted += [g for g in (await http.get("/api/games")).json()
+                wanted += [(g, False) for g in (await http.get("/api/games")).json()
                            if (g.get("creator") or {}).get("name") != self.name]
-            for game in wanted:
+            for game, challenge in wanted:
                 if game["id"] in self._joined:
                     continue
                 self._joined.add(game["id"])
-                joined = await http.post(f"/api/games/{game['id']}/join")
                 creator = (game.get("creator") or {}).get("name", "?")
+                if self.max_length and game["kind"] == "match" \
+                        and game["length"] > self.max_length:
+                    if challenge:  # reserved for the bot: declined (an open game: left)
+                        await http.post(f"/api/games/{game['id']}/decline")
+                        self.say(f"declined {game['id']} ({game['length']} points) "
+                                 f"of {creator}")
+                    continue
+                joined = await http.post(f"/api/games/{game['id']}/join")
                 if joined.status_code == 200:
                     self.say(f"joined {game['id']} ({game['kind']} {game['length']}) "
                              f"of {creator}")
@@ -345,6 +356,9 @@ def add_bot_command(subparsers: Any) -> None:
                      help="also join the lobby's open games, not only challenges")
     bot.add_argument("--poll", type=float, default=2.0,
                      help="seconds between two looks for challenges (default 2)")
+    bot.add_argument("--max-length", type=int, default=0, metavar="N",
+                     help="decline challenges to matches longer than N points "
+                          "(default 0: accept all)")
     bot.add_argument("--matches", type=int, default=0,
                      help="stop after this many matches (default 0: never)")
     bot.add_argument("--verbose", action="store_true", help="log every step")
@@ -358,13 +372,14 @@ def cmd_bot(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
         raise UsageError(f"--server is an http:// or https:// URL, got {args.server!r}")
     if not 0.1 <= args.poll <= 3600:
         raise UsageError(f"--poll is 0.1 to 3600 seconds, got {args.poll}")
-    if args.matches < 0:
-        raise UsageError(f"--matches is 0 or more, got {args.matches}")
+    if args.matches < 0 or args.max_length < 0:
+        raise UsageError("--matches and --max-length are 0 or more")
     level = level_name(args.level)  # an unknown level is a ValueError: the usage message
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     client = BotClient(args.server, args.token.strip(), level, poll=args.poll,
-                       accept_open=args.accept_open, matches=args.matches, out=out)
+                       accept_open=args.accept_open, matches=args.matches,
+                       max_length=args.max_length, out=out)
     try:
         asyncio.run(client.run())
     except TokenRefused as error:
