@@ -74,6 +74,20 @@ def test_crawford_game_answers_no_double_without_a_cube() -> None:
     assert list(answer["equities"]) == ["no_double"]
 
 
+def test_a_short_race_in_money_play_is_decided_exactly() -> None:
+    """One checker on the 6-point against one on the ace: the last roll, 27 of 36 to win.
+    Doubling is right and taking is worth passing (25% exactly), read from the two-sided
+    bear-off database and said so."""
+    race = Position.from_points({6: 1}, {1: 1}).id()
+    code, text, _ = run(["cube", race, MONEY])
+    assert code == 0
+    assert "exact (the two-sided bear-off database)" in text.splitlines()[0]
+    assert "No double      +0.500" in text and "Double, take   +1.000" in text
+    doubled = MatchKey(turn=1, double_offered=True).id()
+    code, text, _ = run(["cube", race, doubled])
+    assert code == 0 and "exact" in text.splitlines()[0] and "Take           -1.000" in text
+
+
 def test_cube_text_output_lists_the_equities_and_the_proper_action() -> None:
     code, text, _ = run(["cube", WON, MONEY])
     assert code == 0

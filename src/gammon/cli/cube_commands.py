@@ -153,8 +153,10 @@ def cube_hint_lines(engine: Engine, position: Position, key: MatchKey, *, plies:
     doubler = key.dice_owner
     if kind == "cube":
         d: CubeDecision = result
-        lines = [f"Cube decision for player {doubler} (on roll), {plies}-ply, "
-                 f"{d.info.describe()}, cube efficiency {d.efficiency:.3f}",
+        how = (f"{plies}-ply" if not d.exact
+               else "exact (the two-sided bear-off database)")
+        lines = [f"Cube decision for player {doubler} (on roll), {how}, {d.info.describe()}"
+                 + ("" if d.exact else f", cube efficiency {d.efficiency:.3f}"),
                  _cubeless(d.probabilities)]
         rows: list[tuple[str, float | None, float | None]] = [
             ("No double", d.no_double, d.mwc_no_double)]
@@ -175,8 +177,10 @@ def cube_hint_lines(engine: Engine, position: Position, key: MatchKey, *, plies:
         return lines
     if kind == "take":
         t: TakeDecision = result
+        how = (f"{plies}-ply" if not t.doubler.exact
+               else "exact (the two-sided bear-off database)")
         lines = [f"Take decision for player {1 - doubler} (doubled to {2 * key.cube}), "
-                 f"{plies}-ply, {t.doubler.info.swap().describe()}",
+                 f"{how}, {t.doubler.info.swap().describe()}",
                  _cubeless(t.doubler.probabilities, swap=True),
                  f"  {'Take':<15}{t.take:+.3f}{_mwc(t.mwc_take)}",
                  f"  {'Pass':<15}{t.pass_:+.3f}{_mwc(t.mwc_pass)}"]
