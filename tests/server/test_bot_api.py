@@ -20,6 +20,7 @@ from websockets.sync.client import connect
 
 from gammon.server import protocol
 from gammon.server.accounts import COOKIE
+from gammon.server.app import create_app
 from gammon.server.db import api_tokens, make_engine
 from tests.server.conftest import Browser, ServerProcess, run_async
 from tests.server.helpers import Player, play_turn
@@ -230,6 +231,18 @@ def test_a_challenge_is_reserved_for_the_bot_it_names(
     refused(program.post(f"/api/games/{second['id']}/join", headers=bearer(token)), 404,
             "not_found")
     refused(person.delete(f"/api/games/{second['id']}"), 404, "not_found")
+
+
+def test_the_openapi_document_names_the_token() -> None:
+    document = create_app().openapi()
+    schemes = document["components"]["securitySchemes"]
+    assert schemes["apiToken"] == {"type": "http", "scheme": "bearer", "description":
+                                   schemes["apiToken"]["description"]}
+    assert schemes["session"]["in"] == "cookie" and schemes["session"]["name"] == COOKIE
+    assert {"apiToken": []} in document["security"]
+    for path in ("/api/tokens", "/api/account/bot", "/api/challenges"):
+        assert path in document["paths"]
+    assert "/api/games/{match_id}/decline" in document["paths"]
 
 
 # -- a whole rated match on a real server ------------------------------------------------

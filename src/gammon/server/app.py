@@ -36,7 +36,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from gammon.core.dice import Roll
 from gammon.core.position import Position
 from gammon.server import analysis_api, ops, protocol
-from gammon.server.accounts import Sessions
+from gammon.server.accounts import COOKIE, Sessions
 from gammon.server.analysis_worker import AnalysisWorker
 from gammon.server.db import Repository, make_engine, migrate, secret_key
 from gammon.server.hub import Hub, ServiceError
@@ -131,11 +131,33 @@ def create_app(settings: Settings | None = None, *, bus: Any = None) -> FastAPI:
         app.include_router(router)
     app.add_api_route("/healthz", _healthz, methods=["GET"], tags=["server"],
                       **returns("ok"))
+    _document_sign_in(app)
     ops.install(app)  # /metrics, /readyz, socket tracking, graceful shutdown
     static = client_dir(settings)
     if static is not None and static.is_dir():
         app.mount("/", StaticFiles(directory=static, html=True), name="client")
     return app
+
+
+def _document_sign_in(app: FastAPI) -> None:
+    """The OpenAPI document names the two ways to sign in: the session cookie of a browser
+    and, for a program (the Bot API), ``Authorization: Bearer <API token>``; either, or
+    none (a guest is made where a player is needed)."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            document = build()
+            document.setdefault("components", {})["securitySchemes"] = {
+                "session": {"type": "apiKey", "in": "cookie", "name": COOKIE,
+                            "description": "a browser's session (POST /api/login)"},
+                "apiToken": {"type": "http", "scheme": "bearer",
+                             "description": "a bot account's API token (POST /api/tokens; "
+                                            "PROTOCOL.md, The Bot API)"}}
+            document["security"] = [{"session": []}, {"apiToken": []}, {}]
+        return app.openapi_schema  # type: ignore[return-value]
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 async def _bad_input(_request: Request, error: Exception) -> JSONResponse:
