@@ -91,6 +91,32 @@ def test_every_decision_is_a_client_message() -> None:
     assert message_of(A.RejectResign(1)) == {"type": "reject_resign"}
 
 
+def test_a_refused_action_is_looked_at_afresh_once_a_version() -> None:
+    """A refusal makes the bot subscribe again (a fresh view of the match); the same
+    refusal at the same version does not, so a refused decision is not retried in a
+    loop."""
+    import asyncio
+    import json as json_module
+
+    from gammon.cli.bot import BotClient, Seat
+
+    sent: list[dict[str, object]] = []
+
+    class Socket:
+        async def send(self, text: str) -> None:
+            sent.append(json_module.loads(text))
+
+    client = BotClient("http://x", "t")
+    client.seats["M"] = Seat({}, 1, 9, None)
+    error = {"type": "error", "code": "illegal", "message": "no", "match": "M", "v": 9}
+    asyncio.run(client._handle(Socket(), error))
+    asyncio.run(client._handle(Socket(), error))
+    assert sent == [{"type": "subscribe", "match": "M"}]
+    client.seats["M"].v = 10
+    asyncio.run(client._handle(Socket(), error))
+    assert len(sent) == 2
+
+
 @pytest.mark.parametrize("args", [
     ["--server", "ftp://x", "--token", "t"], ["--server", "http://x", "--token", "t",
                                               "--level", "godlike"],

@@ -130,6 +130,8 @@ class Seat:
     v: int
     game: dict[str, Any] | None
     deciding: bool = False
+    refused: int | None = None
+    """The version at which an action of the bot was last refused."""
 
 
 @dataclass
@@ -270,11 +272,17 @@ class BotClient:
                 raise TokenRefused(message.get("message", ""))
             self.say(f"refused: {message.get('code')} {message.get('message')}")
             match_id = message.get("match")
-            if match_id in self.seats:  # stale or refused: see the match afresh
+            seat = self.seats.get(match_id) if isinstance(match_id, str) else None
+            if seat is not None and seat.refused != seat.v:
+                # stale or refused: see the match afresh, once a version (a refusal of the
+                # same decision again waits for the next change, not a loop of retries)
+                seat.refused = seat.v
                 await ws.send(json.dumps({"type": "subscribe", "match": match_id}))
         elif kind == "state" and message.get("you") is not None:
+            before = self.seats.get(message["match"])
             self.seats[message["match"]] = Seat(message["info"], message["you"],
-                                                message["v"], message["game"])
+                                                message["v"], message["game"],
+                                                refused=before.refused if before else None)
             await self._act(ws, message["match"])
         elif kind == "update" and message["match"] in self.seats:
             seat = self.seats[message["match"]]
