@@ -68,6 +68,7 @@ def gammon_server(workdir: Path, **settings: str) -> Iterator[str]:
                 if time.monotonic() > deadline:
                     raise RuntimeError("gammon serve did not start in 60 s")
                 time.sleep(0.2)
+            warm_engine(base)
             yield base
         finally:
             proc.terminate()
@@ -144,6 +145,27 @@ def options_stored(page: Any) -> Iterator[None]:
                               and r.request.method == "PUT") as answer:
         yield
     assert answer.value.ok, answer.value.status
+
+
+def warm_engine(base: str) -> None:
+    """Ask the server's engine once for what the computer's moves and the review ask of it
+    (plays at a score, 0 and 1 ply; a cube decision): from a fresh checkout its compiled
+    kernels are built on first use, tens of seconds holding the interpreter, and a test
+    running meanwhile saw its pings go unanswered (the client then takes the connection
+    for dead and reconnects) and its option saves time out."""
+    import json
+
+    at_score = {"match_id": "MAHgACAAGAAE"}  # 5-away/4-away, player 0 on roll
+    for path, body in [("/api/hint", {"position_id": "4HPwATDgc/ABMA", "dice": "31",
+                                      "plies": 0, **at_score}),
+                       ("/api/hint", {"position_id": "4HPwATDgc/ABMA", "dice": "31",
+                                      "plies": 1, **at_score}),
+                       ("/api/eval", {"position_id": "4HPwATDgc/ABMA", "plies": 0,
+                                      "match_id": "MAHgACAAGAAE"})]:
+        request = urllib.request.Request(base + path, data=json.dumps(body).encode(),
+                                         headers={"content-type": "application/json"})
+        with urllib.request.urlopen(request, timeout=600) as response:
+            assert response.status == 200, (path, response.status)
 
 
 def set_graphics(page: Any, quality: str) -> None:

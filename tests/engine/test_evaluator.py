@@ -96,13 +96,17 @@ def test_an_unknown_level_is_refused_with_the_known_ones() -> None:
 
 
 def test_the_cube_functions_decide_on_the_evaluators_probabilities() -> None:
+    """Outside the two-sided bear-off database (a checker still outside its home board)
+    the cube is the evaluator's; inside it, the database's exact equities."""
     fake = PipCount()
     info = CubeInfo.money()
-    x = cube_efficiency(RACE)
-    assert analyse_cube(fake, RACE, info) == cube_decision(fake.evaluate(RACE), info,
+    race = Position.from_points({8: 2, 3: 2}, {9: 2, 5: 2})
+    x = cube_efficiency(race)
+    assert analyse_cube(fake, race, info) == cube_decision(fake.evaluate(race), info,
                                                            efficiency=x, plies=0)
-    assert analyse_take(fake, RACE, info) == take_decision(fake.evaluate(RACE), info,
+    assert analyse_take(fake, race, info) == take_decision(fake.evaluate(race), info,
                                                            efficiency=x, plies=0)
+    assert analyse_cube(fake, RACE, info).exact
 
 
 def test_bots_on_a_stand_in_play_a_match_and_the_analysis_rates_it_with_it() -> None:
