@@ -769,13 +769,13 @@ def exact_cube_decision(position: Position, info: CubeInfo) -> CubeDecision | No
 
     if not info.is_money or info.beavers or not info.may_double():
         return None
-    if not twosided.in_database(position):
+    entry = twosided.lookup(position)
+    if entry is None:
         return None
     owner: twosided.Cube = "centred" if info.owner is Owner.CENTRED else "mine"
-    no_double, double_take, double_pass = twosided.money_cube(position, owner)
-    win = twosided.win_probability(position)
+    no_double, double_take, double_pass = entry.money_cube(owner)
     return _decided(no_double, double_take, double_pass, None, None, None, None, info,
-                    _Exact(win), 0.0, None, exact=True)
+                    _Exact(entry.win), 0.0, None, exact=True)
 
 
 @dataclass(frozen=True, slots=True)

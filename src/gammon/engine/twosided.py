@@ -206,18 +206,6 @@ class TwoSidedDatabase:
                 _LOADED[path] = database
             return database
 
-    def places(self, position: Position) -> tuple[int, int] | None:
-        """The places of both sides' home boards, or None when the position is not in the
-        database (contact, a checker outside its home board, more than six a side)."""
-        board = np.asarray(position.board, dtype=np.int8)
-        if not bearoff.is_bearoff_board(board):
-            return None
-        a = int(self.place[bearoff.side_index(board, 0)])
-        b = int(self.place[bearoff.side_index(board, 1)])
-        if a <= 0 or b <= 0:  # more than six (or none: the game is over)
-            return None
-        return a, b
-
 
 _LOCK = threading.Lock()
 _LOADED: dict[Path, TwoSidedDatabase] = {}
@@ -238,30 +226,65 @@ def _write(path: Path, database: TwoSidedDatabase) -> None:
     os.replace(tmp.name, path)
 
 
+def _places(position: Position) -> tuple[int, int] | None:
+    """The places of both sides' home boards, or None when the position is not in the
+    database (contact, a checker outside its home board, more than six a side). Reads no
+    table: a position outside the database never loads it."""
+    board = np.asarray(position.board, dtype=np.int8)
+    if not bearoff.is_bearoff_board(board):
+        return None
+    place = _sides()[2]
+    a, b = int(place[bearoff.side_index(board, 0)]), int(place[bearoff.side_index(board, 1)])
+    if a <= 0 or b <= 0:  # more than six (or none: the game is over)
+        return None
+    return a, b
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """What the database holds for a position: the side on roll's winning chance and its
+    no-double equities by cube state (see the module doc)."""
+
+    win: float
+    no_double: tuple[float, float, float]
+
+    def money_cube(self, cube: Cube) -> tuple[float, float, float]:
+        """No double, double/take, double/pass, normalised to the cube (``cube``: who owns
+        it, as the side on roll sees it; the double equities are what a double would be
+        worth were it allowed)."""
+        return self.no_double[_STATES[cube]], 2.0 * self.no_double[THEIRS], 1.0
+
+
+def lookup(position: Position) -> Entry | None:
+    """The database's entry for ``position``, or None when it is not a race of six
+    checkers or fewer a side in the home boards."""
+    places = _places(position)
+    if places is None:
+        return None
+    database = TwoSidedDatabase.load()
+    nd = database.no_double[:, places[0], places[1]]
+    return Entry(float(database.win[places]), (float(nd[0]), float(nd[1]), float(nd[2])))
+
+
 def in_database(position: Position) -> bool:
     """Whether ``position`` is a race of both sides' home boards, six checkers or fewer
     each."""
-    return TwoSidedDatabase.load().places(position) is not None
+    return _places(position) is not None
+
+
+def _entry(position: Position) -> Entry:
+    entry = lookup(position)
+    if entry is None:
+        raise bearoff.NotBearoffError(f"{position.id()} is not a race of six checkers or "
+                                      f"fewer a side in the home boards")
+    return entry
 
 
 def win_probability(position: Position) -> float:
     """The side on roll's exact chance of winning the race, before it rolls."""
-    database = TwoSidedDatabase.load()
-    places = database.places(position)
-    if places is None:
-        raise bearoff.NotBearoffError(f"{position.id()} is not a race of six checkers or "
-                                      f"fewer a side in the home boards")
-    return float(database.win[places])
+    return _entry(position).win
 
 
 def money_cube(position: Position, cube: Cube) -> tuple[float, float, float]:
-    """The side on roll's exact money equities, normalised to the cube: no double,
-    double/take, double/pass (``cube``: who owns it, as the side on roll sees it; the
-    double equities are what a double would be worth were it allowed)."""
-    database = TwoSidedDatabase.load()
-    places = database.places(position)
-    if places is None:
-        raise bearoff.NotBearoffError(f"{position.id()} is not a race of six checkers or "
-                                      f"fewer a side in the home boards")
-    nd = database.no_double[:, places[0], places[1]]
-    return float(nd[_STATES[cube]]), 2.0 * float(nd[THEIRS]), 1.0
+    """The side on roll's exact money equities (:meth:`Entry.money_cube`)."""
+    return _entry(position).money_cube(cube)

@@ -156,8 +156,8 @@ async def _guarded(request: Request, limiter: LimiterDep, repo: RepoDep, hub: Hu
     API does (rate limit, a rated match in play)."""
     params = dict(request.query_params)
     try:
+        position, answer = work(params)  # bad input spends nothing of the rate limit
         await limit(request, limiter, "engine", 120, 30)
-        position, answer = work(params)
         await refuse_in_live_rated(repo, hub, user, position)
         return await asyncio.to_thread(answer)
     except WildbgError as error:
