@@ -3,7 +3,10 @@ kernel never loads machine code compiled against an older version of a function 
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -56,3 +59,51 @@ def test_configure_sets_the_folder_keeps_the_newest_and_respects_the_user(
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "mine"))
     _kernel_cache.configure(package)
     assert os.environ["NUMBA_CACHE_DIR"] == str(tmp_path / "mine")
+
+
+KERNEL_SOURCE = "from numba import njit\n\n\n@njit(cache=True)\ndef twice(x):\n    return 2 * x\n"
+
+RUN_KERNEL = """
+import json, os, sys
+from pathlib import Path
+from gammon import _kernel_cache
+os.environ.pop("NUMBA_CACHE_DIR", None)
+package = Path(sys.argv[1])
+_kernel_cache.configure(package)
+sys.path.insert(0, str(package.parent))
+from kernels.core.k import twice
+assert twice(21) == 42
+print(json.dumps({"hits": len(twice.stats.cache_hits), "misses": len(twice.stats.cache_misses),
+                  "path": twice.stats.cache_path}))
+"""
+
+
+def run_kernel(package: Path, cache: Path) -> dict[str, object]:
+    environment = {**os.environ, "XDG_CACHE_HOME": str(cache)}
+    environment.pop("NUMBA_CACHE_DIR", None)
+    done = subprocess.run([sys.executable, "-c", RUN_KERNEL, str(package)], env=environment,
+                          capture_output=True, text=True, check=True, timeout=300)
+    answer: dict[str, object] = json.loads(done.stdout.splitlines()[-1])
+    return answer
+
+
+def test_a_second_checkout_of_the_same_sources_loads_the_compiled_kernels(
+        tmp_path: Path) -> None:
+    """A fresh clone elsewhere (CI's) finds the kernels another checkout compiled; a changed
+    source still compiles anew."""
+    checkouts = []
+    for name in ("first", "second", "changed"):
+        package = tmp_path / name / "kernels"
+        (package / "core").mkdir(parents=True)
+        (package / "engine").mkdir()
+        (package / "core" / "k.py").write_text(KERNEL_SOURCE)
+        checkouts.append(package)
+    (checkouts[2] / "core" / "k.py").write_text(KERNEL_SOURCE + "\n# changed\n")
+    cache = tmp_path / "cache"
+    first = run_kernel(checkouts[0], cache)
+    assert (first["hits"], first["misses"]) == (0, 1)
+    second = run_kernel(checkouts[1], cache)
+    assert (second["hits"], second["misses"]) == (1, 0)
+    assert second["path"] == first["path"]
+    changed = run_kernel(checkouts[2], cache)
+    assert (changed["hits"], changed["misses"]) == (0, 1)

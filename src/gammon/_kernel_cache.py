@@ -1,10 +1,17 @@
-"""Where numba keeps the compiled kernels: one folder per version of the kernels' sources.
+"""Where numba keeps the compiled kernels: one folder per version of the kernels' sources,
+the same folder for every copy of those sources.
 
-numba's own cache (``cache=True``) is checked against the timestamp of the file that defines
-a function only, so a kernel whose callee in another module changed can load stale machine
-code and fail (``SystemError: ... returned a result with an exception set``). Keying the
-whole cache on a digest of every source file of the packages that hold kernels (``core`` and
-``engine``) makes any change start a fresh cache. ``NUMBA_CACHE_DIR`` set by the user wins.
+numba's own cache (``cache=True``) is checked against the file that defines a function only,
+so a kernel whose callee in another module changed can load stale machine code and fail
+(``SystemError: ... returned a result with an exception set``). Keying the whole cache on a
+digest of every source file of the packages that hold kernels (``core`` and ``engine``) makes
+any change start a fresh cache.
+
+numba also files each module's kernels under a hash of the folder the module lies in, so a
+second checkout of the same sources (a fresh clone, CI's) compiled everything again. Inside
+the digest's folder our kernels are filed by their path within the package instead
+(:class:`PackageLocator`), so every checkout of the same sources shares one cache.
+``NUMBA_CACHE_DIR`` set by the user wins, with numba's own filing.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ import hashlib
 import os
 import shutil
 from pathlib import Path
+from typing import Any, ClassVar
 
 KERNEL_PACKAGES = ("core", "engine")
 KEEP = 3
@@ -36,7 +44,7 @@ def cache_root() -> Path:
 
 
 def configure(package: Path = Path(__file__).parent) -> None:
-    """Point numba at this version's cache folder (before numba is imported)."""
+    """Point numba at this version's cache folder (before numba compiles anything)."""
     if "NUMBA_CACHE_DIR" in os.environ:
         return
     root = cache_root()
@@ -48,8 +56,64 @@ def configure(package: Path = Path(__file__).parent) -> None:
     except OSError:
         return  # not writable: numba's default (next to the sources) stays
     os.environ["NUMBA_CACHE_DIR"] = str(folder)
+    PackageLocator.register(package, folder)
     if fresh:
         older = sorted((p for p in root.iterdir() if p.is_dir() and p != folder),
                        key=lambda p: p.stat().st_mtime, reverse=True)
         for stale in older[KEEP - 1:]:
             shutil.rmtree(stale, ignore_errors=True)
+
+
+def _locator_base() -> type[Any]:
+    # numba's locator protocol (numba.core.caching): a locator names the folder a function's
+    # cache lies in, a stamp of its source and a disambiguator; the first class whose
+    # from_function answers is used.
+    from numba.core.caching import _CacheLocator
+    return _CacheLocator
+
+
+class PackageLocator(_locator_base()):  # type: ignore[misc]
+    """Files a kernel of a registered package under its path inside the package, with the
+    digest of its source's bytes as the stamp: nothing of where the checkout lies."""
+
+    folders: ClassVar[dict[Path, Path]] = {}
+    """Each registered package's folder → the cache folder of its sources' version."""
+
+    def __init__(self, cache_path: Path, py_file: Path, lineno: int) -> None:
+        self._cache_path = str(cache_path)
+        self._py_file = py_file
+        self._lineno = lineno
+
+    @classmethod
+    def register(cls, package: Path, folder: Path) -> None:
+        cls.folders[package.resolve()] = folder
+        from numba.core import caching
+        impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl", None)
+        if impl is None:  # a numba without this protocol: its own filing stays
+            return
+        if cls not in impl._locator_classes:
+            impl._locator_classes.insert(0, cls)
+
+    @classmethod
+    def from_function(cls, py_func: Any, py_file: str) -> PackageLocator | None:
+        source = Path(py_file).resolve()
+        for package, folder in cls.folders.items():
+            if source.is_relative_to(package):
+                inside = source.parent.relative_to(package).as_posix()
+                locator = cls(folder / (inside.replace("/", "_") or "_"), source,
+                              py_func.__code__.co_firstlineno)
+                try:
+                    locator.ensure_cache_path()
+                except OSError:
+                    return None
+                return locator
+        return None
+
+    def get_cache_path(self) -> str:
+        return self._cache_path
+
+    def get_source_stamp(self) -> str:
+        return hashlib.sha256(self._py_file.read_bytes()).hexdigest()
+
+    def get_disambiguator(self) -> str:
+        return str(self._lineno)
