@@ -233,6 +233,56 @@ def test_a_challenge_is_reserved_for_the_bot_it_names(
     refused(person.delete(f"/api/games/{second['id']}"), 404, "not_found")
 
 
+def test_a_player_following_the_lobby_is_told_of_the_challenges_made_by_and_for_them(
+        client: Any) -> None:
+    alice, bob, carol = Browser(client), Browser(client), Browser(client)
+    sign_up(alice, "alice")
+    sign_up(bob, "bob")
+    sign_up(carol, "carol")
+
+    def challenges(player: Player, received: list[str], sent: list[str]) -> dict[str, Any]:
+        """The next ``challenges`` message that lists these games' ids."""
+        return player.wait(lambda m: m["type"] == "challenges"
+                           and [g["id"] for g in m["received"]] == received
+                           and [g["id"] for g in m["sent"]] == sent)
+
+    with alice.websocket_connect("/ws") as wa, bob.websocket_connect("/ws") as wb, \
+            carol.websocket_connect("/ws") as wc:
+        pa, pb, pc = (Player.over_testclient(ws, name)
+                      for ws, name in ((wa, "alice"), (wb, "bob"), (wc, "carol")))
+        for player in (pa, pb, pc):
+            player.send({"type": "subscribe_lobby"})
+            challenges(player, [], [])  # at once
+        made = checked(alice.post("/api/games", json={"kind": "single", "opponent": "bob"}),
+                       "created", 201)
+        told = challenges(pb, [made["id"]], [])["received"][0]
+        assert told["creator"]["name"] == "alice" and told["kind"] == "single"
+        assert challenges(pa, [], [made["id"]])["sent"][0]["opponent"]["name"] == "bob"
+        sent = checked(alice.get("/api/challenges/sent"), "sent_challenges")
+        assert [(g["id"], g["opponent"]["name"]) for g in sent] == [(made["id"], "bob")]
+        assert checked(bob.get("/api/challenges/sent"), "sent_challenges") == []
+        assert checked(Browser(client).get("/api/challenges/sent"), "sent_challenges") == []
+        # declined: gone for both
+        checked(bob.post(f"/api/games/{made['id']}/decline"), "ok")
+        challenges(pa, [], [])
+        challenges(pb, [], [])
+        # withdrawn, then one taken: gone for both too
+        again = alice.post("/api/games", json={"opponent": "bob"}).json()
+        challenges(pb, [again["id"]], [])
+        checked(alice.delete(f"/api/games/{again['id']}"), "ok")
+        challenges(pb, [], [])
+        taken = alice.post("/api/games", json={"opponent": "bob"}).json()
+        challenges(pa, [], [taken["id"]])
+        checked(bob.post(f"/api/games/{taken['id']}/join"), "info")
+        challenges(pa, [], [])
+        challenges(pb, [], [])
+        pc.send({"type": "ping", "id": "last"})  # carol was told of nothing meanwhile
+        pc.wait(lambda m: m["type"] == "pong")
+        assert [m for m in pc.log if m["type"] == "challenges"][1:] == []
+        for player in (pa, pb, pc):
+            assert not [m for m in player.log if protocol.server_message_errors(m)]
+
+
 def test_the_openapi_document_names_the_token() -> None:
     document = create_app().openapi()
     schemes = document["components"]["securitySchemes"]

@@ -475,6 +475,16 @@ class Repository:
                                          matches.c.reserved_for == user_id)
                 .order_by(matches.c.created_at))).all())
 
+    async def reserved_by(self, user_id: int) -> list[Any]:
+        """The open matches ``user_id`` created reserved for another player (their pending
+        challenges and rematches), oldest first."""
+        async with self._single.connect() as conn:
+            return list((await conn.execute(
+                sa.select(matches).where(matches.c.status == "open",
+                                         matches.c.player0 == user_id,
+                                         matches.c.reserved_for.is_not(None))
+                .order_by(matches.c.created_at))).all())
+
     # matches
 
     async def create_match(self, values: dict[str, Any], actions: Sequence[Row] = ()) -> None:

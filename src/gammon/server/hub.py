@@ -113,6 +113,9 @@ class Hub:
         self.on_lobby: Callable[[], None] = lambda: None
         """Called when another process says the open games changed
         (:class:`gammon.server.lobby.Lobby` sets it)."""
+        self.on_challenges: Callable[[list[int]], None] = lambda users: None
+        """Called with the players whose challenges another process says changed
+        (:class:`gammon.server.lobby.Lobby` sets it)."""
 
     # -- life cycle ----------------------------------------------------------------------
 
@@ -322,6 +325,11 @@ class Hub:
             return
         if message.get("kind") == "lobby":
             self.on_lobby()
+            return
+        if message.get("kind") == "challenges":
+            users = message.get("users")
+            if isinstance(users, list):
+                self.on_challenges([u for u in users if isinstance(u, int)])
             return
         if message.get("kind") == "options" and isinstance(message.get("user"), int):
             self.spawn(self.options_changed(message["user"]))

@@ -2,7 +2,10 @@
 at once), joined, cancelled while open, or followed by a rematch. A join stores the seat and
 the first opening roll in one transaction; so does a bot match's creation.
 The open public games go to every socket following the lobby (``subscribe_lobby``) as a
-``lobby`` message whenever they change, in this process or (said by the bus) another.
+``lobby`` message whenever they change, in this process or (said by the bus) another; each
+such socket also gets its player's challenges (``challenges``: the open games reserved for them
+and those they reserved for another) at once and whenever one of them is made, taken, declined
+or withdrawn.
 Private matches: a private match is seen only by its players, the player it is reserved for
 (a rematch) and whoever holds its invite link, ``/#/match/ID?key=KEY``. KEY is a keyed hash
 of the match id (HMAC-SHA256 under a secret derived from the server's secret key, first 128
@@ -17,6 +20,7 @@ import hmac
 import json
 import secrets
 import time
+from collections.abc import Iterable
 from types import SimpleNamespace
 from typing import Any
 
@@ -39,7 +43,10 @@ class Lobby:
         self._stale = False  # the open games changed since the watchers were last told
         self._fresh: set[Connection] = set()  # new watchers, not yet told
         self._sending = False
+        self._challenged: set[int] = set()  # players whose challenges changed, not yet told
+        self._sending_challenges = False
         hub.on_lobby = self._refresh
+        hub.on_challenges = self._challenges_stale
 
     async def create(self, user: User, config: MatchConfig, *, client_seed: str = "",
                      reserved_for: int | None = None, rematch_of: str | None = None
@@ -68,6 +75,8 @@ class Lobby:
         assert room is not None
         if not first and not values["private"]:
             await self.changed()
+        if reserved_for is not None:
+            await self.challenges_changed(user.id, reserved_for)
         return room
 
     @staticmethod
@@ -119,11 +128,14 @@ class Lobby:
         self.hub.after_change(room, local=True)
         if not row.private:
             await self.changed()
+        if row.reserved_for is not None:
+            await self.challenges_changed(row.player0, row.reserved_for)
         return room
 
     async def cancel(self, user: User, match_id: str, *, declined: bool = False) -> None:
         """Withdraw ``user``'s open game, or, ``declined``, decline one reserved for them
         (a challenge or a rematch): either way it is cancelled."""
+        row = await self.repo.match(match_id)  # who it was reserved for (that never changes)
         if not await self.repo.cancel(match_id, user.id, declined=declined):
             raise ServiceError("not_found", "no open game reserved for you with that id"
                                if declined else "no open game of yours with that id")
@@ -132,6 +144,8 @@ class Lobby:
             room.status = "cancelled"
             self.hub.send_all(room, protocol.cancelled_message(match_id))
         await self.changed()
+        if row is not None and row.reserved_for is not None:
+            await self.challenges_changed(row.player0, row.reserved_for)
 
     async def rematch(self, user: User, match_id: str) -> LiveRoom:
         room = await self.hub.room(match_id)
@@ -162,6 +176,16 @@ class Lobby:
         (``GET /api/challenges``): theirs to join."""
         return await self._games(await self.repo.reserved_for(user.id))
 
+    async def sent_challenges(self, user: User) -> list[protocol.SentChallenge]:
+        """The open games ``user`` reserved for another player (challenges and rematches
+        waiting for an answer), oldest first (``GET /api/challenges/sent``)."""
+        rows = await self.repo.reserved_by(user.id)
+        opponents = await self.repo.users([r.reserved_for for r in rows])
+        return [{**game, "opponent": views.user_view(opponent) if opponent else None}
+                for game, opponent in zip(await self._games(rows),
+                                          [opponents.get(r.reserved_for) for r in rows],
+                                          strict=True)]
+
     async def _games(self, rows: list[Any]) -> list[protocol.OpenGame]:
         creators = await self.repo.users([r.player0 for r in rows])
         out: list[protocol.OpenGame] = []
@@ -177,6 +201,7 @@ class Lobby:
         self.hub.lobby_watchers.add(conn)
         self._fresh.add(conn)
         self._tell()
+        self._challenges_stale([conn.user.id])
 
     def unwatch(self, conn: Connection) -> None:
         self.hub.lobby_watchers.discard(conn)
@@ -212,6 +237,38 @@ class Lobby:
             self._sending = False
             self._fresh &= self.hub.lobby_watchers
             self._stale = self._stale and bool(self.hub.lobby_watchers)
+
+    # -- the challenges, to the sockets of the players they concern -----------------------
+
+    async def challenges_changed(self, *user_ids: int) -> None:
+        """A game reserved by or for these players was made, taken or cancelled here: tell
+        their sockets that follow the lobby, in this process and (by the bus) the others."""
+        self._challenges_stale(user_ids)
+        await self.hub.publish({"kind": "challenges", "users": list(user_ids)})
+
+    def _challenges_stale(self, user_ids: Iterable[int]) -> None:
+        self._challenged.update(user_ids)
+        if not self._sending_challenges and self._challenged:
+            self._sending_challenges = True
+            self.hub.spawn(self._send_challenges())
+
+    async def _send_challenges(self) -> None:
+        """Each player's challenges, read after what changed them, to their sockets that
+        follow the lobby, until no player is left to tell."""
+        try:
+            while self._challenged:
+                user_id = self._challenged.pop()
+                conns = [c for c in self.hub.lobby_watchers if c.user.id == user_id]
+                if not conns:
+                    continue
+                text = jsontext.dumps(protocol.challenges_message(
+                    await self.challenges(conns[0].user),
+                    await self.sent_challenges(conns[0].user)))
+                for conn in conns:
+                    if conn in self.hub.lobby_watchers:
+                        conn.send_text(text)
+        finally:
+            self._sending_challenges = False
 
     # -- private matches -------------------------------------------------------------------
 

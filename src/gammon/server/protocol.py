@@ -443,6 +443,16 @@ class LobbyMessage(TypedDict):
     games: list[OpenGame]
 
 
+class ChallengesMessage(TypedDict):
+    """The open games reserved for the socket's player (``received``, as ``GET
+    /api/challenges``) and those they made for another (``sent``, as ``GET
+    /api/challenges/sent``), to a socket following the lobby."""
+
+    type: Literal["challenges"]
+    received: list[OpenGame]
+    sent: list[SentChallenge]
+
+
 class AnalysisMessage(TypedDict):
     """Where the post-match analysis of a watched match stands
     (:mod:`gammon.server.analysis_worker`): ``done`` of ``total`` games analysed."""
@@ -521,8 +531,8 @@ class ErrorMessage(TypedDict):
 
 ServerMessage: TypeAlias = Annotated[
     WelcomeMessage | StateMessage | UpdateMessage | ChatLine | MutedMessage | RematchMessage
-    | CancelledMessage | LobbyMessage | AnalysisMessage | ServerPing | ServerPong
-    | ErrorMessage,
+    | CancelledMessage | LobbyMessage | ChallengesMessage | AnalysisMessage | ServerPing
+    | ServerPong | ErrorMessage,
     Field(discriminator="type"),
 ]
 """Every message the server sends on the socket."""
@@ -559,6 +569,11 @@ def cancelled_message(match: str) -> CancelledMessage:
 
 def lobby_message(games: list[OpenGame]) -> LobbyMessage:
     return {"type": "lobby", "games": games}
+
+
+def challenges_message(received: list[OpenGame], sent: list[SentChallenge]
+                       ) -> ChallengesMessage:
+    return {"type": "challenges", "received": received, "sent": sent}
 
 
 def error_message(code: ErrorCode, message: str) -> ErrorMessage:
@@ -620,6 +635,13 @@ class OpenGame(ConfigView):
     id: str
     created_at: float
     creator: UserView | None
+
+
+class SentChallenge(OpenGame):
+    """An open game its creator reserved for another player (a challenge, a rematch)."""
+
+    opponent: UserView | None
+    """The player it is reserved for."""
 
 
 class CreatedGame(InfoView):
@@ -703,8 +725,9 @@ class ReadyResponse(TypedDict):
 
 RESPONSES: dict[str, Any] = {
     "me": MeResponse, "user": UserResponse, "ok": OkResponse, "logout_all": LogoutAllResponse,
-    "open_games": list[OpenGame], "created": CreatedGame, "state": GameState,
-    "info": InfoView, "fairness": FairnessRecord, "history": list[HistoryEntry],
+    "open_games": list[OpenGame], "sent_challenges": list[SentChallenge],
+    "created": CreatedGame, "state": GameState, "info": InfoView, "fairness": FairnessRecord,
+    "history": list[HistoryEntry],
     "ratings": RatingsResponse, "leaderboard": list[LeaderboardEntry], "dice_stats": DiceStats,
     "hint": HintView, "eval": EvalView, "ready": ReadyResponse,
     "token": CreatedToken, "tokens": list[TokenView],

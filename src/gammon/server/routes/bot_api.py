@@ -1,6 +1,7 @@
 """The Bot API (PROTOCOL.md, *The Bot API*): ``/api/account/bot`` turns the signed-in
 account into a bot account, ``/api/tokens`` makes, lists and revokes its API tokens, and
-``/api/challenges`` lists the games reserved for the caller. A program then signs in with
+``/api/challenges`` lists the games reserved for the caller (``/api/challenges/sent``, those
+the caller reserved for another). A program then signs in with
 ``Authorization: Bearer <token>`` on every route and on ``/ws``
 (:func:`gammon.server.routes.deps.current_user`, :mod:`gammon.server.routes.socket`) and plays
 like a person."""
@@ -84,3 +85,10 @@ async def challenges(user: CurrentUser, lobby: LobbyDep) -> list[protocol.OpenGa
     """The open games reserved for the caller: challenges (``POST /api/games`` with
     ``opponent``) and rematches, oldest first; each is the caller's to join."""
     return [] if user is None else await lobby.challenges(user)
+
+
+@router.get("/challenges/sent", **returns("sent_challenges"))
+async def sent_challenges(user: CurrentUser, lobby: LobbyDep) -> list[protocol.SentChallenge]:
+    """The open games the caller reserved for another player (challenges and rematches
+    not yet answered), oldest first, each with the ``opponent`` it waits for."""
+    return [] if user is None else await lobby.sent_challenges(user)
