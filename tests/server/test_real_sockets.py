@@ -16,6 +16,7 @@ import httpx
 import pytest
 from websockets.sync.client import ClientConnection, connect
 
+from gammon.server import protocol
 from gammon.server.accounts import COOKIE
 from tests.server.conftest import ServerProcess, postgres_database, redis_reachable
 from tests.server.helpers import (
@@ -366,3 +367,27 @@ def test_the_lobby_feed_and_the_options_cross_between_two_server_processes(
         # switched off, then on through the second process while a is to roll: a roll at once
         rolled = auto_roll_on_while_to_roll(players, rng, a_elsewhere)
         assert players[1].wait(lambda m: m["type"] == "update")["v"] == rolled["v"]
+
+
+def test_a_challenge_made_and_withdrawn_through_one_process_is_told_on_the_other(
+        two_servers: tuple[ServerProcess, ServerProcess], stack: contextlib.ExitStack) -> None:
+    """The challenged player's socket on one process is told (``challenges``) of a game
+    reserved for them through the other, and of its withdrawal (the bus)."""
+    first, second = two_servers
+    challenger = session(stack, first, "chiara")
+    challenged = session(stack, first, "dario")
+    with socket(second, challenged) as ws:
+        player = Player.over_websockets(ws, "dario")
+
+        def received(*ids: str) -> None:
+            player.wait(lambda m: m["type"] == "challenges"
+                        and [g["id"] for g in m["received"]] == list(ids))
+
+        player.send({"type": "subscribe_lobby"})
+        received()
+        made = challenger.post("/api/games", json={"kind": "single", "opponent": "dario"})
+        assert made.status_code == 201, made.text
+        received(made.json()["id"])
+        assert challenger.delete(f"/api/games/{made.json()['id']}").status_code == 200
+        received()
+        assert not [m for m in player.log if protocol.server_message_errors(m)]
