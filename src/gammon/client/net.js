@@ -266,6 +266,7 @@ export class Socket extends EventTarget {
         break;
     }
     if (message.type === "lobby") this.dispatchEvent(new CustomEvent("lobby", { detail: message.games }));
+    if (message.type === "challenges") this.dispatchEvent(new CustomEvent("challenges", { detail: message }));
     const feed = message.match ? this.feeds.get(message.match) : null;
     if (feed) feed.onMessage(message);
     this.dispatchEvent(new CustomEvent("message", { detail: message }));
@@ -298,8 +299,9 @@ export class Socket extends EventTarget {
     return feed;
   }
 
-  /** Follow the lobby (`on`): the server sends a `lobby` message, the open games, now and
-   *  whenever they change; the socket emits it as a "lobby" event. */
+  /** Follow the lobby (`on`): the server sends a `lobby` message, the open games, and a
+   *  `challenges` message, the games reserved by and for this player, now and whenever they
+   *  change; the socket emits them as "lobby" and "challenges" events. */
   followLobby(on) {
     this.lobby = on;
     this.raw({ type: on ? "subscribe_lobby" : "unsubscribe_lobby" });
