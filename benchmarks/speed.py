@@ -32,7 +32,7 @@ from gammon.core.position import Position
 from gammon.engine.cube import CubeInfo
 from gammon.engine.evaluate import kernel_arrays
 from gammon.engine.player import Engine
-from gammon.engine.training import train_games
+from gammon.training.td import train_games
 
 TARGETS_MS = {0: 0.15, 2: 50.0}  # issue 10: 2-ply ≤ 50 ms median, 0-ply ≤ 0.15 ms (issue 11)
 """Median time per decision to aim for, in milliseconds, by ply."""

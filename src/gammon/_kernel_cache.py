@@ -4,8 +4,8 @@ the same folder for every copy of those sources.
 numba's own cache (``cache=True``) is checked against the file that defines a function only,
 so a kernel whose callee in another module changed can load stale machine code and fail
 (``SystemError: ... returned a result with an exception set``). Keying the whole cache on a
-digest of every source file of the packages that hold kernels (``core`` and ``engine``) makes
-any change start a fresh cache.
+digest of every source file of the packages that hold kernels (``core``, ``engine`` and
+``training``) makes any change start a fresh cache.
 
 numba also files each module's kernels under a hash of the folder the module lies in, so a
 second checkout of the same sources (a fresh clone, CI's) compiled everything again. Inside
@@ -22,7 +22,7 @@ import shutil
 from pathlib import Path
 from typing import Any, ClassVar
 
-KERNEL_PACKAGES = ("core", "engine")
+KERNEL_PACKAGES = ("core", "engine", "training")
 KEEP = 3
 """Cache folders kept (the most recently used); older ones are removed when a new one starts."""
 

@@ -28,7 +28,7 @@ from gammon.engine.network import (
     hidden_sigmoid,
 )
 from gammon.engine.player import Engine
-from gammon.engine.training import TrainingRun, sole_writer, train
+from gammon.training.td import TrainingRun, sole_writer, train
 from tests.core.helpers import random_game_position
 
 SHIPPED = Path(__file__).parents[2] / "src/gammon/engine/weights/gammon.npz"

@@ -164,15 +164,15 @@ def cmd_analyse(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
 
 
 def cmd_train(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
-    from gammon.engine.bootstrap import BootstrapRun, bootstrap
-    from gammon.engine.training import TrainingRun, train
+    from gammon.training.bootstrap import BootstrapRun, bootstrap
+    from gammon.training.td import TrainingRun, train
 
     def log(line: str) -> None:
         out.write(line + "\n")
         out.flush()
 
     if args.stage == "fit":
-        from gammon.engine.supervised import FitRun, fit
+        from gammon.training.supervised import FitRun, fit
 
         if args.start is None or args.data is None:
             raise UsageError("--stage fit needs --from WEIGHTS and --data SHARDS_DIRECTORY")
@@ -188,7 +188,7 @@ def cmd_train(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
             raise UsageError(str(error)) from None
         return 0
     if args.stage == "prune":
-        from gammon.engine.supervised import PruneRun, train_prune
+        from gammon.training.supervised import PruneRun, train_prune
 
         if args.start is None:
             raise UsageError("--stage prune needs --from WEIGHTS (the networks to mimic)")
@@ -201,7 +201,7 @@ def cmd_train(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
             raise UsageError(str(error)) from None
         return 0
     if args.stage == "label":
-        from gammon.engine.supervised import LabelRun, label
+        from gammon.training.supervised import LabelRun, label
 
         if args.start is None:
             raise UsageError("--stage label needs --from WEIGHTS (the labelling networks)")

@@ -73,7 +73,7 @@ from gammon.engine.network import (
     invert,
 )
 from gammon.engine.playout import INITIAL, MAX_PLIES, end_turn, noisy_choice, roll_plays
-from gammon.engine.training import backpropagate, pubeval_score, sole_writer
+from gammon.training.td import backpropagate, pubeval_score, sole_writer
 
 _jit = nb.njit(cache=True, nogil=True)
 

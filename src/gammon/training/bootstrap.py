@@ -37,7 +37,7 @@ from gammon.engine.evaluate import (
 )
 from gammon.engine.network import MAX_INPUTS, OUTPUTS, NetworkPair, equity, forward
 from gammon.engine.playout import INITIAL, MAX_PLIES, end_turn, roll_plays
-from gammon.engine.training import _td_step, pubeval_score
+from gammon.training.td import _td_step, pubeval_score
 
 _jit = nb.njit(cache=True, nogil=True)
 

@@ -1,4 +1,4 @@
-"""The supervised stage (gammon.engine.supervised): labels are the project's own search
+"""The supervised stage (gammon.training.supervised): labels are the project's own search
 values, shards are reproducible, resumable and refuse mixing; the fit follows the
 cross-entropy's gradient and resumes."""
 
@@ -25,7 +25,7 @@ from gammon.engine.evaluate import (
 )
 from gammon.engine.expert import CRASHED, PRUNE_INPUTS, RACE
 from gammon.engine.network import MAX_INPUTS, Network, NetworkPair, equity, forward
-from gammon.engine.supervised import (
+from gammon.training.supervised import (
     FitRun,
     LabelRun,
     PruneRun,
@@ -41,7 +41,7 @@ from gammon.engine.supervised import (
     shard_path,
     train_prune,
 )
-from gammon.engine.training import backpropagate
+from gammon.training.td import backpropagate
 
 LABELLER = (Path(__file__).parents[2]
             / "training/checkpoints/td-expert-h256-seed3-g4m-rank1-td100k-prune.npz")
