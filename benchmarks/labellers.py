@@ -32,7 +32,8 @@ import numpy as np
 
 from gammon.core.position import Position
 from gammon.engine.player import Engine
-from gammon.training.supervised import load_shards, position_classes
+from gammon.training.label_sets import load_shards
+from gammon.training.supervised import position_classes
 
 RESULTS = Path(__file__).parent / "results"
 KINDS = {"contact": 0, "crashed": 1, "race": 2}

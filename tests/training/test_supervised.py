@@ -25,6 +25,7 @@ from gammon.engine.evaluate import (
 )
 from gammon.engine.expert import CRASHED, PRUNE_INPUTS, RACE
 from gammon.engine.network import MAX_INPUTS, Network, NetworkPair, equity, forward
+from gammon.training.label_sets import infer_groups, load_groups, load_shards, shard_path
 from gammon.training.supervised import (
     FitRun,
     LabelRun,
@@ -32,13 +33,9 @@ from gammon.training.supervised import (
     fit,
     fit_epoch_grouped,
     group_slices,
-    infer_groups,
     label,
-    load_groups,
-    load_shards,
     position_classes,
     relative_equity_error,
-    shard_path,
     train_prune,
 )
 from gammon.training.td import backpropagate

@@ -24,7 +24,8 @@ Output is a directory of *shards*, ``shard-00000.npz`` and on: shard ``k`` holds
 positions of ``games`` games whose dice and noise come from ``seed * 1_000_003 + k``, and
 records the SHA-256 of the labelling weights and every setting. Shards are written
 atomically and never changed, so a stopped job resumes with the next shard, and a shard
-can be regenerated bit for bit from its settings.
+can be regenerated bit for bit from its settings. A finished set is packed into one file
+(:mod:`gammon.training.label_sets`), which the fit reads under the same name.
 """
 
 from __future__ import annotations
@@ -73,6 +74,13 @@ from gammon.engine.network import (
     invert,
 )
 from gammon.engine.playout import INITIAL, MAX_PLIES, end_turn, noisy_choice, roll_plays
+from gammon.training.label_sets import (
+    load_groups,
+    load_shards,
+    packed_path,
+    shard_path,
+    shard_paths,
+)
 from gammon.training.td import backpropagate, pubeval_score, sole_writer
 
 _jit = nb.njit(cache=True, nogil=True)
@@ -238,10 +246,6 @@ def weights_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def shard_path(directory: Path, index: int) -> Path:
-    return directory / f"shard-{index:05d}.npz"
-
-
 def label(weights: Path, directory: Path, run: LabelRun,
           log: Callable[[str], None] = print) -> int:
     """Write shards ``0 .. run.shards - 1`` into ``directory``, resuming after the shards
@@ -259,6 +263,10 @@ def label(weights: Path, directory: Path, run: LabelRun,
                          "(to the end) or more plies")
     if run.rollout_pruned and not run.rollout_games:
         raise ValueError("--rollout-pruned applies to rollout labels (--rollout-games)")
+    packed = packed_path(directory)
+    if packed.exists() and not shard_paths(directory):
+        raise ValueError(f"{packed} holds this label set packed: label into another folder "
+                         f"(a packed set is not extended)")
     with sole_writer(directory):
         return _label(weights, directory, run, log)
 
@@ -311,75 +319,6 @@ def _label(weights: Path, directory: Path, run: LabelRun, log: Callable[[str], N
         log(f"shard {index + 1}/{run.shards}: {len(boards):,} {kept} "
             f"({time.perf_counter() - began:.0f} s)")
     return written
-
-
-def load_shards(directory: Path, limit: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Every shard's boards and labels (the first ``limit`` shards only, if given),
-    concatenated in shard order."""
-    boards, labels = [], []
-    paths = sorted(directory.glob("shard-*.npz"))
-    if limit is not None:
-        if len(paths) < limit:
-            raise ValueError(f"{directory} has {len(paths)} shards, not {limit}")
-        paths = paths[:limit]
-    for path in paths:
-        with np.load(path) as data:
-            boards.append(data["boards"])
-            labels.append(data["labels"])
-    if not boards:
-        raise ValueError(f"no shards in {directory}")
-    return np.concatenate(boards), np.concatenate(labels)
-
-
-def load_groups(directory: Path, limit: int | None = None) -> np.ndarray:
-    """Each position's group (the decision it is a candidate of), numbered across the
-    shards in the order of :func:`load_shards`. Shards written before groups were recorded
-    get them from :func:`infer_groups`."""
-    paths = sorted(directory.glob("shard-*.npz"))
-    if limit is not None:
-        paths = paths[:limit]
-    parts, offset = [], 0
-    for path in paths:
-        with np.load(path) as data:
-            groups = (data["groups"].astype(np.int64) if "groups" in data
-                      else infer_groups(data["boards"]))
-        if len(groups):
-            _, groups = np.unique(groups, return_inverse=True)  # 0, 1, ... in this shard
-            parts.append(groups + offset)
-            offset += int(groups.max()) + 1
-    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
-
-
-@_jit
-def infer_groups(boards: np.ndarray) -> np.ndarray:
-    """Groups of consecutive boards that are candidates of one decision, told from the
-    boards alone: the side on roll has the same checkers in each but for blots hit by one
-    play and not another, and the mover (the side not on roll) the same pip count unless
-    it bears off."""
-    groups = np.zeros(len(boards), dtype=np.int64)
-    for i in range(1, len(boards)):
-        pips, checkers = _mover_pips(boards[i])
-        last_pips, last_checkers = _mover_pips(boards[i - 1])
-        same = pips == last_pips or checkers < 15 or last_checkers < 15
-        for point in range(1, 25):
-            a = max(boards[i - 1, point], 0)
-            b = max(boards[i, point], 0)
-            if a != b and not (min(a, b) == 0 and max(a, b) == 1):
-                same = False
-        groups[i] = groups[i - 1] if same else groups[i - 1] + 1
-    return groups
-
-
-@_jit
-def _mover_pips(board: np.ndarray) -> tuple[int, int]:
-    """The pip count and the checkers not borne off of the side not on roll."""
-    pips = 0
-    checkers = 0
-    for point in range(25):  # index 0 is that side's bar
-        if board[point] < 0:
-            pips -= board[point] * (25 - point)
-            checkers -= board[point]
-    return pips, checkers
 
 
 @_jit
