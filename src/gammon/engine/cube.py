@@ -275,7 +275,8 @@ GNUBG_EFFICIENCY: Final = CubeEfficiency()
 """GNU Backgammon's cube efficiencies (the reference the tests check against)."""
 DEFAULT_EFFICIENCY: Final = GNUBG_EFFICIENCY
 """What the engine and the bot use: GNU Backgammon's, rechecked with the second-generation
-networks (docs/training.md, "Cube and resignations with the second generation")."""
+networks (docs/journal/training-journal.md, "Cube and resignations with the second
+generation")."""
 
 
 def race_efficiency(pips: int) -> float:
