@@ -40,6 +40,20 @@ def test_modules_without_kernels_do_not_change_the_folder(tmp_path: Path) -> Non
     assert _kernel_cache.sources_digest(package) == before
 
 
+def test_every_package_with_kernels_keys_the_folder(tmp_path: Path) -> None:
+    """The training pipeline's kernels call the engine's, so a change in it, too, gives a
+    new folder; and every package of the source that compiles a kernel is a kernel package."""
+    package = make_package(tmp_path / "pkg")
+    before = _kernel_cache.sources_digest(package)
+    (package / "training").mkdir()
+    (package / "training" / "d.py").write_text("w = 1\n")
+    assert _kernel_cache.sources_digest(package) != before
+    source = Path(_kernel_cache.__file__).parent
+    compiling = {path.relative_to(source).parts[0] for path in source.rglob("*.py")
+                 if "njit" in path.read_text(encoding="utf-8") and path.parent != source}
+    assert compiling == set(_kernel_cache.KERNEL_PACKAGES)
+
+
 def test_configure_sets_the_folder_keeps_the_newest_and_respects_the_user(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     package = make_package(tmp_path / "pkg")
