@@ -233,12 +233,12 @@ def test_the_move_list_is_numbered_pairs_in_standard_notation_and_links_into_the
     assert link.get_attribute("href") == f"#/replay/{match_id}/{turn['v']}"
     page.goto(page.url.split("#")[0] + f"#/replay/{match_id}/{turn['v']}")
     page.wait_for_selector(".movelist .ml-cell.current")
-    assert page.evaluate(f"{PAGE}.view.state.board") == boards[turn["v"]]
+    assert page.evaluate(f"{PAGE}.stepper.view.state.board") == boards[turn["v"]]
     assert page.inner_text(".movelist .ml-cell.current") == page.inner_text(
         f".movelist .ml-cell[data-v='{turn['v']}']")
     # in the replay a click on another move jumps there
     first = min(boards)
     page.click(f".movelist .ml-cell[data-v='{first}']")
-    assert page.evaluate(f"{PAGE}.view.state.board") == boards[first]
+    assert page.evaluate(f"{PAGE}.stepper.view.state.board") == boards[first]
     assert page.url.endswith(f"/{first}")
     assert re.search(r"\d+ / \d+", page.inner_text(".replay-controls"))

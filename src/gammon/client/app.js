@@ -15,7 +15,8 @@ import { apply as applyI18n, browserLanguage, language, LANGUAGES, setLanguage, 
 import { MatchPage } from "./match.js";
 import { api, Socket } from "./net.js";
 import { moveRows, renderMoveList } from "./movelist.js";
-import { frameAt, frameBoard, frameKeys, matchFrames, showFrame } from "./replay.js";
+import { frameAt, matchFrames } from "./replay.js";
+import { FrameStepper } from "./stepper.js";
 import { ReviewPage } from "./review.js";
 import { verifyRecord } from "./fairness.js";
 import { downloadLink, fmtDate, h, kindText, setSound, sound, toast } from "./ui.js";
@@ -633,37 +634,35 @@ class ReplayPage extends Page {
     this.key = key || null;
     this.query = this.key ? `?key=${encodeURIComponent(this.key)}` : "";
     this.at = at !== undefined && /^\d+$/.test(at) ? Number(at) : null;
-    this.index = 0;
   }
 
   mount(main) {
-    const board = frameBoard(this);
     const btn = (label, fn, act) => h("button", { type: "button", title: label, "aria-label": label, "data-act": act, onclick: fn }, label);
     this.title = h("h1", {}, t("replay.title"));
     this.moveList = h("div", { class: "movelist", role: "list", "aria-label": t("match.log"), tabindex: 0 });
-    this.bottom = 0;
+    const stepper = new FrameStepper({ options: () => this.app.options, moveList: this.moveList });
+    this.stepper = stepper;
     main.replaceChildren(this.title,
       h("div", { class: "replay" },
         h("div", { class: "replay-main" },
-          ...board,
+          ...stepper.elements,
           h("div", { class: "row", style: "justify-content:center" },
-            btn(t("match.flip"), () => { this.app.saveOptions({ flip: !this.app.options.flip }); this.show(this.index); }, "flip"),
-            btn(t("match.switch_side"), () => { this.bottom = 1 - this.bottom; this.show(this.index); }, "side"),
+            btn(t("match.flip"), () => { this.app.saveOptions({ flip: !this.app.options.flip }); this.show(stepper.index); }, "flip"),
+            btn(t("match.switch_side"), () => { stepper.bottom = 1 - stepper.bottom; this.show(stepper.index); }, "side"),
             downloadLink(`/api/games/${this.id}/export.mat${this.query}`, `${this.id}.mat`, t("history.download")),
             downloadLink(`/api/games/${this.id}/export.sgf${this.query}`, `${this.id}.sgf`, t("history.download_sgf")),
             h("a", { class: "button", href: `#/match/${this.id}${this.query}` }, t("replay.live")),
             this.reviewLink = h("a", { class: "button", href: `#/review/${this.id}${this.query}`, "data-act": "review", hidden: true }, t("history.review")),
             h("a", { class: "button", href: `#/fairness/${this.id}` }, t("history.check_dice")))),
         h("section", { class: "card replay-side" }, h("h2", {}, t("match.log")), this.moveList)));
-    this.keys = frameKeys(this);
+    this.keys = stepper.keys();
     document.addEventListener("keydown", this.keys);
     // the match's events: subscribing from version 0 sends them all
     this.feed = this.app.socket.feed(this.id, 0, this.key);
     this.onState = () => this.load();
     this.feed.addEventListener("state", this.onState);
-    this.frames = [];
     api("GET", `/api/games/${this.id}${this.query}`).then((state) => { this.info = state.info; this.load(); }).catch((err) => {
-      this.caption.textContent = err.status === 404 ? t("replay.not_found") : err.message;
+      stepper.caption.textContent = err.status === 404 ? t("replay.not_found") : err.message;
     });
   }
 
@@ -681,27 +680,27 @@ class ReplayPage extends Page {
     const name = (seat) => info.seats[seat]?.name ?? "?";
     const anew = info.winner_rolls_anew ?? null;
     const events = this.feed.events;
-    const atEnd = !this.frames.length || this.index >= this.frames.length - 1;
-    this.frames = matchFrames(events, info);
-    this.slider.max = String(Math.max(0, this.frames.length - 1));
+    const stepper = this.stepper;
+    const atEnd = !stepper.frames.length || stepper.index >= stepper.frames.length - 1;
+    stepper.setFrames(matchFrames(events, info), info);
     renderMoveList(this.moveList, moveRows(events, name, anew), {
       href: (v) => `#/replay/${this.id}/${v}${this.query}`,
       onPick: (v) => this.jump(v),
     });
-    if (!this.frames.length) { this.caption.textContent = t("replay.empty"); return; }
+    if (!stepper.frames.length) { stepper.caption.textContent = t("replay.empty"); return; }
     if (this.at !== null && !this.loadedOnce) this.jump(this.at, false);
-    else this.show(atEnd && this.loadedOnce ? this.frames.length - 1 : this.index);
+    else this.show(atEnd && this.loadedOnce ? stepper.frames.length - 1 : stepper.index);
     this.loadedOnce = true;
   }
 
   /** Show the position after the event of version `v` (a move clicked in the list). */
   jump(v, remember = true) {
-    this.show(frameAt(this.frames, v));
+    this.show(frameAt(this.stepper.frames, v));
     if (remember) history.replaceState(null, "", `#/replay/${this.id}/${v}${this.query}`);
   }
 
   show(i) {
-    showFrame(this, i);
+    this.stepper.show(i);
   }
 }
 

@@ -4,14 +4,11 @@
 // bookkeeping of putting the recorded moves on a board (a move's `from`, `to` and `hit`,
 // in the mover's own numbering), never deciding what is legal. The live board uses the
 // same helper to slide the opponent's checkers one move at a time. `matchFrames`,
-// `frameState`, `frameBoard`, `showFrame`, `frameAt` and `frameKeys` are what the replay and
-// review pages share: the frames in words, a frame as board.js draws it, and the board with
-// the controls that step through the frames.
+// `frameState` and `frameAt` are what the replay and review pages share: the frames in
+// words and a frame as board.js draws it; stepper.js's FrameStepper steps through them.
 
-import { BoardView, NS } from "./board.js";
 import { t } from "./i18n.js";
-import { describeEvent, diceValues, markCurrent } from "./movelist.js";
-import { h, icon, ICONS } from "./ui.js";
+import { describeEvent, diceValues } from "./movelist.js";
 
 export const INITIAL = Object.freeze([0, -2, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, -5, 5, 0, 0, 0, -3, 0, -5, 0, 0, 0, 0, 2, 0]);
 
@@ -168,65 +165,6 @@ export function frameState(f, info, { bottom = 0, options = {}, compact = false 
     match: { length: info.length, crawford: f.crawford, label: info.length ? t("board.length", { count: info.length }) : t("board.money") },
     highlight: {}, compact,
   };
-}
-
-/** The arrow keys, Home and End step `page` (one with `index`, `frames` and `show(i)`)
- *  through its frames; the listener to add to and remove from `document`. `more`: the
- *  page's own keys by name, each a function that returns whether it acted. */
-export function frameKeys(page, more = {}) {
-  return (e) => {
-    if (["input", "select", "textarea"].includes((e.target.tagName || "").toLowerCase())) return;
-    if (more[e.key]?.()) e.preventDefault();
-    else if (e.key === "ArrowRight") page.show(page.index + 1);
-    else if (e.key === "ArrowLeft") page.show(page.index - 1);
-    else if (e.key === "Home") page.show(0);
-    else if (e.key === "End") page.show(page.frames.length - 1);
-    else return;
-    e.preventDefault();
-  };
-}
-
-/** The board of a page that steps through frames (the replay and review pages) and its
- *  controls: sets `page.svg`, `page.view`, `page.caption`, `page.slider` and `page.counter`,
- *  and returns the board, its caption and the row of step buttons (first, previous, the
- *  slider, next, last, the counter), to lay out. `page` has `frames`, `index` and `show(i)`. */
-export function frameBoard(page) {
-  page.svg = document.createElementNS(NS, "svg");
-  page.svg.setAttribute("aria-label", t("board.label"));
-  page.view = new BoardView(page.svg, t);
-  page.caption = h("p", { class: "caption", "aria-live": "polite" });
-  page.slider = h("input", { type: "range", min: 0, max: 0, value: 0, "aria-label": t("replay.position") });
-  page.slider.addEventListener("input", () => page.show(Number(page.slider.value)));
-  page.counter = h("span", { class: "muted small" });
-  const btn = (path, title, fn, act) => h("button", { type: "button", title, "aria-label": title, "data-act": act, onclick: fn }, icon(path));
-  return [
-    h("div", { class: "board-wrap" }, page.svg),
-    page.caption,
-    h("div", { class: "replay-controls" },
-      btn(ICONS.first, t("replay.first"), () => page.show(0), "first"),
-      btn(ICONS.prev, t("replay.prev"), () => page.show(page.index - 1), "prev"),
-      page.slider,
-      btn(ICONS.next, t("replay.next"), () => page.show(page.index + 1), "next"),
-      btn(ICONS.last, t("replay.last"), () => page.show(page.frames.length - 1), "last"),
-      page.counter),
-  ];
-}
-
-/** Show frame `i` (kept within the frames) of `page` (set up by `frameBoard`, with `info`,
- *  `bottom`, `app.options` and a `moveList`): the board, its caption, the slider, the
- *  counter and the current move of the list. Returns the frame, or null when there is none. */
-export function showFrame(page, i) {
-  if (!page.frames.length) return null;
-  page.index = Math.max(0, Math.min(page.frames.length - 1, i));
-  const f = page.frames[page.index];
-  page.view.render(frameState(f, page.info, {
-    bottom: page.bottom, options: page.app.options, compact: page.svg.clientWidth > 0 && page.svg.clientWidth < 620,
-  }));
-  page.caption.textContent = f.caption;
-  page.slider.value = String(page.index);
-  page.counter.textContent = `${page.index + 1} / ${page.frames.length}`;
-  markCurrent(page.moveList, f.event.v ?? 0);
-  return f;
 }
 
 /** The index of the frame that shows the position after the event of version `v`. */

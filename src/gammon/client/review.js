@@ -11,7 +11,8 @@ import { NS } from "./board.js";
 import { t } from "./i18n.js";
 import { api } from "./net.js";
 import { diceText, moveRows, renderMoveList } from "./movelist.js";
-import { frameAt, frameBoard, frameKeys, matchFrames, showFrame } from "./replay.js";
+import { frameAt, matchFrames } from "./replay.js";
+import { FrameStepper } from "./stepper.js";
 import { h, kindText } from "./ui.js";
 
 /** GNU Backgammon's rating scale on the error rate (millipoints lost per unforced
@@ -84,10 +85,7 @@ export class ReviewPage {
     this.id = id.split("/")[0];
     this.key = key || null;
     this.query = this.key ? `?key=${encodeURIComponent(this.key)}` : "";
-    this.frames = [];
     this.rated = [];
-    this.index = 0;
-    this.bottom = 0;
     this.analysis = null;
     this.hints = new Map(); // the engine's ranked plays by position and roll
     this.evals = new Map(); // the engine's cube decisions by position and Match ID
@@ -102,14 +100,15 @@ export class ReviewPage {
   }
 
   mount(main) {
-    const board = frameBoard(this);
+    this.moveList = h("div", { class: "movelist", role: "list", "aria-label": t("match.log"), tabindex: 0 });
+    const stepper = new FrameStepper({ options: () => this.app.options, moveList: this.moveList, onShow: () => this.showDecision() });
+    this.stepper = stepper;
     this.title = h("h1", {}, t("review.title"));
     this.status = h("div", { class: "review-status", role: "status", "aria-live": "polite" }, t("common.loading"));
     this.summary = h("div", { class: "review-summary" });
     this.graph = h("div", { class: "review-graph" });
     this.graphTitle = h("h2", {}, t("review.graph"));
     this.decision = h("section", { class: "card review-decision", "aria-live": "polite", "aria-label": t("review.decision") });
-    this.moveList = h("div", { class: "movelist", role: "list", "aria-label": t("match.log"), tabindex: 0 });
     const text = (label, fn, act) => h("button", { type: "button", "data-act": act, onclick: fn }, label);
     this.filter = h("select", { "data-act": "error-filter", onchange: () => { this.errorsOf = this.filter.value === "" ? null : Number(this.filter.value); } });
     // the graded decision beside the board on a wide screen (the side column's top), right
@@ -117,12 +116,12 @@ export class ReviewPage {
     main.replaceChildren(this.title, this.status,
       h("div", { class: "review" },
         h("div", { class: "replay-main" },
-          ...board,
+          ...stepper.elements,
           h("div", { class: "row rv-errors", style: "justify-content:center" },
             text(t("review.prev_error"), () => this.seekError(-1), "prev-error"),
             text(t("review.next_error"), () => this.seekError(1), "next-error"),
             h("label", { class: "field inline" }, h("span", { class: "muted small" }, t("review.errors_of")), this.filter),
-            text(t("match.switch_side"), () => { this.bottom = 1 - this.bottom; this.show(this.index); }, "side"),
+            text(t("match.switch_side"), () => { stepper.bottom = 1 - stepper.bottom; this.show(this.index); }, "side"),
             h("a", { class: "button", href: `#/replay/${this.id}${this.query}` }, t("history.replay")))),
         h("div", { class: "review-side" },
           this.decision,
@@ -130,7 +129,7 @@ export class ReviewPage {
           h("section", { class: "card" }, this.graphTitle, this.graph),
           h("section", { class: "card" }, h("h2", {}, t("match.log")), this.moveList))));
     // Up and Down step through the engine's plays of the decision shown, on the board
-    this.keys = frameKeys(this, { ArrowDown: () => this.stepPlay(1), ArrowUp: () => this.stepPlay(-1) });
+    this.keys = stepper.keys({ ArrowDown: () => this.stepPlay(1), ArrowUp: () => this.stepPlay(-1) });
     document.addEventListener("keydown", this.keys);
     // the match's events (every one, from version 0), and the analysis's progress messages
     this.feed = this.app.socket.feed(this.id, 0, this.key);
@@ -283,9 +282,8 @@ export class ReviewPage {
     this.title.textContent = `${t("review.title")}: ${info.seats.map((s) => s?.name ?? "…").join(" – ")} · ${kindText(info)}`;
     const name = (seat) => info.seats[seat]?.name ?? "?";
     const events = this.feed.events;
-    this.frames = matchFrames(events, info);
+    this.stepper.setFrames(matchFrames(events, info), info);
     this.rated = this.analysis ? decisionsByFrame(this.frames, this.analysis) : this.frames.map(() => ({ checker: null, cube: null }));
-    this.slider.max = String(Math.max(0, this.frames.length - 1));
     const rows = moveRows(events, name, info.winner_rolls_anew ?? null);
     // one numbering: a decision is called by its number in the move list ("5)")
     this.numbers = new Map();
@@ -298,7 +296,7 @@ export class ReviewPage {
     this.renderSummary();
     this.renderGraph();
     this.markMoves();
-    if (!this.frames.length) { this.caption.textContent = t("replay.empty"); return; }
+    if (!this.frames.length) { this.stepper.caption.textContent = t("replay.empty"); return; }
     this.show(this.index);
   }
 
@@ -436,8 +434,17 @@ export class ReviewPage {
     }
   }
 
+  /** The frames, the one shown and the board: the stepper's. */
+  get frames() { return this.stepper.frames; }
+  get index() { return this.stepper.index; }
+  get view() { return this.stepper.view; }
+
   show(i) {
-    if (!showFrame(this, i)) return;
+    this.stepper.show(i);
+  }
+
+  /** The frame shown moved: the graph's cursor and the decision panel follow. */
+  showDecision() {
     if (this.cursor) {
       const gx = this.pointAt.get(this.index);
       this.cursor.setAttribute("visibility", gx === undefined ? "hidden" : "visible");
