@@ -124,7 +124,7 @@ def phone_taps(s: Shooter) -> None:
         click_turn(page)
     c = point(page, int(source))
     page.touchscreen.tap(c["x"], c["y"])
-    page.wait_for_function(f"window.gammon.app.page.selected === {int(source)}")
+    page.wait_for_function(f"window.gammon.app.page.ctrl.selected === {int(source)}")
     s.shot(page, "phone-taps")
 
 

@@ -110,7 +110,8 @@ def wait_match(page: Any, condition: str = "true", timeout: float = 15_000) -> d
     page.wait_for_function(
         f"(() => {{ const p = {PAGE}; if (!p || !p.feed || !p.feed.game) return false;"
         " const g = p.feed.game; const me = p.feed.you;"
-        f" return !p.animating && !p.busy && ({condition}); }})()",
+        " const c = p.ctrl;"
+        f" return !(c && (c.animating || c.busy)) && ({condition}); }})()",
         timeout=timeout)
     return feed(page)
 

@@ -75,7 +75,7 @@ def test_every_dialog_of_a_match_fits_a_360_pixel_screen(pages: Pages) -> None:
     assert_fits(second, "resignation offered")
     answer(second, "reject_resign")
     # a backgammon at cube 2 is 6 points: the match to 3 is over
-    wait_match(first, "g.phase === 'before_roll' && p.resignFloor === 1")
+    wait_match(first, "g.phase === 'before_roll' && p.ctrl.resignFloor === 1")
     first.click("[data-act=resign]")
     first.locator("dialog[open] input[name=level][value='3']").check()
     first.locator("dialog[open] button[data-value='offer']").click()  # the end dialog follows

@@ -140,7 +140,7 @@ def test_the_opening_is_one_die_a_side_and_a_tie_is_shown_then_thrown_again(
         assert die_values(page, ".dice.opening[data-seat='1']") == [d1]
     # a tie: the client shows each throw in turn, the tie marked, then the deciding one
     board = feed(page)["game"]["board"]
-    page.evaluate(f"""{PAGE}.queueFrames({board}, [{{type: "opening_rolled", first: 1,
+    page.evaluate(f"""{PAGE}.ctrl.queueFrames({board}, [{{type: "opening_rolled", first: 1,
         throws: [[3, 3], [2, 5]], roll: [5, 2], v: 100000}}])""")
     page.wait_for_selector(".dice.opening.tie")
     assert die_values(page, ".dice.opening.tie") == [3, 3]
@@ -150,15 +150,15 @@ def test_the_opening_is_one_die_a_side_and_a_tie_is_shown_then_thrown_again(
     assert page.locator(".dice.opening.tie").count() == 0
     assert die_values(page, ".dice.opening[data-seat='0']") == [2]
     assert die_values(page, ".dice.opening[data-seat='1']") == [5]
-    page.wait_for_function(f"!{PAGE}.animating")
+    page.wait_for_function(f"!{PAGE}.ctrl.animating")
 
 
 def test_the_opponents_checkers_move_one_at_a_time_at_the_pace_of_the_graphics_option(
         pages: Pages) -> None:
     page = pages.new()
     start_bot_match(page, kind="single")
-    pace = page.evaluate(f"(() => {{ const p = {PAGE}; return {{high: p.pace(), "
-                         "low: (p.app.options.graphics = 'low', p.pace())}; })()")
+    pace = page.evaluate(f"(() => {{ const p = {PAGE}; return {{high: p.ctrl.pace(), "
+                         "low: (p.app.options.graphics = 'low', p.ctrl.pace())}; })()")
     page.evaluate(f"{PAGE}.app.options.graphics = 'high'")
     assert pace["low"]["move"] < pace["high"]["move"]
     page.click("details.options-menu summary")
@@ -166,11 +166,11 @@ def test_the_opponents_checkers_move_one_at_a_time_at_the_pace_of_the_graphics_o
         page.select_option("[data-option=graphics]", graphics)
         # the board redraws at once
         assert page.locator("svg.board.low").count() == (1 if graphics == "low" else 0)
-        page.evaluate(f"{PAGE}.paced = []")
+        page.evaluate(f"{PAGE}.ctrl.queue.paced = []")
         for _ in range(12):
             play_turn_by_clicks(page)
             wait_match(page, f"({MY_ROLL}) || ({MY_MOVE})")
-            paced = page.evaluate(f"{PAGE}.paced")
+            paced = page.evaluate(f"{PAGE}.ctrl.paced")
             moved = [f for f in paced if f["kind"] == "move"]
             if moved:
                 break

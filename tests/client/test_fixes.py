@@ -83,7 +83,7 @@ def test_winner_rolls_anew_lists_both_opening_dice_then_the_new_roll(pages: Page
         # the sentences the screen reader hears: the opening dice, then the new roll
         said = page.evaluate(f"""(() => {{ const p = {PAGE}; const ev = p.feed.events;
             const i = ev.findIndex(e => e.type === 'opening_rolled');
-            return [p.describe(ev[i], ev[i - 1]), p.describe(ev[i + 1], ev[i])]; }})()""")
+            return [p.ctrl.describe(ev[i], ev[i - 1]), p.ctrl.describe(ev[i + 1], ev[i])]; }})()""")
         assert f"{names[0]} {d0}, {names[1]} {d1}" in said[0]
         assert said[1] == f"{names[opening['first']]} rolled {high}-{low}."
         # the rule comes from the match info, not the dice: a new roll equal to the last
@@ -92,7 +92,7 @@ def test_winner_rolls_anew_lists_both_opening_dice_then_the_new_roll(pages: Page
         same = page.evaluate(f"""(() => {{ const p = {PAGE};
             const o = {{type: 'opening_rolled', first: 0, throws: [[5, 3]], roll: [5, 3], v: 1}};
             const r = {{type: 'dice_rolled', player: 0, roll: [5, 3], v: 2}};
-            return p.describe(r, o); }})()""")
+            return p.ctrl.describe(r, o); }})()""")
         assert same == f"{names[0]} rolled 5-3.", same
 
 

@@ -33,7 +33,7 @@ def test_the_hint_gives_the_cube_advice_then_the_engines_best_plays(pages: Pages
         # the opening roll was ours: play it (a checker's longest move at a time)
         if state["game"]["phase"] == "moving" and state["game"]["turn"] == state["you"]:
             v = state["v"]
-            page.evaluate(f"{PAGE}.clickMove({int(next(iter(state['game']['legal'])))})")
+            page.evaluate(f"{PAGE}.ctrl.clickMove({int(next(iter(state['game']['legal'])))})")
             state = wait_match(page, f"p.feed.v > {v}")
         else:
             state = wait_match(page, f"({MY_ROLL}) || ({MY_MOVE})", 30_000)
@@ -46,7 +46,7 @@ def test_the_hint_gives_the_cube_advice_then_the_engines_best_plays(pages: Pages
     panel = page.locator("[data-hint]")
     panel.locator("[data-win]").wait_for()
     assert "Cube advice" in panel.inner_text()
-    body = page.evaluate(f"{PAGE}.hintRequest().body")
+    body = page.evaluate(f"{PAGE}.ctrl.hints.request().body")
     key = MatchKey(cube=game["cube"]["value"], cube_owner=game["cube"]["owner"], dice_owner=me,
                    crawford=game["crawford"], turn=me, match_length=5,
                    score=(game["score"][0], game["score"][1]))
@@ -67,7 +67,7 @@ def test_the_hint_gives_the_cube_advice_then_the_engines_best_plays(pages: Pages
     page.click("[data-act=hint]")
     plays = panel.locator(".hint-play")
     plays.first.wait_for(timeout=30_000)
-    asked = page.evaluate(f"{PAGE}.hintRequest().body")
+    asked = page.evaluate(f"{PAGE}.ctrl.hints.request().body")
     assert MatchKey.from_id(asked["match_id"]).score == key.score
     ranked = post(page, "/api/hint", {"position_id": game["position_id"],
                                       "dice": "".join(map(str, game["dice"])), "plies": 2,
@@ -88,7 +88,8 @@ def test_the_hint_gives_the_cube_advice_then_the_engines_best_plays(pages: Pages
     drawn = page.evaluate(f"{PAGE}.view.state.last")
     assert drawn["seat"] == me
     assert drawn["moves"] == page.evaluate(
-        f"(async () => (await import('./match.js')).playMoves({ranked['plays'][0]['play']!r}))()")
+        "(async () => (await import('./round/hints.js'))"
+        f".playMoves({ranked['plays'][0]['play']!r}))()")
 
     # the hint stays while checkers move, and goes with the turn; closing drops the drawing
     page.click("[data-act=hint-close]")
@@ -98,7 +99,7 @@ def test_the_hint_gives_the_cube_advice_then_the_engines_best_plays(pages: Pages
 
 def test_play_notation_becomes_the_moves_the_board_draws(pages: Pages) -> None:
     page = pages.new()
-    moves = page.evaluate("""(async () => { const m = await import('./match.js');
+    moves = page.evaluate("""(async () => { const m = await import('./round/hints.js');
         return [m.playMoves('24/18 13/9*'), m.playMoves('6/4(2)'), m.playMoves('bar/20*/14'),
                 m.playMoves('6/off 5/off')]; })()""")
     assert moves[0] == [{"from": 24, "to": 18, "hit": False}, {"from": 13, "to": 9, "hit": True}]
@@ -122,8 +123,8 @@ def test_the_match_id_the_page_sends_reads_back_as_the_game(pages: Pages) -> Non
           "score": [6, 2]}, MatchKey(cube=2, cube_owner=0)),  # money: no score in the key
     ]
     for game, key in cases:
-        got = page.evaluate("""async (g) => (await import('./match.js')).gnubgMatchId(g, {})""",
-                            game)
+        got = page.evaluate(
+            """async (g) => (await import('./round/matchid.js')).gnubgMatchId(g, {})""", game)
         assert got == key.id(), (game, got, key.id())
         assert MatchKey.from_id(got) == key
 
@@ -152,19 +153,19 @@ def rated_match(pages: Pages) -> tuple[Any, Any, str]:
     bob.goto(bob.url.split("#")[0] + f"#/match/{match_id}")
     bob.click(".banner button.primary")
     for page in (alice, bob):
-        wait_match(page, "g.phase !== 'opening' && p.info.status === 'playing'")
+        wait_match(page, "g.phase !== 'opening' && p.feed.info.status === 'playing'")
     return alice, bob, match_id
 
 
 def test_no_hint_in_a_rated_match_between_people(pages: Pages) -> None:
     alice, bob, _ = rated_match(pages)
     for page in (alice, bob):
-        state = wait_match(page, "p.info.rated")
+        state = wait_match(page, "p.feed.info.rated")
         assert state["info"]["rated"] is True
         assert page.locator("[data-act=hint]").is_hidden()
     # asked anyway (the button forced on), the server refuses and the page says so
     mover, _ = on_turn(alice, bob)
-    mover.evaluate(f"{PAGE}.hintAllowed = () => true; {PAGE}.hint()")
+    mover.evaluate(f"{PAGE}.ctrl.hints.allowed = () => true; {PAGE}.ctrl.hints.ask()")
     error = mover.locator("[data-hint] [data-hint-error]")
     error.wait_for(timeout=30_000)
     assert error.inner_text() == "No hints in a rated match in play."

@@ -42,9 +42,9 @@ def test_a_refusal_is_said_in_the_players_language_from_its_code(pages: Pages) -
     start_bot_match(page, kind="single")
     state = roll_until_movable(page)
     # a roll while moving: the server refuses it (illegal, reason wrong_phase)
-    page.evaluate(f"{PAGE}.send('roll')")
-    page.wait_for_function(f"{PAGE}.messageError")
-    text = page.evaluate(f"{PAGE}.message")
+    page.evaluate(f"{PAGE}.ctrl.send('roll')")
+    page.wait_for_function(f"{PAGE}.ctrl.messageError")
+    text = page.evaluate(f"{PAGE}.ctrl.message")
     assert text == "Non ora: non è la mossa che il gioco attende.", text
     assert page.locator(".status-line.error").inner_text() == text
     assert wait_match(page, MY_MOVE)["v"] == state["v"]  # nothing changed

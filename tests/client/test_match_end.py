@@ -100,9 +100,11 @@ def test_a_finished_bot_match_says_who_won_and_how_and_offers_review_rematch_and
         assert row.locator("th").inner_text() == seats[p["player"]]["name"]
         assert row.locator("[data-stat=error_rate]").inner_text() == f"{p['error_rate_mp']:.1f}"
         assert row.locator("[data-stat=pr]").inner_text() == f"{p['performance_rating']:.1f}"
-    shown = page.evaluate(f"""(() => {{ const p = {PAGE}; const a = p.analysis;
-        p.analysis = null; p.analysisState = {{progress: {{done: 1, total: 4}}}}; p.fillAnalysis();
-        const text = p.overParts.analysis.innerText; p.analysis = a; p.fillAnalysis();
+    shown = page.evaluate(f"""(() => {{ const p = {PAGE}; const over = p.dialogs.over;
+        const end = p.ctrl.end; const a = end.analysis;
+        end.analysis = null; end.analysisState = {{progress: {{done: 1, total: 4}}}};
+        over.fillAnalysis();
+        const text = over.analysis.innerText; end.analysis = a; over.fillAnalysis();
         return text; }})()""")
     assert shown == "Analysing… 25%"
 
@@ -118,7 +120,7 @@ def test_a_finished_bot_match_says_who_won_and_how_and_offers_review_rematch_and
     # a rematch starts a new match against the same bot
     dialog.locator("button[data-value=rematch]").click()
     page.wait_for_function(f"!location.hash.endsWith('{match_id}')")
-    state = wait_match(page, "p.info && p.info.status === 'playing'", 30_000)
+    state = wait_match(page, "p.feed.info && p.feed.info.status === 'playing'", 30_000)
     assert state["info"]["id"] != match_id
     assert state["info"]["rematch_of"] == match_id
     assert state["info"]["seats"][1 - state["you"]]["name"] == bot

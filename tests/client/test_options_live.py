@@ -173,7 +173,7 @@ def test_auto_bear_off_switched_on_mid_turn_plays_at_once(pages: Pages) -> None:
                         legal: {{ "4": {{ "4": 0, "5": 0 }}, "2": {{ "4": 0, "5": 0 }} }} }};
         p.feed.onMessage = () => {{}};
         window.sent = [];
-        p.send = (type, fields) => {{ window.sent.push([type, fields]); return true; }};
+        p.ctrl.send = (type, fields) => {{ window.sent.push([type, fields]); return true; }};
         p.render(); }})()""")
     page.wait_for_timeout(600)
     assert page.evaluate("window.sent") == [], "auto bear-off is off: nothing is played"

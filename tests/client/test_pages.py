@@ -88,7 +88,7 @@ def test_a_tap_moves_a_checker_on_a_touch_phone(pages: Pages) -> None:
     source = int(next(iter(state["game"]["legal"])))
     c = point(page, source)
     page.touchscreen.tap(c["x"], c["y"])  # picks the checker
-    page.wait_for_function(f"window.gammon.app.page.selected === {source}")
+    page.wait_for_function(f"window.gammon.app.page.ctrl.selected === {source}")
     target = point(page, int(next(iter(state["game"]["reach"][str(source)]))))
     page.touchscreen.tap(target["x"], target["y"])  # and moves it there
     state = wait_match(page, f"p.feed.v > {state['v']}")

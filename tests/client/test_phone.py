@@ -37,7 +37,8 @@ def wait(page: Any, condition: str) -> dict[str, Any]:
         return wait_match(page, condition, timeout=WAIT)
     except Exception as error:
         held = page.evaluate("(() => { const p = window.gammon.app.page; return {animating:"
-                             " p.animating, busy: p.busy, game: p.feed && p.feed.game}; })()")
+                             " p.ctrl.animating, busy: p.ctrl.busy,"
+                             " game: p.feed && p.feed.game}; })()")
         raise AssertionError(f"waiting for {condition}: {held}") from error
 
 
@@ -177,7 +178,7 @@ def play_turn(page: Any, rng: random.Random) -> str:
     tap_in(page, column(page, source), rng)
     if not page.evaluate("window.gammon.app.options.tap_longest"):
         # the tap picked the checker: then a tap anywhere on one of its lit points
-        page.wait_for_function(f"window.gammon.app.page.selected === {source}")
+        page.wait_for_function(f"window.gammon.app.page.ctrl.selected === {source}")
         target = rng.choice(sorted(int(d) for d in game["reach"][str(source)]))
         tap_in(page, column(page, target), rng)
     wait(page, f"p.feed.v > {state['v']}")
@@ -265,7 +266,7 @@ def checker_moves(page: Any, seat: int) -> list[list[tuple[int, int]]]:
 def lit(page: Any) -> dict[str, Any]:
     """What the board shows picked: the picked checker's slot, the lit target points."""
     return page.evaluate(  # type: ignore[no-any-return]
-        "(() => { const p = window.gammon.app.page; return {selected: p.selected,"
+        "(() => { const p = window.gammon.app.page; return {selected: p.ctrl.selected,"
         " checkers: document.querySelectorAll('svg.board .checker.selected').length,"
         " targets: document.querySelectorAll('svg.board .marks .target, svg.board .target').length,"
         " message: document.querySelector('.status-line').textContent}; })()")
@@ -320,30 +321,30 @@ def test_a_split_roll_is_played_by_taps_picking_each_checker_then_its_point(
 
     # a tap anywhere in a's column picks its checker and lights every point it can reach
     tap_in(page, column(page, a), rng)
-    page.wait_for_function(f"window.gammon.app.page.selected === {a}")
+    page.wait_for_function(f"window.gammon.app.page.ctrl.selected === {a}")
     shown = lit(page)
     assert shown["checkers"] == 1 and shown["targets"] == len(game["reach"][str(a)]), shown
     assert feed(page)["v"] == v  # nothing sent
     # a tap on it again drops the pick; so does a tap off the board
     tap_in(page, column(page, a), rng)
-    page.wait_for_function("window.gammon.app.page.selected === null")
+    page.wait_for_function("window.gammon.app.page.ctrl.selected === null")
     assert lit(page)["checkers"] == 0 and lit(page)["targets"] == 0
     tap_in(page, column(page, a), rng)
-    page.wait_for_function(f"window.gammon.app.page.selected === {a}")
+    page.wait_for_function(f"window.gammon.app.page.ctrl.selected === {a}")
     page.touchscreen.tap(PORTRAIT["width"] / 2, 5)  # the header
-    page.wait_for_function("window.gammon.app.page.selected === null")
+    page.wait_for_function("window.gammon.app.page.ctrl.selected === null")
     assert feed(page)["v"] == v
 
     # pick a, then tap anywhere in x's column: the checker goes there by one die only
     tap_in(page, column(page, a), rng)
-    page.wait_for_function(f"window.gammon.app.page.selected === {a}")
+    page.wait_for_function(f"window.gammon.app.page.ctrl.selected === {a}")
     tap_in(page, column(page, x), rng)
     state = wait(page, f"p.feed.v > {v}")
     assert state["game"]["dice_left"] == [other], state["game"]["dice_left"]
-    assert page.evaluate("window.gammon.app.page.selected") is None
+    assert page.evaluate("window.gammon.app.page.ctrl.selected") is None
     # then the other checker: the turn ends by itself with the two moves
     tap_in(page, column(page, b), rng)
-    page.wait_for_function(f"window.gammon.app.page.selected === {b}")
+    page.wait_for_function(f"window.gammon.app.page.ctrl.selected === {b}")
     tap_in(page, column(page, y), rng)
     page.wait_for_function(
         f"(() => {{ const e = window.gammon.app.page.feed.events; return e.filter((x) =>"
@@ -377,5 +378,5 @@ def test_with_the_option_a_tap_plays_the_checker_s_longest_move(pages: Pages) ->
     tap_in(page, column(page, source), rng)
     state = wait(page, f"p.feed.game.dice_left.length <= {len(game['dice_left']) - dice}"
                        f" || p.feed.game.turn !== me || p.feed.game.phase !== 'moving'")
-    assert page.evaluate("window.gammon.app.page.selected") is None  # nothing was picked
+    assert page.evaluate("window.gammon.app.page.ctrl.selected") is None  # nothing was picked
     assert state["game"]["board"] != before

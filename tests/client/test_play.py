@@ -96,7 +96,7 @@ def test_a_guest_signs_in_and_plays_the_bot_roll_drag_undo_click_and_confirm(pag
         v = state["v"]
         page.mouse.click(c["x"], c["y"])
         wait_match(page, f"p.feed.v > {v}")
-    assert page.evaluate("window.gammon.app.page.canConfirm()"), "the play never completed"
+    assert page.evaluate("window.gammon.app.page.ctrl.canConfirm()"), "the play never completed"
     assert "Click the dice" in status(page)
 
     # nothing ends the turn but the click on the dice

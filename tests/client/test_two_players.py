@@ -93,7 +93,7 @@ def test_two_browsers_play_a_match_and_the_cube_is_taken(pages: Pages) -> None:
     answer.wait_for()
     assert "2 points" in answer.inner_text()  # single x cube 2
     answer.locator("button[data-value=reject_resign]").click()
-    wait_match(first, "g.phase === 'before_roll' && p.resignFloor === 1")
+    wait_match(first, "g.phase === 'before_roll' && p.ctrl.resignFloor === 1")
     first.click("[data-act=resign]")
     levels = first.locator("dialog[open] input[name=level]")
     assert [levels.nth(i).is_disabled() for i in range(3)] == [True, False, False]
