@@ -359,7 +359,8 @@ def test_the_review_draws_the_best_play_beside_the_one_made_and_steps_through_th
     plays = panel.locator(".rv-plays .rv-play")
     assert plays.first.get_attribute("aria-pressed") == "true"
     # what is drawn is the engine's play: its moves, the mover's
-    listed = page.evaluate(f"{PAGE}.shown.plays.map((p) => ({{play: p.play, moves: p.moves}}))")
+    listed = page.evaluate(
+        f"{PAGE}.panel.shown.plays.map((p) => ({{play: p.play, moves: p.moves}}))")
     compare = page.evaluate(f"{PAGE}.view.state.compare")
     assert compare["moves"] == listed[0]["moves"] and compare["seat"] == decision["player"]
     # the Match page's last move is drawn by the same code: the frame's own moves
