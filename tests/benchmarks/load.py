@@ -12,6 +12,8 @@ BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
 def benchmark(name: str) -> ModuleType:
     """The module ``benchmarks/<name>.py``, imported once."""
+    if str(BENCHMARKS) not in sys.path:  # the scripts import their shared modules by name
+        sys.path.insert(0, str(BENCHMARKS))
     module_name = f"benchmark_{name}"
     if module_name not in sys.modules:
         spec = importlib.util.spec_from_file_location(module_name, BENCHMARKS / f"{name}.py")

@@ -136,3 +136,11 @@ def test_analyse_refuses_a_missing_or_malformed_file(
     broken.write_text(" 5 point match\n\n Game 1\n Alice : 0     Bob : 0\n  1) 99: 8/5 6/5\n")
     assert run(["analyse", str(broken)])[0] == 2
     assert "line" in capsys.readouterr().err
+
+
+def test_bench_scripts_import_their_shared_modules_as_when_run_directly() -> None:
+    # gnubg_money imports gnubg_play, a sibling script: `gammon bench` puts the folder first
+    done = subprocess.run([sys.executable, "-m", "gammon.cli.main", "bench", "gnubg_money",
+                           "--help"], capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "--games" in done.stdout

@@ -127,6 +127,9 @@ def cmd_bench(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
         known = sorted(p.stem for p in root.glob("*.py")) if root is not None else []
         raise UsageError(f"no benchmark {args.name!r} (known: {', '.join(known) or 'none'})")
     sys.argv = [str(script), *args.rest]
+    # as ``python benchmarks/NAME.py`` would: the scripts import their shared modules
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
     runpy.run_path(str(script), run_name="__main__")
     return 0
 
