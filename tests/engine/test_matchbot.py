@@ -35,6 +35,17 @@ def test_the_bots_play_a_whole_match_with_the_cube_through_the_rules(engine: Eng
     assert match.is_over and max(match.score) >= 3
 
 
+def test_a_match_started_at_a_score_is_played_from_that_score(engine: Engine) -> None:
+    rules = Rules(length=3)
+    bots = (MatchBot(engine, rng=random.Random(1)), MatchBot(engine, rng=random.Random(2)))
+    start = Match.new(rules, score=(2, 2), crawford_reached=True)  # one game decides it
+    match = play_match(bots, rules, random.Random(3), start=start)
+    assert match.is_over and sorted(match.score) in ([2, 3], [2, 4], [2, 5])
+    assert len(match.results) == 1
+    with pytest.raises(ValueError, match="other rules"):
+        play_match(bots, Rules(length=5), random.Random(3), start=start)
+
+
 # A short bear-off race (exact from the database): we need two rolls at most and win 94%,
 # no gammons either way — double/pass in money play.
 CRUSHING = Position.from_points({3: 2, 2: 2}, {6: 2, 5: 2})

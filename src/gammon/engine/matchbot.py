@@ -189,11 +189,14 @@ class MatchBot:
 
 
 def play_match(bots: tuple[Player, Player], rules: Rules, dice: DiceSource, *,
-               record: list[Action] | None = None) -> Match:
+               record: list[Action] | None = None, start: Match | None = None) -> Match:
     """A whole match between two bots (player 0 is ``bots[0]``), or a single game when
     ``rules`` is a money session; the dice come from ``dice``. Every action applied is
-    appended to ``record`` when one is given."""
-    match = Match.new(rules)
+    appended to ``record`` when one is given. ``start`` (a new match of ``rules`` at some
+    score, :meth:`Match.new`) plays the rest of a match from there."""
+    if start is not None and start.rules != rules:
+        raise ValueError("the match to start from is played under other rules")
+    match = Match.new(rules) if start is None else start
     while not match.is_over:
         action: Action | None
         if match.phase in (Phase.OPENING, Phase.GAME_OVER):
