@@ -36,7 +36,10 @@ def check_well_formed(path: Path) -> Any:
     assert np.all(np.abs(labelled) <= 3)
     counts = np.bincount(s.kinds, minlength=3)
     assert s.meta["classes"] == dict(zip(positions.CLASSES, counts.tolist(), strict=True))
-    assert len({(bytes(b), tuple(sorted(d))) for b, d in zip(s.boards, s.dice, strict=True)}) \
+    # a match set may hold a position and roll at several scores: its context is part of it
+    contexts = [b""] * len(s) if s.contexts is None else [bytes(c) for c in s.contexts]
+    assert len({(bytes(b), tuple(sorted(d)), c)
+                for b, d, c in zip(s.boards, s.dice, contexts, strict=True)}) \
         == len(s), "a decision appears twice"
     return s.meta
 
