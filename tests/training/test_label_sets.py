@@ -156,7 +156,8 @@ def test_the_manifests_command_makes_the_same_settings(tmp_path: Path) -> None:
     run = {"games": args.games, "seed": args.seed, "noise": args.noise, "plies": args.plies,
            "rollout_games": args.rollout_games, "truncate": args.truncate,
            "rollout_pruned": args.rollout_pruned, "crashed_only": args.crashed_only,
-           "race_only": args.race_only, "crashed_decisions": args.crashed_decisions}
+           "race_only": args.race_only, "crashed_decisions": args.crashed_decisions,
+           "cube_only": args.cube_only}
     assert {key: value for key, value in run.items() if value} == {
         key: value for key, value in recorded.items() if key != "weights_sha256"}
 

@@ -133,6 +133,30 @@ def test_race_only_shards_hold_race_positions_rolled_out_to_the_end(tmp_path: Pa
         label(LABELLER, tmp_path / "both", LabelRun(crashed_only=True, race_only=True))
 
 
+def test_cube_only_shards_hold_the_positions_where_a_double_is_close(tmp_path: Path) -> None:
+    """--cube-only keeps every contact position met (side on roll, before its roll) whose
+    0-ply winning chance is 55-80%, the range where doubles and takes are decided, each
+    labelled by a rollout; races, and positions too far ahead or behind, are left."""
+    run = LabelRun(shards=1, games=4, seed=5, plies=1, cube_only=True, rollout_games=4,
+                   truncate=2)
+    label(LABELLER, tmp_path, run, log=lambda line: None)
+    boards, labels = load_shards(tmp_path)
+    assert len(boards) > 0
+    assert (position_classes(boards) != RACE).all()
+    arrays = kernel_arrays(NetworkPair.load(LABELLER))
+    scratch, level = new_scratch(), _movegen.new_scratch()
+    out = np.empty(5)
+    for board in boards:
+        search.position_value(board, 0, arrays, scratch, level, level, out)
+        assert 0.55 <= out[0] <= 0.80
+    assert (labels[:, 1] <= labels[:, 0] + 1e-6).all()
+    with np.load(shard_path(tmp_path, 0)) as data:
+        assert int(data["disagreements"]) == len(boards)
+        assert int(data["decisions"]) > 2 * len(boards)  # most positions are not kept
+    with pytest.raises(ValueError, match="only one of them"):
+        label(LABELLER, tmp_path / "both", LabelRun(cube_only=True, race_only=True))
+
+
 def test_shards_of_other_settings_are_refused(shards: Path, tmp_path: Path) -> None:
     """Adding shards made with another seed (or other weights) to a directory is refused,
     as are impossible settings."""

@@ -218,7 +218,8 @@ def cmd_train(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
                            crashed_only=args.crashed_only, race_only=args.race_only,
                            rollout_games=args.rollout_games, truncate=args.truncate,
                            rollout_pruned=args.rollout_pruned,
-                           crashed_decisions=args.crashed_decisions),
+                           crashed_decisions=args.crashed_decisions,
+                           cube_only=args.cube_only),
                   log=log)
         except ValueError as error:
             raise UsageError(str(error)) from None
@@ -309,6 +310,10 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--crashed-only", action="store_true",
                        help="label: keep every crashed position met (side on roll), not the "
                             "positions where search disagrees with 0-ply")
+    train.add_argument("--cube-only", action="store_true",
+                       help="label: keep every contact position met (side on roll) whose "
+                            "0-ply winning chance is 55-80%%: where doubles and takes are "
+                            "decided")
     train.add_argument("--race-only", action="store_true",
                        help="label: keep every race position met (side on roll) that is "
                             "not a pure bear-off, not the positions where search disagrees")

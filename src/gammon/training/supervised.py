@@ -47,6 +47,7 @@ from gammon.engine.evaluate import (
     SEARCH_CACHE_ENTRIES,
     KernelArrays,
     evaluate_after,
+    evaluate_position,
     kernel_arrays,
     network_for,
     new_scratch,
@@ -87,6 +88,9 @@ _jit = nb.njit(cache=True, nogil=True)
 
 KEEP = np.array([8, 2], dtype=np.int64)  # the engine's default move filter (player.py)
 MARGIN = np.array([0.16, 0.04], dtype=np.float64)
+CUBE_WINS_LOW, CUBE_WINS_HIGH = 0.55, 0.80
+"""The side on roll's cubeless winning chances where a double or its take is close (the
+cube decisions a money or match player gets wrong by its evaluation's noise)."""
 
 
 @_jit
@@ -121,7 +125,8 @@ def _rollout_label(board: np.ndarray, games: int, truncate: int, pruned: bool,
 def label_games(nets: KernelArrays, games: int, seed: int, noise: float, plies: int,
                 keep: np.ndarray, margin: np.ndarray, crashed_only: bool = False,
                 rollout_games: int = 0, truncate: int = 0, race_only: bool = False,
-                rollout_pruned: bool = False, crashed_decisions: bool = False
+                rollout_pruned: bool = False, crashed_decisions: bool = False,
+                cube_only: bool = False
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Play ``games`` noisy 0-ply self-play games; returns the kept boards (side on roll),
     their labels at ``plies`` (side on roll's probabilities), the counts [decisions,
@@ -130,7 +135,10 @@ def label_games(nets: KernelArrays, games: int, seed: int, noise: float, plies: 
     ``crashed_only`` the kept boards are instead every crashed position met with the side
     on roll (before its roll), labelled at ``plies``, and the counts are [decisions,
     crashed positions]; with ``race_only`` every race position met that is not a pure
-    bear-off (those are exact already), and the counts are [decisions, race positions].
+    bear-off (those are exact already), and the counts are [decisions, race positions];
+    with ``cube_only`` every contact position met whose side on roll would consider a double
+    (its 0-ply winning chance in [``CUBE_WINS_LOW``, ``CUBE_WINS_HIGH``]: the positions the
+    cube decisions and their takes are made in), and the counts are [decisions, those].
     With ``rollout_games`` the kept boards are labelled by rollouts of that many games
     truncated after ``truncate`` plies (0: none), their plays chosen with the pruning
     network when ``rollout_pruned``; the candidates of one decision share their dice.
@@ -168,9 +176,14 @@ def label_games(nets: KernelArrays, games: int, seed: int, noise: float, plies: 
                                        or (not is_race(board) and is_crashed(board)))
             if looked_at:
                 counts[0] += 1
-            if crashed_only or race_only:
+            if crashed_only or race_only or cube_only:
                 if race_only:
                     wanted = is_race(board) and not is_bearoff_board(board)
+                elif cube_only:
+                    wanted = False
+                    if not is_race(board):
+                        evaluate_position(board, nets, scratch, probs)
+                        wanted = CUBE_WINS_LOW <= probs[0] <= CUBE_WINS_HIGH
                 else:
                     wanted = not is_race(board) and is_crashed(board)
                 if wanted:
@@ -234,12 +247,13 @@ class LabelRun:
     truncate: int = 0  # plies of each rollout game (0: to the end)
     rollout_pruned: bool = False  # rollout plays chosen with the pruning network's help
     crashed_decisions: bool = False  # only the disagreements of crashed positions
+    cube_only: bool = False  # every contact position met where a double is worth a look
 
 
 # LabelRun settings recorded in a shard only when set, so that shards written before a
 # setting existed stay valid
 OPTIONAL_SETTINGS = ("crashed_only", "race_only", "rollout_games", "truncate", "rollout_pruned",
-                     "crashed_decisions")
+                     "crashed_decisions", "cube_only")
 
 
 def weights_digest(path: Path) -> str:
@@ -255,9 +269,9 @@ def label(weights: Path, directory: Path, run: LabelRun,
         raise ValueError(f"labels come from 1-ply or 2-ply search, not {run.plies}-ply")
     if run.shards < 1 or run.games < 1:
         raise ValueError("shards and games per shard must be positive")
-    if run.crashed_only + run.race_only + run.crashed_decisions > 1:
-        raise ValueError("a job keeps crashed positions, race positions or crashed "
-                         "decisions, only one of them")
+    if run.crashed_only + run.race_only + run.crashed_decisions + run.cube_only > 1:
+        raise ValueError("a job keeps crashed positions, race positions, crashed decisions "
+                         "or cube positions, only one of them")
     if run.rollout_games < 0 or run.rollout_games == 1 or run.truncate < 0:
         raise ValueError("a rollout label needs 2 games or more, truncated after 0 "
                          "(to the end) or more plies")
@@ -298,7 +312,7 @@ def _label(weights: Path, directory: Path, run: LabelRun, log: Callable[[str], N
         boards, labels, counts, groups = label_games(
             arrays, run.games, run.seed * 1_000_003 + index, run.noise, run.plies, KEEP,
             MARGIN, run.crashed_only, run.rollout_games, run.truncate, run.race_only,
-            run.rollout_pruned, run.crashed_decisions)
+            run.rollout_pruned, run.crashed_decisions, run.cube_only)
         path = shard_path(directory, index)
         temporary = path.with_suffix(".tmp.npz")
         np.savez_compressed(temporary, boards=boards, labels=labels.astype(np.float32),
@@ -306,9 +320,9 @@ def _label(weights: Path, directory: Path, run: LabelRun, log: Callable[[str], N
                             **{f"meta_{key}": value for key, value in settings.items()})
         temporary.replace(path)
         written += 1
-        if run.crashed_only or run.race_only:
-            kept = (f"{'crashed' if run.crashed_only else 'race'} positions in {run.games} "
-                    f"games ({counts[0]:,} decisions)")
+        if run.crashed_only or run.race_only or run.cube_only:
+            kind = "crashed" if run.crashed_only else "race" if run.race_only else "cube"
+            kept = f"{kind} positions in {run.games} games ({counts[0]:,} decisions)"
         else:
             kept = (f"positions from {counts[1]:,} of {counts[0]:,} "
                     f"{'crashed ' if run.crashed_decisions else ''}decisions where "
