@@ -23,7 +23,8 @@ from typing import Any
 from gammon.core import actions as A
 from gammon.core.match import Phase
 from gammon.server.fairness import commitment
-from gammon.server.rooms import MatchConfig, Room, rules_for, rules_json
+from gammon.server.rooms import Room, rules_for, rules_json
+from gammon.views import MatchConfig
 
 try:  # the server's JSON writer, where the tree has one
     from gammon.server.jsontext import dumps

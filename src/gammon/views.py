@@ -31,10 +31,11 @@ without the web stack.
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 from collections.abc import Callable
 from enum import Enum
-from typing import TYPE_CHECKING, Any, Literal, NotRequired, Protocol, TypeAlias, cast
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, Protocol, TypeAlias, cast, get_args
 
 from typing_extensions import TypedDict
 
@@ -793,6 +794,17 @@ def seat_view(user: Player | None) -> SeatView | None:
 
 
 MatchKind: TypeAlias = Literal["single", "money", "match"]
+MATCH_KINDS: tuple[MatchKind, ...] = get_args(MatchKind)
+CLOCK_KINDS: tuple[ClockKind, ...] = get_args(ClockKind)
+MAX_LENGTH = 25
+"""The longest match a player may create."""
+BOT_LEVELS = range(1, 6)
+"""The server's bot's strengths: 1 beginner, 2 casual, 3 intermediate, 4 expert, 5
+world-class."""
+
+
+class ConfigError(ValueError):
+    """A match configuration refused, with the reason."""
 
 
 class ConfigView(TypedDict):
@@ -810,38 +822,100 @@ class ConfigView(TypedDict):
     clock_scale: float
 
 
-class _Config(Protocol):
+@dataclasses.dataclass(frozen=True, slots=True)
+class MatchConfig:
+    """What a match's creator chose: the one value the lobby makes, the room plays, the
+    views show and ``matches.config`` stores (as :class:`ConfigView` JSON). Every value is
+    checked when it is made (:class:`ConfigError` with the reason), so a room never holds
+    one the rules below refuse.
+
+    >>> MatchConfig(kind="money").points
+    0
+    >>> MatchConfig(kind="single", length=3)
+    Traceback (most recent call last):
+    ...
+    gammon.views.ConfigError: length: a single game or money session has no length (1)
+    """
+
+    kind: MatchKind = "match"
+    length: int = 1
+    cube: bool = True
+    clock: ClockKind = "none"
+    bot: int | None = None
+    jacoby: bool = False
+    beavers: bool = False
+    winner_rolls_anew: bool = False
+    private: bool = False
+    clock_scale: float = 1.0
+
+    def __post_init__(self) -> None:
+        for name in ("cube", "jacoby", "beavers", "winner_rolls_anew", "private"):
+            if not isinstance(getattr(self, name), bool):
+                raise ConfigError(f"{name}: true or false, got {getattr(self, name)!r}")
+        if self.kind not in MATCH_KINDS:
+            raise ConfigError(f"kind: one of {', '.join(MATCH_KINDS)}, got {self.kind!r}")
+        if self.clock not in CLOCK_KINDS:
+            raise ConfigError(f"clock: one of {', '.join(CLOCK_KINDS)}, got {self.clock!r}")
+        if type(self.length) is not int or not 1 <= self.length <= MAX_LENGTH:
+            raise ConfigError(f"length: a whole number of points from 1 to {MAX_LENGTH}, "
+                              f"got {self.length!r}")
+        if self.kind != "match" and self.length != 1:
+            raise ConfigError("length: a single game or money session has no length (1)")
+        if self.bot is not None and (type(self.bot) is not int or self.bot not in BOT_LEVELS):
+            raise ConfigError(f"bot: a level from {BOT_LEVELS[0]} to {BOT_LEVELS[-1]}, "
+                              f"got {self.bot!r}")
+        if self.bot is not None and self.clock != "none":
+            raise ConfigError("clock: a game against the server's bot has no clock")
+        scale = self.clock_scale
+        if isinstance(scale, bool) or not isinstance(scale, int | float) \
+                or not 0 < scale < float("inf"):
+            raise ConfigError(f"clock_scale: a positive number, got {scale!r}")
+
+    @classmethod
+    def chosen(cls, *, kind: MatchKind, length: int, cube: bool, clock: ClockKind,
+               bot: int | None, jacoby: bool, beavers: bool, winner_rolls_anew: bool,
+               private: bool, clock_scale: float) -> MatchConfig:
+        """The configuration of a creator's choices (a new game): the length counts only
+        for a match, and a game against the server's bot has no clock."""
+        return cls(kind=kind, length=length if kind == "match" else 1, cube=cube,
+                   clock="none" if bot is not None else clock, bot=bot, jacoby=jacoby,
+                   beavers=beavers, winner_rolls_anew=winner_rolls_anew, private=private,
+                   clock_scale=clock_scale)
+
+    def to_json(self) -> str:
+        return json.dumps(config_view(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> MatchConfig:
+        """The stored configuration (a field it lacks takes its default); ConfigError when
+        it is not one."""
+        try:
+            data = json.loads(text)
+            return cls(**data)
+        except (ValueError, TypeError) as error:  # ConfigError is a ValueError
+            if isinstance(error, ConfigError):
+                raise
+            raise ConfigError(f"not a match configuration: {error}") from None
+
     @property
-    def kind(self) -> str: ...
+    def points(self) -> int:
+        """The core's match length: 0 for money, 1 for a single game."""
+        return {"money": 0, "single": 1}.get(self.kind, self.length)
+
     @property
-    def length(self) -> int: ...
+    def jacoby_rule(self) -> bool:
+        """Whether the Jacoby rule is played (money play only)."""
+        return self.jacoby and self.kind == "money"
+
     @property
-    def cube(self) -> bool: ...
-    @property
-    def clock(self) -> str: ...
-    @property
-    def bot(self) -> int | None: ...
-    @property
-    def jacoby(self) -> bool: ...
-    @property
-    def beavers(self) -> bool: ...
-    @property
-    def jacoby_rule(self) -> bool: ...
-    @property
-    def beavers_rule(self) -> bool: ...
-    @property
-    def winner_rolls_anew(self) -> bool: ...
-    @property
-    def private(self) -> bool: ...
-    @property
-    def clock_scale(self) -> float: ...
-    @property
-    def points(self) -> int: ...
+    def beavers_rule(self) -> bool:
+        """Whether beavers are allowed (money play only)."""
+        return self.beavers and self.kind == "money"
 
 
-def config_view(config: _Config) -> ConfigView:
-    return {"kind": cast(MatchKind, config.kind), "length": config.length,
-            "cube": config.cube, "clock": cast(ClockKind, config.clock), "bot": config.bot,
+def config_view(config: MatchConfig) -> ConfigView:
+    return {"kind": config.kind, "length": config.length,
+            "cube": config.cube, "clock": config.clock, "bot": config.bot,
             "jacoby": config.jacoby, "beavers": config.beavers,
             "winner_rolls_anew": config.winner_rolls_anew, "private": config.private,
             "clock_scale": config.clock_scale}
@@ -909,15 +983,15 @@ class InfoView(TypedDict):
     result: ResultView | None
 
 
-def info_view(*, id: str, status: str, config: _Config, private: bool, rated: bool,
+def info_view(*, id: str, status: str, config: MatchConfig, private: bool, rated: bool,
               seats: list[SeatView | None], seed_hash: str, client_seeds: list[str],
               server_seed: str, rematch_of: str | None, result: ResultView | None
               ) -> InfoView:
     """The seed is revealed once the match is over (``status`` finished)."""
     return {
-        "id": id, "status": cast(MatchStatus, status), "kind": cast(MatchKind, config.kind),
+        "id": id, "status": cast(MatchStatus, status), "kind": config.kind,
         "length": config.points,
-        "cube": config.cube, "clock": cast(ClockKind, config.clock), "bot": config.bot,
+        "cube": config.cube, "clock": config.clock, "bot": config.bot,
         "jacoby": config.jacoby_rule, "beavers": config.beavers_rule,
         "winner_rolls_anew": config.winner_rolls_anew,
         "private": private, "rated": rated, "seats": seats, "seed_hash": seed_hash,

@@ -33,7 +33,7 @@ from gammon.server.lobby import Lobby
 from gammon.server.play import Play
 from gammon.server.protocol import parse_client_message
 from gammon.server.pubsub import LocalBus, RedisBus
-from gammon.server.rooms import MatchConfig
+from gammon.views import MatchConfig
 from tests.server.conftest import make_settings
 from tests.server.conftest import run_async as run
 

@@ -11,7 +11,8 @@ from typing import Any
 from gammon.server import protocol
 from gammon.server.db import Repository, make_engine, migrate, server_kv
 from gammon.server.fairness import commitment
-from gammon.server.rooms import PAUSE, MatchConfig, Room, rules_for, rules_json
+from gammon.server.rooms import PAUSE, Room, rules_for, rules_json
+from gammon.views import MatchConfig
 
 SEED = "ab" * 32
 

@@ -15,7 +15,6 @@ from gammon.core.errors import IllegalActionError
 from gammon.core.match import Phase
 from gammon.server.fairness import commitment
 from gammon.server.rooms import (
-    MatchConfig,
     Room,
     Step,
     rules_for,
@@ -23,6 +22,7 @@ from gammon.server.rooms import (
     runner,
     stored_row,
 )
+from gammon.views import MatchConfig
 
 SEED = "cd" * 32
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from gammon.server.db import User
 from gammon.server.pubsub import LocalBus
-from gammon.server.rooms import MatchConfig
+from gammon.views import MatchConfig
 from tests.server.conftest import run_async as run
 from tests.server.helpers import random_play
 from tests.server.test_atomic import Server, Socket, two_players

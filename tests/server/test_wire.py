@@ -26,7 +26,7 @@ from gammon.core.moves import legal_plays
 from gammon.server import protocol
 from gammon.server.app import create_app
 from gammon.server.fairness import FairDice, new_seed
-from gammon.server.rooms import CLOCKS, clock_settings
+from gammon.server.rooms import clock_settings
 from tests.server.conftest import Browser
 from tests.server.helpers import Player, play_turn
 
@@ -102,7 +102,7 @@ def test_a_view_with_a_field_too_many_or_missing_is_refused() -> None:
     assert update_errors([], {**game, "can_undo": 1}) != []
 
 
-@pytest.mark.parametrize("kind", [k for k in CLOCKS if k != "none"])
+@pytest.mark.parametrize("kind", [k for k in views.CLOCK_KINDS if k != "none"])
 def test_clock_views_are_of_their_type(kind: Any) -> None:
     clock = Clock.start(clock_settings(kind), match_length=5).start_action(0, 1000.0)
     for now in (1000.0, 1010.0, 1100.0, 5000.0):

@@ -17,7 +17,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import json
 import secrets
 import time
 from collections.abc import Iterable
@@ -29,7 +28,7 @@ from gammon.server import jsontext, protocol
 from gammon.server.db import Row, User
 from gammon.server.fairness import commitment, new_seed
 from gammon.server.hub import Connection, Hub, LiveRoom, ServiceError
-from gammon.server.rooms import MatchConfig, Room, rules_for, rules_json, stored_row
+from gammon.server.rooms import Room, rules_for, rules_json, stored_row
 
 
 class Lobby:
@@ -48,7 +47,7 @@ class Lobby:
         hub.on_lobby = self._refresh
         hub.on_challenges = self._challenges_stale
 
-    async def create(self, user: User, config: MatchConfig, *, client_seed: str = "",
+    async def create(self, user: User, config: views.MatchConfig, *, client_seed: str = "",
                      reserved_for: int | None = None, rematch_of: str | None = None
                      ) -> LiveRoom:
         """A new match: open for a second player, or against a bot (started at once)."""
@@ -111,7 +110,7 @@ class Lobby:
             raise ServiceError("reserved", "this game is reserved for another player")
         creator = await self.repo.user(row.player0)
         assert creator is not None
-        config = MatchConfig.from_json(row.config)
+        config = views.MatchConfig.from_json(row.config)
         rules = rules_for(config)
         rated = config.points >= 1 and creator.kind == "user" and user.kind == "user"
         seated = {**row._asdict(), "player1": user.id, "client_seed1": client_seed,
@@ -190,7 +189,7 @@ class Lobby:
         creators = await self.repo.users([r.player0 for r in rows])
         out: list[protocol.OpenGame] = []
         for row in rows:
-            config: views.ConfigView = json.loads(row.config)  # as stored
+            config = views.config_view(views.MatchConfig.from_json(row.config))
             creator = creators.get(row.player0)
             out.append({"id": row.id, "created_at": row.created_at,
                         **config, "creator": views.user_view(creator) if creator else None})

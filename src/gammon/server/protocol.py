@@ -327,13 +327,16 @@ class Options(BaseModel):
 
 
 class NewGame(BaseModel):
+    """A new game's choices: the wire form of a :class:`~gammon.views.MatchConfig`
+    (:meth:`config`, where its rules are)."""
+
     model_config = _BODY
-    kind: Literal["single", "money", "match"] = "match"
-    length: Annotated[int, Field(ge=1, le=25)] = 5
+    kind: views.MatchKind = "match"
+    length: Annotated[int, Field(ge=1, le=views.MAX_LENGTH)] = 5
     cube: bool = True
-    clock: Literal["none", "italian", "italian_per_point", "polish"] = "none"
+    clock: views.ClockKind = "none"
     private: bool = False
-    bot: Annotated[int, Field(ge=1, le=5)] | None = None
+    bot: Annotated[int, Field(ge=views.BOT_LEVELS[0], le=views.BOT_LEVELS[-1])] | None = None
     """The bot's strength: 1 beginner, 2 casual, 3 intermediate, 4 expert, 5 world-class."""
     jacoby: bool = False
     beavers: bool = False
@@ -342,6 +345,15 @@ class NewGame(BaseModel):
     opponent: Annotated[Text, Field(max_length=40)] | None = None
     """A challenge: the name of the one registered player (a bot account, say) who may take
     the seat; the game is then reserved for them, as a rematch is (not in the lobby)."""
+
+    def config(self, clock_scale: float) -> views.MatchConfig:
+        """The match configuration chosen (:meth:`MatchConfig.chosen
+        <gammon.views.MatchConfig.chosen>`); ConfigError when refused."""
+        return views.MatchConfig.chosen(
+            kind=self.kind, length=self.length, cube=self.cube, clock=self.clock,
+            bot=self.bot, jacoby=self.jacoby, beavers=self.beavers,
+            winner_rolls_anew=self.winner_rolls_anew, private=self.private,
+            clock_scale=clock_scale)
 
 
 class Join(BaseModel):

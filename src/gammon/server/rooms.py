@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, Protocol, Self, cast
+from typing import Any, Protocol, Self
 
 from gammon.core import actions as A
 from gammon.core.clock import (
@@ -42,12 +42,12 @@ from gammon.views import (
     EventView,
     GameView,
     InfoView,
+    MatchConfig,
     Player,
     ResultView,
     SeatView,
     clock_paused_view,
     clock_view,
-    config_view,
     event_view,
     game_view,
     info_view,
@@ -66,13 +66,12 @@ class Seated(Player, Protocol):
     def options(self) -> dict[str, Any]: ...
 
 
-CLOCKS = ("none", "italian", "italian_per_point", "polish")
 PAUSE = "clock_pause"
 """The kind of a stored record that is not a core action: server downtime credited to the
 running clock, ``{"t": "clock_pause", "seconds": S}`` (see :meth:`gammon.server.hub.Hub.start`)."""
 
 
-def clock_settings(name: str, scale: float = 1.0) -> ClockSettings:
+def clock_settings(name: ClockKind, scale: float = 1.0) -> ClockSettings:
     """The seeds' time controls; ``scale`` shrinks every duration (a test knob,
     ``GAMMON_CLOCK_SCALE``; 1 in play)."""
     if name == "italian":
@@ -89,44 +88,6 @@ def clock_settings(name: str, scale: float = 1.0) -> ClockSettings:
 
 
 # -- match configuration ----------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class MatchConfig:
-    """What the creator chose (stored as JSON in ``matches.config``)."""
-
-    kind: str = "match"  # 'single' | 'money' | 'match'
-    length: int = 1
-    cube: bool = True
-    clock: str = "none"  # 'none' | 'italian' | 'italian_per_point' | 'polish'
-    bot: int | None = None
-    jacoby: bool = False
-    beavers: bool = False
-    winner_rolls_anew: bool = False
-    private: bool = False
-    clock_scale: float = 1.0
-
-    def to_json(self) -> str:
-        return json.dumps(config_view(self))
-
-    @classmethod
-    def from_json(cls, text: str) -> MatchConfig:
-        return cls(**json.loads(text))
-
-    @property
-    def points(self) -> int:
-        """The core's match length: 0 for money, 1 for a single game."""
-        return {"money": 0, "single": 1}.get(self.kind, self.length)
-
-    @property
-    def jacoby_rule(self) -> bool:
-        """Whether the Jacoby rule is played (money play only)."""
-        return self.jacoby and self.kind == "money"
-
-    @property
-    def beavers_rule(self) -> bool:
-        """Whether beavers are allowed (money play only)."""
-        return self.beavers and self.kind == "money"
 
 
 def rules_for(config: MatchConfig) -> Rules:
@@ -386,8 +347,7 @@ class Room:
 
     def clock_json(self, now: float) -> ClockView | None:
         clock = self.clock
-        return None if clock is None else clock_view(clock, cast(ClockKind, self.config.clock),
-                                                     now)
+        return None if clock is None else clock_view(clock, self.config.clock, now)
 
     def on_turn(self, user_id: int | None) -> bool:
         """Whether ``user_id`` is the player on turn while moving: the one viewer whose game

@@ -15,7 +15,7 @@ from gammon import views
 from gammon.server import exports, protocol
 from gammon.server.fairness import verify
 from gammon.server.hub import ServiceError
-from gammon.server.rooms import PAUSE, MatchConfig
+from gammon.server.rooms import PAUSE
 from gammon.server.routes.deps import (
     CurrentUser,
     DiceCache,
@@ -67,7 +67,7 @@ async def fairness(match_id: MatchId, request: Request, repo: RepoDep, hub: HubD
     record: protocol.FairnessRecord = {
         "match": match_id, "seed_hash": row.seed_hash,
         "client_seeds": [row.client_seed0, row.client_seed1],
-        "winner_rolls_anew": MatchConfig.from_json(row.config).winner_rolls_anew,
+        "winner_rolls_anew": views.MatchConfig.from_json(row.config).winner_rolls_anew,
         "server_seed": row.server_seed if row.status == "finished" else None,
         "actions": [json.loads(r.action) for r in rows
                     if r.kind in ("opening", "roll")],
@@ -88,7 +88,8 @@ async def history(name: UserName, repo: RepoDep,
                                  and viewer.id in (r.player0, r.player1))]
     ids = {p for r in rows for p in (r.player0, r.player1) if p is not None}
     users = await repo.users(list(ids))
-    return [{"id": r.id, "status": r.status, "config": json.loads(r.config),
+    return [{"id": r.id, "status": r.status,
+             "config": views.config_view(views.MatchConfig.from_json(r.config)),
              "players": [users[p].name if p in users else None
                          for p in (r.player0, r.player1)],
              "winner": r.winner, "result": json.loads(r.result) if r.result else None,

@@ -12,7 +12,6 @@ from gammon import views
 from gammon.server import protocol
 from gammon.server.hub import ServiceError
 from gammon.server.protocol import Join, NewGame
-from gammon.server.rooms import MatchConfig
 from gammon.server.routes.deps import (
     CurrentUser,
     HubDep,
@@ -54,12 +53,10 @@ async def create_game(body: NewGame, user: Player, lobby: LobbyDep, limiter: Lim
         if found[0].id == user.id:
             raise ServiceError("own_game", "you cannot challenge yourself")
         opponent = found[0].id
-    config = MatchConfig(
-        kind=body.kind, length=body.length if body.kind == "match" else 1,
-        cube=body.cube, clock="none" if body.bot is not None else body.clock,
-        bot=body.bot, jacoby=body.jacoby, beavers=body.beavers,
-        winner_rolls_anew=body.winner_rolls_anew, private=body.private,
-        clock_scale=settings.clock_scale)
+    try:
+        config = body.config(settings.clock_scale)
+    except views.ConfigError as error:
+        raise ServiceError("bad_input", str(error)) from None
     room = await lobby.create(user, config, client_seed=body.client_seed,
                               reserved_for=opponent)
     return {**room.info_json(), "invite": lobby.invite(room)}
