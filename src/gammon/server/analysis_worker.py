@@ -49,14 +49,16 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from gammon.server import analysis_job
+from gammon.server.bus_messages import AnalysisProgress
 from gammon.server.db import match_actions, match_analyses, matches, server_kv, users
+from gammon.server.protocol import AnalysisMessage, AnalysisStatus
 from gammon.server.rooms import PAUSE
 from gammon.server.settings import Settings
 
@@ -85,9 +87,11 @@ class Status:
         return {"match": self.match_id, "plies": self.plies, "status": self.status,
                 "done": self.done, "total": self.total}
 
-    def message(self) -> dict[str, Any]:
+    def message(self) -> AnalysisMessage:
         """The ``analysis`` message pushed to a match's watchers (PROTOCOL.md)."""
-        return {"type": "analysis", **self.progress_json()}
+        return {"type": "analysis", "match": self.match_id, "plies": self.plies,
+                "status": cast(AnalysisStatus, self.status), "done": self.done,
+                "total": self.total}
 
 
 def _status(row: Any) -> Status:
@@ -485,4 +489,4 @@ class AnalysisWorker:
             text = json.dumps(message)
             for conn in list(room.subscribers):
                 conn.send_text(text)
-        await hub.publish({"kind": "analysis", "match": status.match_id, "payload": message})
+        await hub.publish(AnalysisProgress(match=status.match_id, payload=message))

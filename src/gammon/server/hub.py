@@ -37,6 +37,19 @@ from typing import Any, Protocol
 from gammon.core import actions as A
 from gammon.core.match import Match
 from gammon.server import jsontext, protocol
+from gammon.server.bus_messages import (
+    ActionStored,
+    BadBusMessage,
+    BusMessage,
+    ChallengesChanged,
+    LobbyChanged,
+    OptionsChanged,
+    Resync,
+    RoomMessage,
+    Seated,
+)
+from gammon.server.bus_messages import dump as dump_message
+from gammon.server.bus_messages import parse as parse_message
 from gammon.server.db import Repository, SeqConflict, User
 from gammon.server.ratings import new_ratings
 from gammon.server.rooms import PAUSE, Room, stored_row
@@ -134,7 +147,7 @@ class Hub:
         """
         await self.bus.start(self._on_bus)
         # this process may have died between a commit and its publish: the others catch up
-        await self.publish({"kind": "resync"})
+        await self.publish(Resync())
         alive = await self.repo.last_heartbeat()
         for match_id in await self.repo.playing_ids():
             room = await self.room(match_id)  # pending steps made, timer set, bot scheduled
@@ -177,7 +190,7 @@ class Hub:
                 room.outbox += await self._catch_up(room)
             else:
                 room.outbox += room.pause(seconds, at)
-                await self.publish({"kind": "action", "match": room.id, "seq": room.seq})
+                await self.publish(ActionStored(match=room.id, seq=room.seq))
             finally:
                 self.flush(room)
             self.after_change(room, local=False)  # the flag falls that much later
@@ -310,57 +323,63 @@ class Hub:
 
     # -- the bus -------------------------------------------------------------------------
 
-    async def publish(self, message: dict[str, Any]) -> None:
-        message["origin"] = self.origin
+    async def publish(self, message: BusMessage) -> None:
+        """Tell the other processes (the message goes out as from this process)."""
+        data = dump_message(message)
+        data["origin"] = self.origin
         try:
-            await self.bus.publish(message)
+            await self.bus.publish(data)
         except Exception:  # the log is the truth; other processes catch up on next use
             log.exception("bus publish failed")
 
-    async def _on_bus(self, message: dict[str, Any]) -> None:
-        if message.get("origin") == self.origin:
+    async def _on_bus(self, data: dict[str, object]) -> None:
+        try:
+            message = parse_message(data)
+        except BadBusMessage as error:  # dropped: a bus message never stops the hub
+            log.warning("bus message dropped: %s", error)
             return
-        if message.get("kind") == "resync":  # a process (re)started
-            self.spawn(self._resync_all())
+        if message.origin == self.origin:
             return
-        if message.get("kind") == "lobby":
-            self.on_lobby()
-            return
-        if message.get("kind") == "challenges":
-            users = message.get("users")
-            if isinstance(users, list):
-                self.on_challenges([u for u in users if isinstance(u, int)])
-            return
-        if message.get("kind") == "options" and isinstance(message.get("user"), int):
-            self.spawn(self.options_changed(message["user"]))
-            return
-        room = self.rooms.get(message.get("match", ""))
-        if room is None:
-            return
-        kind = message.get("kind")
-        if kind == "action":
-            async with room.lock:
-                events = self._apply_rows(room, message)
-                if events is None:
-                    events = await self._catch_up(room)
-            if events:
-                self._broadcast_update(room, events)
-            self.after_change(room, local=False)
-        elif kind == "seated":
-            async with room.lock:
-                await self.seats_taken(room)
-            self.after_change(room, local=False)
-        elif kind in ("chat", "rematch", "analysis"):
-            self.send_all(room, message["payload"], chat=kind == "chat")
+        match message:
+            case Resync():  # a process (re)started
+                self.spawn(self._resync_all())
+            case LobbyChanged():
+                self.on_lobby()
+            case ChallengesChanged(users=users):
+                self.on_challenges(list(users))
+            case OptionsChanged(user=user):
+                self.spawn(self.options_changed(user))
+            case ActionStored() | Seated():
+                room = self.rooms.get(message.match)
+                if room is None:
+                    return
+                async with room.lock:
+                    if isinstance(message, Seated):
+                        await self.seats_taken(room)
+                        events = []
+                    else:
+                        found = self._apply_rows(room, message)
+                        events = await self._catch_up(room) if found is None else found
+                if events:
+                    self._broadcast_update(room, events)
+                self.after_change(room, local=False)
+            case _:
+                self._forward(message)
+
+    def _forward(self, message: RoomMessage) -> None:
+        """A chat line, rematch offer or analysis progress: to the room's sockets."""
+        room = self.rooms.get(message.match)
+        if room is not None:
+            self.send_all(room, message.payload, chat=message.kind == "chat")
 
     @staticmethod
-    def _apply_rows(room: LiveRoom, message: dict[str, Any]) -> list[EventView] | None:
+    def _apply_rows(room: LiveRoom, message: ActionStored) -> list[EventView] | None:
         """The events of the committed actions a bus message carries (caller holds the
         lock), or None when they cannot stand in for the log: none carried, the match
         ended (its result and ratings are in the database), or a gap before them (a
         message not yet handled, or lost); the caller then catches up from the log."""
-        rows, first = message.get("rows"), message.get("first")
-        if (not isinstance(rows, list) or not isinstance(first, int) or message.get("ended")
+        rows, first = message.rows, message.first
+        if (rows is None or first is None or message.ended
                 or room.match is None or room.status != "playing"
                 or not first <= room.seq + 1 <= first + len(rows)):
             return None
@@ -372,8 +391,8 @@ class Hub:
 
     # -- sending -------------------------------------------------------------------------
 
-    def send_all(self, room: LiveRoom, message: protocol.ServerMessage | dict[str, Any], *,
-                  chat: bool = False) -> None:
+    def send_all(self, room: LiveRoom, message: protocol.ServerMessage, *,
+                 chat: bool = False) -> None:
         text = jsontext.dumps(message)
         for conn in list(room.subscribers):
             if chat and room.id in conn.muted and message.get("seat") != room.seat_of(
@@ -524,8 +543,8 @@ class Hub:
                     self.on_finish(room.id)
             # the committed rows travel with the message: a process holding the match at
             # action first - 1 applies them without reading the log (_on_bus)
-            await self.publish({"kind": "action", "match": room.id, "seq": room.seq,
-                                 "first": first, "rows": rows, "ended": finish is not None})
+            await self.publish(ActionStored(match=room.id, seq=room.seq, first=first,
+                                            rows=tuple(rows), ended=finish is not None))
             return
 
     def flush(self, room: LiveRoom) -> None:

@@ -25,6 +25,7 @@ from typing import Any
 
 from gammon import views
 from gammon.server import jsontext, protocol
+from gammon.server.bus_messages import ChallengesChanged, LobbyChanged, RematchOffered, Seated
 from gammon.server.db import Row, User
 from gammon.server.fairness import commitment, new_seed
 from gammon.server.hub import Connection, Hub, LiveRoom, ServiceError
@@ -123,7 +124,7 @@ class Lobby:
         assert room is not None
         async with room.lock:
             await self.hub.seats_taken(room)
-        await self.hub.publish({"kind": "seated", "match": match_id})
+        await self.hub.publish(Seated(match=match_id))
         self.hub.after_change(room, local=True)
         if not row.private:
             await self.changed()
@@ -161,7 +162,7 @@ class Lobby:
             rematch_of=match_id)
         payload = protocol.rematch_message(match_id, new.id, user.name)
         self.hub.send_all(room, payload)
-        await self.hub.publish({"kind": "rematch", "match": match_id, "payload": payload})
+        await self.hub.publish(RematchOffered(match=match_id, payload=payload))
         return new
 
     # -- the open games, and the sockets that follow them ------------------------------------
@@ -209,7 +210,7 @@ class Lobby:
     async def changed(self) -> None:
         """The open games changed here: tell this process's watchers and the others."""
         self._refresh()
-        await self.hub.publish({"kind": "lobby"})
+        await self.hub.publish(LobbyChanged())
 
     def _refresh(self) -> None:
         self._stale = True
@@ -243,7 +244,7 @@ class Lobby:
         """A game reserved by or for these players was made, taken or cancelled here: tell
         their sockets that follow the lobby, in this process and (by the bus) the others."""
         self._challenges_stale(user_ids)
-        await self.hub.publish({"kind": "challenges", "users": list(user_ids)})
+        await self.hub.publish(ChallengesChanged(users=user_ids))
 
     def _challenges_stale(self, user_ids: Iterable[int]) -> None:
         self._challenged.update(user_ids)

@@ -465,6 +465,9 @@ class ChallengesMessage(TypedDict):
     sent: list[SentChallenge]
 
 
+AnalysisStatus: TypeAlias = Literal["queued", "running", "done", "failed"]
+
+
 class AnalysisMessage(TypedDict):
     """Where the post-match analysis of a watched match stands
     (:mod:`gammon.server.analysis_worker`): ``done`` of ``total`` games analysed."""
@@ -472,7 +475,7 @@ class AnalysisMessage(TypedDict):
     type: Literal["analysis"]
     match: str
     plies: int
-    status: Literal["queued", "running", "done", "failed"]
+    status: AnalysisStatus
     done: int
     total: int
 

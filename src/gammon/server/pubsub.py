@@ -1,10 +1,10 @@
 """The bus between server processes: tells the others that a match changed.
 
-A process that appends an action to a match publishes ``{"kind": "action", "match": id,
-"seq": n, "origin": ...}``; every other process holding that match catches up from the
-database (the log is the truth; the bus only says where to look) and forwards the new
-events to its own sockets. Chat and rematch offers, which are not in the log, travel in
-the message itself.
+A process that appends an action to a match publishes it (the messages are the types of
+:mod:`gammon.server.bus_messages`, carried as the dicts of its ``dump``); every other
+process holding that match applies the rows it carries or catches up from the database (the
+log is the truth) and forwards the new events to its own sockets. Chat and rematch offers,
+which are not in the log, travel in the message itself.
 
 :class:`LocalBus` is the in-process default (one process; several apps in one process may
 share one instance, as the tests do). :class:`RedisBus` uses Redis pub/sub, for several
@@ -23,7 +23,9 @@ from typing import Any, Protocol
 
 from gammon.server import jsontext
 
-Handler = Callable[[dict[str, Any]], Awaitable[None]]
+Message = dict[str, object]
+"""A bus message as the bus carries it (:func:`gammon.server.bus_messages.dump`)."""
+Handler = Callable[[Message], Awaitable[None]]
 log = logging.getLogger(__name__)
 CHANNEL = "gammon:bus"
 
@@ -42,8 +44,11 @@ def channel_for(database_url: str) -> str:
 
 
 class Bus(Protocol):
+    """Carries each published message to the handlers of every process (this one's
+    included: a hub ignores its own)."""
+
     async def start(self, handler: Handler) -> None: ...
-    async def publish(self, message: dict[str, Any]) -> None: ...
+    async def publish(self, message: Message) -> None: ...
     async def close(self) -> None: ...
 
 
@@ -57,7 +62,7 @@ class LocalBus:
     async def start(self, handler: Handler) -> None:
         self._handlers.append(handler)
 
-    async def publish(self, message: dict[str, Any]) -> None:
+    async def publish(self, message: Message) -> None:
         if len(self._handlers) < 2:
             return  # the publisher itself is the only listener
         for handler in list(self._handlers):
@@ -120,7 +125,7 @@ class RedisBus:
 
         self._task = asyncio.create_task(listen())
 
-    async def publish(self, message: dict[str, Any]) -> None:
+    async def publish(self, message: Message) -> None:
         await self._redis.publish(self.channel, jsontext.dumps(message))
 
     async def close(self) -> None:

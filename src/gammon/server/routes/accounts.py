@@ -11,6 +11,7 @@ from fastapi import APIRouter, Depends, Request, Response
 from gammon import views
 from gammon.server import accounts, protocol
 from gammon.server.accounts import COOKIE
+from gammon.server.bus_messages import OptionsChanged
 from gammon.server.db import User
 from gammon.server.hub import ServiceError
 from gammon.server.protocol import Credentials, Options
@@ -94,5 +95,5 @@ async def put_options(body: Options, user: Player, repo: RepoDep, hub: HubDep) -
     and auto-roll are read by the server at each turn: PROTOCOL.md, *Options*)."""
     await repo.set_options(user.id, body.model_dump())
     await hub.options_changed(user.id)
-    await hub.publish({"kind": "options", "user": user.id})
+    await hub.publish(OptionsChanged(user=user.id))
     return body
