@@ -23,6 +23,7 @@ from websockets.sync.client import connect
 
 from gammon.server import ops
 from gammon.server.accounts import COOKIE
+from gammon.server.bus_messages import Resync
 from tests.server.conftest import Browser, free_port
 from tests.server.helpers import Player, act, following, play_turn, random_play
 from tests.server.test_match import register
@@ -244,9 +245,8 @@ def test_database_bus_and_bot_queue_metrics_move(database_url: str, redis_url: s
 
             real = hub.bus._redis
             hub.bus._redis = redis.from_url(f"redis://127.0.0.1:{free_port()}/0")
-            try:
-                with pytest.raises(redis.ConnectionError):
-                    client.portal.call(hub.bus.publish, {"kind": "test"})
+            try:  # the hub logs the failure and goes on (the log is the truth)
+                client.portal.call(hub.publish, Resync())
             finally:
                 client.portal.call(hub.bus._redis.aclose)
                 hub.bus._redis = real

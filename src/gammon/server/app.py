@@ -85,7 +85,7 @@ def create_app(settings: Settings | None = None, *, bus: Any = None) -> FastAPI:
         channel = settings.bus_channel or channel_for(settings.database_url)
         the_bus = bus or (RedisBus(settings.redis_url, channel) if settings.redis_url
                           else LocalBus())
-        app.state.hub = hub = Hub(settings, repo, the_bus)
+        app.state.hub = hub = Hub(settings, repo, the_bus, observer=app.state.ops)
         app.state.play = Play(hub)  # before the hub starts: it resumes matches
         invite_secret = hashlib.sha256(f"gammon-invite:{key}".encode()).digest()
         app.state.lobby = Lobby(hub, invite_secret)

@@ -51,6 +51,8 @@ from gammon.server.bus_messages import (
 from gammon.server.bus_messages import dump as dump_message
 from gammon.server.bus_messages import parse as parse_message
 from gammon.server.db import Repository, SeqConflict, User
+from gammon.server.observer import Observer
+from gammon.server.pubsub import Bus
 from gammon.server.ratings import new_ratings
 from gammon.server.rooms import PAUSE, Room, stored_row
 from gammon.server.settings import Settings
@@ -104,10 +106,13 @@ class LiveRoom(Room):
 class Hub:
     """Every room this process holds, the sockets subscribed to them, and the bus."""
 
-    def __init__(self, settings: Settings, repo: Repository, bus: Any) -> None:
+    def __init__(self, settings: Settings, repo: Repository, bus: Bus,
+                 observer: Observer | None = None) -> None:
         self.settings = settings
         self.repo = repo
         self.bus = bus
+        self.observer = observer or Observer()
+        """What the hub and play report (the metrics: :class:`gammon.server.ops.Ops`)."""
         self.origin = uuid.uuid4().hex
         self.rooms: dict[str, LiveRoom] = {}
         self._loading: dict[str, asyncio.Future[LiveRoom | None]] = {}
@@ -330,6 +335,7 @@ class Hub:
         try:
             await self.bus.publish(data)
         except Exception:  # the log is the truth; other processes catch up on next use
+            self.observer.bus_failed()
             log.exception("bus publish failed")
 
     async def _on_bus(self, data: dict[str, object]) -> None:

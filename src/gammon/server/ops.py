@@ -35,16 +35,23 @@ import logging
 import math
 import socket
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
-from contextlib import asynccontextmanager
-from typing import Any
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
+from typing import TYPE_CHECKING, Any
 
 import uvicorn
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
 from sqlalchemy import event, text
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gammon.server import protocol
+from gammon.server.observer import Observer
+
+if TYPE_CHECKING:
+    from redis.asyncio import Redis
+
+    from gammon.server.hub import Hub
 
 log = logging.getLogger("gammon.server.ops")
 
@@ -279,71 +286,62 @@ def configure_logging(fmt: str, level: str = "info") -> None:
 # -- hooks into the app ---------------------------------------------------------------------
 
 
-class Ops:
-    """The operations state of one app: its metrics, its open sockets, whether it drains."""
+class Ops(Observer):
+    """The operations state of one app: its metrics, its open sockets, whether it drains;
+    the hub and play report to it (:class:`~gammon.server.observer.Observer`)."""
 
     def __init__(self) -> None:
         self.metrics = Metrics()
         self.draining = False
-        self.sockets: dict[int, Callable[[dict[str, Any]], Any]] = {}
-        self.hub: Any = None
-        self.redis: Any = None  # the readiness probe's own Redis client
+        self.sockets: dict[int, Send] = {}
+        self.hub: Hub | None = None
+        self.redis: Redis | None = None  # the readiness probe's own Redis client
 
-    def attach(self, hub: Any, play: Any) -> None:
-        """Count what the hub and play do: wrap their entry points (no change to their
-        code)."""
+    def attach(self, hub: Hub) -> None:
+        """Read the gauges of ``hub``'s rooms, and count the database's errors."""
         self.hub = hub
         metrics = self.metrics
         metrics.active_matches.read = lambda: sum(
             1 for room in hub.rooms.values() if room.status == "playing")
         metrics.draining.read = lambda: float(self.draining)
-        act = play.act
-
-        async def timed_act(conn: Any, message: Any, received: float) -> None:
-            match = current_match.set(getattr(message, "match", None))
-            user = current_user.set(getattr(getattr(conn, "user", None), "id", None))
-            result = "ok"
-            try:
-                await act(conn, message, received)
-            except Exception as error:
-                result = str(getattr(error, "code", "internal"))
-                if result == "internal":  # logged here, where the match and user are known
-                    log.exception("action %s failed", getattr(message, "type", "?"))
-                raise
-            finally:
-                seconds = max(0.0, time.time() - received)
-                metrics.actions.inc(1, result)
-                metrics.action_seconds.observe(seconds)
-                log.debug("action %s: %s in %.1f ms", getattr(message, "type", "?"), result,
-                          1000 * seconds)
-                current_match.reset(match)
-                current_user.reset(user)
-
-        play.act = timed_act
-        bot_turn = getattr(play, "bot_turn", None)
-        if bot_turn is not None:
-            async def counted_bot_turn(room: Any) -> None:
-                metrics.bot_queue.add(1)
-                token = current_match.set(room.id)
-                try:
-                    await bot_turn(room)
-                finally:
-                    metrics.bot_queue.add(-1)
-                    current_match.reset(token)
-
-            play.bot_turn = counted_bot_turn
-        publish = hub.bus.publish
-
-        async def counted_publish(message: dict[str, Any]) -> None:
-            try:
-                await publish(message)
-            except Exception:
-                metrics.bus_errors.inc()
-                raise
-
-        hub.bus.publish = counted_publish
         event.listen(hub.repo.engine.sync_engine, "handle_error",
                      lambda context: metrics.database_errors.inc())
+
+    @contextmanager
+    def action(self, match: str, user: int, kind: str, received: float) -> Iterator[None]:
+        """Count and time a player's action, and name its match and user in the log
+        records written meanwhile."""
+        match_token = current_match.set(match)
+        user_token = current_user.set(user)
+        result = "ok"
+        try:
+            yield
+        except Exception as error:
+            result = str(getattr(error, "code", "internal"))
+            if result == "internal":  # logged here, where the match and user are known
+                log.exception("action %s failed", kind)
+            raise
+        finally:
+            seconds = max(0.0, time.time() - received)
+            self.metrics.actions.inc(1, result)
+            self.metrics.action_seconds.observe(seconds)
+            log.debug("action %s: %s in %.1f ms", kind, result, 1000 * seconds)
+            current_match.reset(match_token)
+            current_user.reset(user_token)
+
+    @contextmanager
+    def bot_turn(self, match: str) -> Iterator[None]:
+        """Count a bot's turn in the queue, naming its match in the log."""
+        self.metrics.bot_queue.add(1)
+        token = current_match.set(match)
+        try:
+            yield
+        finally:
+            self.metrics.bot_queue.add(-1)
+            current_match.reset(token)
+
+    def bus_failed(self) -> None:
+        self.metrics.bus_errors.inc()
 
     async def ready(self) -> dict[str, str]:
         """What each dependency answered: ``ok`` or the error."""
@@ -410,18 +408,18 @@ class _TrackSockets:
     """ASGI middleware: counts open WebSockets and keeps their ``send`` so that a
     shutdown can close them with a reason."""
 
-    def __init__(self, app: Any, ops: Ops) -> None:
+    def __init__(self, app: ASGIApp, ops: Ops) -> None:
         self.app = app
         self.ops = ops
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "websocket":
             await self.app(scope, receive, send)
             return
         key = id(scope)
         accepted = False
 
-        async def tracked_send(message: dict[str, Any]) -> None:
+        async def tracked_send(message: Message) -> None:
             nonlocal accepted
             if message["type"] == "websocket.accept" and not accepted:
                 accepted = True
@@ -446,14 +444,14 @@ def install(app: FastAPI) -> Ops:
     lifespan = app.router.lifespan_context
 
     @asynccontextmanager
-    async def attached(app: FastAPI) -> AsyncIterator[Any]:
-        async with lifespan(app) as state:
-            ops.attach(app.state.hub, app.state.play)
+    async def attached(app: FastAPI) -> AsyncIterator[None]:
+        async with lifespan(app):  # the app's lifespan keeps no state (app.state)
+            ops.attach(app.state.hub)
             lag = asyncio.create_task(watch_loop_lag(ops.metrics.loop_lag))
             collections = time_collections(ops.metrics.gc_seconds)
             gc.callbacks.append(collections)
             try:
-                yield state
+                yield
             finally:
                 gc.callbacks.remove(collections)
                 lag.cancel()

@@ -56,7 +56,14 @@ class Play:
 
     async def act(self, conn: Connection, message: protocol.ActionMessage,
                   received: float) -> None:
-        """A player's proposed action: accepted, stored, broadcast — or refused, unchanged."""
+        """A player's proposed action: accepted, stored, broadcast — or refused, unchanged
+        (counted and timed: :meth:`Observer.action
+        <gammon.server.observer.Observer.action>`)."""
+        with self.hub.observer.action(message.match, conn.user.id, message.type, received):
+            await self._act_in_room(conn, message, received)
+
+    async def _act_in_room(self, conn: Connection, message: protocol.ActionMessage,
+                           received: float) -> None:
         room = await self.hub.room(message.match)
         if room is None:
             raise ServiceError("not_found", f"no match {message.match}")
@@ -149,6 +156,10 @@ class Play:
             self.hub.spawn(self.bot_turn(room))
 
     async def bot_turn(self, room: LiveRoom) -> None:
+        with self.hub.observer.bot_turn(room.id):
+            await self._bot_turn(room)
+
+    async def _bot_turn(self, room: LiveRoom) -> None:
         if self.settings.bot_delay:
             await asyncio.sleep(self.settings.bot_delay)
         async with room.lock:
