@@ -40,7 +40,7 @@ def seated_room(index: int) -> Room:
     options: tuple[Any, ...] = () if len(inspect.signature(rules_for).parameters) == 1 \
         else (({}, {}),)  # older trees: the players' options went into the rules
     row = SimpleNamespace(
-        id=f"m{index}", config=config.to_json(), status="playing", player0=1, player1=2,
+        id=f"m{index}", config=config, status="playing", player0=1, player1=2,
         server_seed=SEED, seed_hash=commitment(SEED),
         client_seed0=f"a{index}", client_seed1="b", private=False, rated=False,
         reserved_for=None, rematch_of=None, rules=rules_json(rules_for(config, *options)),

@@ -22,6 +22,8 @@ from fastapi.testclient import TestClient
 from gammon.server.app import create_app
 from gammon.server.db import Repository, make_engine, migrate
 from gammon.server.pubsub import RedisBus, channel_for
+from gammon.server.records import MatchRow
+from gammon.views import MatchConfig
 from tests.server.conftest import POSTGRES_ADMIN, Browser, make_settings, run_async
 
 postgresql_only = pytest.mark.parametrize("store", ["postgresql"], indirect=True)
@@ -58,17 +60,17 @@ def test_reads_and_single_writes_leave_no_transaction_open_while_the_loop_is_bus
         repo = Repository(engine)
         try:
             user = await repo.create_user("ann", "guest")
-            await repo.create_match({"id": "m1", "status": "playing", "config": "{}",
-                                     "player0": user.id, "server_seed": "s",
-                                     "seed_hash": "h"})
+            await repo.create_match(MatchRow(
+                id="m1", created_at=0.0, status="playing", config=MatchConfig(),
+                player0=user.id, server_seed="s", seed_hash="h"))
             calls: list[Callable[[], Awaitable[Any]]] = [
                 lambda: repo.match("m1"), lambda: repo.match_with_actions("m1"),
                 lambda: repo.user(user.id), lambda: repo.count_open(user.id),
                 lambda: repo.append("m1", 1, "roll", "{}", time.time()),
                 lambda: repo.append("m1", 2, "roll", "{}", time.time()),
-                lambda: repo.create_match({"id": "m2", "status": "open", "config": "{}",
-                                           "player0": user.id, "server_seed": "s",
-                                           "seed_hash": "h"}),
+                lambda: repo.create_match(MatchRow(
+                    id="m2", created_at=0.0, status="open", config=MatchConfig(),
+                    player0=user.id, server_seed="s", seed_hash="h")),
                 lambda: repo.seat("m2", user.id, "c", "{}", False,
                                   [("opening", "{}", 1.0), ("roll", "{}", 2.0)])]
             seen: set[str] = set()

@@ -20,7 +20,7 @@ SEED = "ab" * 32
 def new_room() -> Room:
     config = MatchConfig(kind="match", length=3, clock="polish")
     row = SimpleNamespace(
-        id="m1", config=config.to_json(), status="playing", player0=1, player1=2,
+        id="m1", config=config, status="playing", player0=1, player1=2,
         server_seed=SEED, seed_hash=commitment(SEED), client_seed0="", client_seed1="",
         private=False, rated=False, reserved_for=None, rematch_of=None,
         rules=rules_json(rules_for(config)), result=None)

@@ -31,7 +31,7 @@ def seated_room(clock: str = "polish", length: int = 3) -> Room:
     """A match with both seats taken, before its opening roll."""
     config = MatchConfig(kind="match", length=length, clock=clock)
     row = SimpleNamespace(
-        id="m1", config=config.to_json(), status="playing", player0=1, player1=2,
+        id="m1", config=config, status="playing", player0=1, player1=2,
         server_seed=SEED, seed_hash=commitment(SEED), client_seed0="a", client_seed1="b",
         private=False, rated=False, reserved_for=None, rematch_of=None,
         rules=rules_json(rules_for(config)), result=None)

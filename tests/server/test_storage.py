@@ -18,7 +18,9 @@ from fastapi.testclient import TestClient
 from gammon.server import protocol
 from gammon.server.app import create_app
 from gammon.server.db import Repository, make_engine, match_actions, migrate, server_kv
+from gammon.server.records import ActionRow, MatchRow
 from gammon.server.rooms import PAUSE
+from gammon.views import MatchConfig
 from tests.server.conftest import Browser, make_settings, run_async
 from tests.server.helpers import Player, act, to_move
 
@@ -44,11 +46,32 @@ async def repository(url: str) -> AsyncIterator[Repository]:
 async def _a_match(repo: Repository) -> str:
     user = await repo.create_user("storage-test", "user")
     match_id = "m" * 16
-    await repo.create_match({
-        "id": match_id, "status": "playing", "config": "{}", "player0": user.id,
-        "private": False, "rated": False, "server_seed": "0" * 64, "seed_hash": "1" * 64,
-        "client_seed0": "", "client_seed1": ""})
+    await repo.create_match(MatchRow(
+        id=match_id, created_at=0.0, status="playing", config=MatchConfig(), player0=user.id,
+        server_seed="0" * 64, seed_hash="1" * 64))
     return match_id
+
+
+def test_a_match_and_its_actions_read_back_as_typed_rows(database_url: str) -> None:
+    """The repository gives back the match as created (its configuration a MatchConfig)
+    and its actions in order, as rows of named fields."""
+    async def main() -> None:
+        async with repository(database_url) as repo:
+            user = await repo.create_user("typed-rows", "user")
+            row = MatchRow(
+                id="t" * 16, created_at=1234.5, status="open", player0=user.id,
+                config=MatchConfig(kind="money", clock="polish", jacoby=True, private=True),
+                server_seed="0" * 64, seed_hash="1" * 64, private=True, reserved_for=user.id,
+                client_seed0="c", rematch_of="r" * 16)
+            await repo.create_match(row, [("opening", "{}", 1.0), ("roll", "{}", 2.5)])
+            assert await repo.match(row.id) == row
+            assert await repo.match("no such match") is None
+            stored, actions = await repo.match_with_actions(row.id, after=1)
+            assert stored == row
+            assert actions == [ActionRow(2, "roll", "{}", 2.5)]
+            assert await repo.reserved_for(user.id) == [row]
+
+    run_async(main)
 
 
 def test_every_action_kind_fits_the_match_log(database_url: str) -> None:

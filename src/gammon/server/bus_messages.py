@@ -25,9 +25,7 @@ from typing import Annotated, Literal, TypeAlias
 from pydantic import Field, TypeAdapter, ValidationError
 
 from gammon.server.protocol import AnalysisMessage, ChatLine, RematchMessage
-
-Row = tuple[str, str, float]
-"""One record of the action log: ``(kind, action JSON, clock time)``."""
+from gammon.server.records import Row
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

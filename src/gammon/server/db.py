@@ -16,21 +16,34 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import os
 import secrets
 import signal
 import time
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, NamedTuple, TypeAlias, cast
 
 import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+
+from gammon.server import protocol
+from gammon.server.records import ActionRow, Finish, MatchRow, RatingChange, Row
+from gammon.views import MatchConfig
+
+if TYPE_CHECKING:
+    from alembic.config import Config
+    from sqlalchemy.engine.interfaces import DBAPIConnection
+    from sqlalchemy.pool import ConnectionPoolEntry
+
+DbRow: TypeAlias = "sa.Row[tuple[object, ...]]"
+"""A row as SQLAlchemy reads it (its columns as attributes)."""
 
 metadata = sa.MetaData()
 
@@ -156,8 +169,15 @@ class SeqConflict(Exception):
     """Another writer (another server process) appended this action number first."""
 
 
-Row = tuple[str, str, float]
-"""One record of the action log: ``(kind, action JSON, clock time)``."""
+class _Append(NamedTuple):
+    """One transition to store: its actions from ``seq`` on, and the match's end."""
+
+    match_id: str
+    seq: int
+    rows: tuple[Row, ...]
+    finish: Finish | None
+    ratings: tuple[RatingChange, ...]
+
 
 CRASH_AFTER_COMMIT = "GAMMON_CRASH_AFTER_COMMIT"
 """Fault injection for the crash tests: when set to N, the process SIGKILLs itself right
@@ -177,7 +197,7 @@ def make_engine(url: str, *, pool_size: int = 10, max_overflow: int = 20,
         engine = create_async_engine(url, connect_args={"timeout": 30})
 
         @event.listens_for(engine.sync_engine, "connect")
-        def _pragmas(dbapi_connection: Any, _record: Any) -> None:
+        def _pragmas(dbapi_connection: DBAPIConnection, _record: ConnectionPoolEntry) -> None:
             cursor = dbapi_connection.cursor()
             cursor.execute("PRAGMA journal_mode=WAL")
             cursor.execute("PRAGMA synchronous=NORMAL")
@@ -193,7 +213,7 @@ def make_engine(url: str, *, pool_size: int = 10, max_overflow: int = 20,
 MIGRATIONS = Path(__file__).with_name("migrations")
 
 
-def alembic_config(url: str | None = None) -> Any:
+def alembic_config(url: str | None = None) -> Config:
     from alembic.config import Config
 
     config = Config()
@@ -243,7 +263,7 @@ class User:
     kind: str
     rating: float
     experience: int
-    options: dict[str, Any]
+    options: dict[str, object]
     bot_account: bool = False
     """A registered user turned into a bot account (the Bot API): a program plays it, rated
     like anyone; ``kind`` stays 'user'. The server's own bots are ``kind`` 'bot'."""
@@ -270,7 +290,17 @@ def name_key(name: str) -> str:
     return unicodedata.normalize("NFC", unicodedata.normalize("NFC", name).casefold())
 
 
-def _user(row: Any) -> User:
+def _match(row: DbRow) -> MatchRow:
+    return MatchRow(
+        id=row.id, created_at=row.created_at, status=row.status,
+        config=MatchConfig.from_json(row.config), player0=row.player0, player1=row.player1,
+        reserved_for=row.reserved_for, private=bool(row.private), rated=bool(row.rated),
+        server_seed=row.server_seed, seed_hash=row.seed_hash, client_seed0=row.client_seed0,
+        client_seed1=row.client_seed1, rules=row.rules, winner=row.winner, result=row.result,
+        finished_at=row.finished_at, rematch_of=row.rematch_of)
+
+
+def _user(row: DbRow) -> User:
     return User(row.id, row.name, row.kind, float(row.rating), int(row.experience),
                 json.loads(row.options), bool(row.bot))
 
@@ -294,7 +324,7 @@ class Repository:
         self._single = (engine.execution_options(isolation_level="AUTOCOMMIT")
                        if engine.dialect.name == "postgresql" else engine)
         self._group = engine.dialect.name == "sqlite"
-        self._queue: asyncio.Queue[tuple[tuple[Any, ...], asyncio.Future[None]]] | None = None
+        self._queue: asyncio.Queue[tuple[_Append, asyncio.Future[None]]] | None = None
         self._writer: asyncio.Task[None] | None = None
         crash_after = os.environ.get(CRASH_AFTER_COMMIT, "")
         self._commits_left = int(crash_after) if crash_after.strip() else None
@@ -372,7 +402,7 @@ class Repository:
             await conn.execute(
                 users.update().where(users.c.id == user_id).values(password_hash=password_hash))
 
-    async def set_options(self, user_id: int, options: dict[str, Any]) -> None:
+    async def set_options(self, user_id: int, options: Mapping[str, object]) -> None:
         async with self.engine.begin() as conn:
             await conn.execute(
                 users.update().where(users.c.id == user_id).values(options=json.dumps(options)))
@@ -384,7 +414,7 @@ class Repository:
                 .order_by(users.c.rating.desc(), users.c.id).limit(limit))).all()
         return [_user(row) for row in rows]
 
-    async def rating_history(self, user_id: int) -> list[dict[str, Any]]:
+    async def rating_history(self, user_id: int) -> list[protocol.RatingChange]:
         async with self._single.connect() as conn:
             rows = (await conn.execute(
                 sa.select(rating_changes).where(rating_changes.c.user_id == user_id)
@@ -416,14 +446,14 @@ class Repository:
         return "already_bot" if row is not None and row.bot else "not_eligible"
 
     async def create_token(self, user_id: int, token_hash: str, description: str,
-                           scopes: Sequence[str]) -> dict[str, Any]:
+                           scopes: Sequence[str]) -> protocol.TokenView:
         async with self.engine.begin() as conn:
             row = (await conn.execute(api_tokens.insert().values(
                 user_id=user_id, token_hash=token_hash, description=description,
                 scopes=" ".join(scopes), created_at=time.time()).returning(api_tokens))).one()
         return _token(row)
 
-    async def tokens(self, user_id: int) -> list[dict[str, Any]]:
+    async def tokens(self, user_id: int) -> list[protocol.TokenView]:
         """A user's tokens, oldest first, without their secret (which is not stored)."""
         async with self._single.connect() as conn:
             rows = (await conn.execute(sa.select(api_tokens)
@@ -466,45 +496,49 @@ class Repository:
                     api_tokens.c.id.in_(list(token_ids[i:i + 500])))))
         return live
 
-    async def reserved_for(self, user_id: int) -> list[Any]:
+    async def reserved_for(self, user_id: int) -> list[MatchRow]:
         """The open matches reserved for ``user_id`` (challenges and rematches), oldest
         first."""
         async with self._single.connect() as conn:
-            return list((await conn.execute(
+            return [_match(row) for row in (await conn.execute(
                 sa.select(matches).where(matches.c.status == "open",
                                          matches.c.reserved_for == user_id)
-                .order_by(matches.c.created_at))).all())
+                .order_by(matches.c.created_at))).all()]
 
-    async def reserved_by(self, user_id: int) -> list[Any]:
+    async def reserved_by(self, user_id: int) -> list[MatchRow]:
         """The open matches ``user_id`` created reserved for another player (their pending
         challenges and rematches), oldest first."""
         async with self._single.connect() as conn:
-            return list((await conn.execute(
+            return [_match(row) for row in (await conn.execute(
                 sa.select(matches).where(matches.c.status == "open",
                                          matches.c.player0 == user_id,
                                          matches.c.reserved_for.is_not(None))
-                .order_by(matches.c.created_at))).all())
+                .order_by(matches.c.created_at))).all()]
 
     # matches
 
-    async def create_match(self, values: dict[str, Any], actions: Sequence[Row] = ()) -> None:
+    async def create_match(self, row: MatchRow, actions: Sequence[Row] = ()) -> None:
         """A new match, with its first ``actions`` (a bot match's opening) in the same
         transaction."""
-        insert = matches.insert().values(created_at=time.time(), **values)
+        values = {field.name: getattr(row, field.name) for field in dataclasses.fields(row)}
+        insert = matches.insert().values({**values, "config": row.config.to_json()})
         if not actions and self._single is not self.engine:  # one statement: see __init__
             async with self._single.connect() as conn:
                 await conn.execute(insert)
         else:
             async with self.engine.begin() as conn:
                 await conn.execute(insert)
-                await _insert_actions(conn, values["id"], 1, actions)
+                await _insert_actions(conn, row.id, 1, actions)
         self._committed()
 
-    async def match(self, match_id: str) -> Any:
+    async def match(self, match_id: str) -> MatchRow | None:
         async with self._single.connect() as conn:
-            return (await conn.execute(sa.select(matches).where(matches.c.id == match_id))).first()
+            row = (await conn.execute(sa.select(matches).where(matches.c.id == match_id))).first()
+        return None if row is None else _match(row)
 
-    async def match_with_actions(self, match_id: str, after: int = 0) -> tuple[Any, list[Any]]:
+    async def match_with_actions(self, match_id: str, after: int = 0
+                                 ) -> tuple[MatchRow | None, list[ActionRow]]:
+        """The match and its actions after action ``after``, in order (one read)."""
         async with self._single.connect() as conn:
             row = (await conn.execute(sa.select(matches).where(matches.c.id == match_id))).first()
             actions = (await conn.execute(
@@ -512,14 +546,15 @@ class Repository:
                           match_actions.c.at)
                 .where(match_actions.c.match_id == match_id, match_actions.c.seq > after)
                 .order_by(match_actions.c.seq))).all()
-        return row, list(actions)
+        return (None if row is None else _match(row),
+                [ActionRow(a.seq, a.kind, a.action, a.at) for a in actions])
 
-    async def open_matches(self) -> list[Any]:
+    async def open_matches(self) -> list[MatchRow]:
         async with self._single.connect() as conn:
-            return list((await conn.execute(
+            return [_match(row) for row in (await conn.execute(
                 sa.select(matches).where(matches.c.status == "open",
                                          matches.c.private.is_(False))
-                .order_by(matches.c.created_at))).all())
+                .order_by(matches.c.created_at))).all()]
 
     async def count_open(self, user_id: int) -> int:
         async with self._single.connect() as conn:
@@ -579,19 +614,19 @@ class Repository:
         return True
 
     async def append(self, match_id: str, seq: int, kind: str, action: str, at: float,
-                     finish: dict[str, Any] | None = None,
-                     ratings: Sequence[tuple[int, float, float, int]] = ()) -> None:
+                     finish: Finish | None = None,
+                     ratings: Sequence[RatingChange] = ()) -> None:
         """Store action ``seq`` of a match (see :meth:`append_many`)."""
         await self.append_many(match_id, seq, [(kind, action, at)], finish, ratings)
 
     async def append_many(self, match_id: str, seq: int, rows: Sequence[Row],
-                          finish: dict[str, Any] | None = None,
-                          ratings: Sequence[tuple[int, float, float, int]] = ()) -> None:
+                          finish: Finish | None = None,
+                          ratings: Sequence[RatingChange] = ()) -> None:
         """Store ``rows`` as actions ``seq``, ``seq + 1``, ... of a match in one transaction
         (a player's action and the server's actions it causes: all or nothing) — with the
         match's end and the rating changes when they end the match. Raises
         :class:`SeqConflict` (nothing stored) when one of those numbers is taken."""
-        args = (match_id, seq, tuple(rows), finish, tuple(ratings))
+        args = _Append(match_id, seq, tuple(rows), finish, tuple(ratings))
         if not self._group:
             # one INSERT of every row: atomic as it is (see __init__); an end of the match
             # is several statements, in one transaction
@@ -613,7 +648,7 @@ class Repository:
         self._queue.put_nowait((args, future))
         await future
 
-    async def _write_batch(self, batch: list[tuple[Any, ...]]) -> list[BaseException | None]:
+    async def _write_batch(self, batch: list[_Append]) -> list[BaseException | None]:
         """Commit a batch in one transaction; on a conflict, item by item (savepoints)."""
         try:
             async with self.engine.begin() as conn:
@@ -630,13 +665,13 @@ class Repository:
                         await _append(conn, *args)
                     results.append(None)
                 except IntegrityError as error:
-                    results.append(SeqConflict(f"action {args[1]} of match {args[0]} exists: "
-                                               f"{error.orig}"))
+                    results.append(SeqConflict(f"action {args.seq} of match {args.match_id} "
+                                               f"exists: {error.orig}"))
         self._committed()
         return results
 
     async def _write_groups(
-            self, queue: asyncio.Queue[tuple[tuple[Any, ...], asyncio.Future[None]]]) -> None:
+            self, queue: asyncio.Queue[tuple[_Append, asyncio.Future[None]]]) -> None:
         while True:
             batch = [await queue.get()]
             while not queue.empty() and len(batch) < 500:
@@ -653,13 +688,13 @@ class Repository:
                 else:
                     future.set_exception(result)
 
-    async def history(self, user_id: int, limit: int = 100) -> list[Any]:
+    async def history(self, user_id: int, limit: int = 100) -> list[MatchRow]:
         async with self._single.connect() as conn:
-            return list((await conn.execute(
+            return [_match(row) for row in (await conn.execute(
                 sa.select(matches)
                 .where(sa.or_(matches.c.player0 == user_id, matches.c.player1 == user_id),
                        matches.c.status.in_(["playing", "finished"]))
-                .order_by(matches.c.created_at.desc()).limit(limit))).all())
+                .order_by(matches.c.created_at.desc()).limit(limit))).all()]
 
     async def dice_actions(self) -> list[str]:
         async with self._single.connect() as conn:
@@ -709,13 +744,14 @@ class Repository:
             return int(done.rowcount)
 
 
-def _token(row: Any) -> dict[str, Any]:
-    """A token as its owner sees it (:class:`gammon.server.protocol.TokenView`)."""
-    return {"id": row.id, "description": row.description, "scopes": row.scopes.split(),
+def _token(row: DbRow) -> protocol.TokenView:
+    """A token as its owner sees it."""
+    return {"id": row.id, "description": row.description,
+            "scopes": cast(list[protocol.Scope], row.scopes.split()),
             "created_at": row.created_at, "last_used_at": row.last_used_at}
 
 
-def _action_rows(match_id: str, seq: int, rows: Sequence[Row]) -> list[dict[str, Any]]:
+def _action_rows(match_id: str, seq: int, rows: Sequence[Row]) -> list[dict[str, object]]:
     return [{"match_id": match_id, "seq": seq + n, "kind": kind, "action": action, "at": at}
             for n, (kind, action, at) in enumerate(rows)]
 
@@ -742,7 +778,7 @@ async def _insert_actions(conn: AsyncConnection, match_id: str, seq: int,
         await conn.execute(match_actions.insert(), _action_rows(match_id, seq, rows))
 
 
-async def _write_batch_rows(conn: AsyncConnection, batch: list[tuple[Any, ...]]) -> None:
+async def _write_batch_rows(conn: AsyncConnection, batch: list[_Append]) -> None:
     """One multi-row insert of the actions of every transition, then the match endings."""
     await conn.execute(match_actions.insert(), [
         row for match_id, seq, rows, _, _ in batch for row in _action_rows(match_id, seq, rows)])
@@ -751,19 +787,20 @@ async def _write_batch_rows(conn: AsyncConnection, batch: list[tuple[Any, ...]])
 
 
 async def _append(conn: AsyncConnection, match_id: str, seq: int, rows: Sequence[Row],
-                  finish: dict[str, Any] | None,
-                  ratings: Sequence[tuple[int, float, float, int]]) -> None:
+                  finish: Finish | None,
+                  ratings: Sequence[RatingChange]) -> None:
     await _insert_actions(conn, match_id, seq, rows)
     await _finish(conn, match_id, rows[-1][2], finish, ratings)
 
 
 async def _finish(conn: AsyncConnection, match_id: str, at: float,
-                  finish: dict[str, Any] | None,
-                  ratings: Sequence[tuple[int, float, float, int]]) -> None:
+                  finish: Finish | None,
+                  ratings: Sequence[RatingChange]) -> None:
     """The match's end and its rating changes, when the transition ended it."""
     if finish is not None:
         await conn.execute(matches.update().where(matches.c.id == match_id)
-                           .values(status="finished", finished_at=at, **finish))
+                           .values(status="finished", finished_at=at, winner=finish.winner,
+                                   result=finish.result))
     for user_id, before, after, experience in ratings:
         await _rate(conn, user_id, match_id, before, after, experience, at)
 

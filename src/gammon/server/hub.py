@@ -54,6 +54,7 @@ from gammon.server.db import Repository, SeqConflict, User
 from gammon.server.observer import Observer
 from gammon.server.pubsub import Bus
 from gammon.server.ratings import new_ratings
+from gammon.server.records import Finish, RatingChange
 from gammon.server.rooms import PAUSE, Room, stored_row
 from gammon.server.settings import Settings
 from gammon.views import EventView, result_view
@@ -542,7 +543,7 @@ class Hub:
             for step in steps:
                 room.outbox += room.commit(step)
             if finish is not None:
-                room.result = json.loads(finish["result"])
+                room.result = json.loads(finish.result)
                 if ratings:
                     await self._load_users(room)
                 if self.on_finish is not None:
@@ -561,11 +562,11 @@ class Hub:
             self._broadcast_update(room, events)
 
     async def _finish(self, room: LiveRoom, match: Match
-                      ) -> tuple[dict[str, Any], list[tuple[int, float, float, int]]]:
+                      ) -> tuple[Finish, list[RatingChange]]:
         assert match.result is not None
         result = result_view(match)
-        finish = {"winner": match.result.winner, "result": json.dumps(result)}
-        ratings: list[tuple[int, float, float, int]] = []
+        finish = Finish(match.result.winner, json.dumps(result))
+        ratings: list[RatingChange] = []
         if room.rated:
             ids = [p for p in room.players if p is not None]
             current = await self.repo.users(ids)
@@ -574,6 +575,6 @@ class Hub:
             length = room.config.points
             up, down = new_ratings(winner.rating, winner.experience, loser.rating,
                                    loser.experience, length)
-            ratings = [(winner.id, winner.rating, up, length),
-                       (loser.id, loser.rating, down, length)]
+            ratings = [RatingChange(winner.id, winner.rating, up, length),
+                       RatingChange(loser.id, loser.rating, down, length)]
         return finish, ratings

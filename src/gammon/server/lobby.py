@@ -20,15 +20,15 @@ import hmac
 import secrets
 import time
 from collections.abc import Iterable
-from types import SimpleNamespace
-from typing import Any
+from dataclasses import replace
 
 from gammon import views
 from gammon.server import jsontext, protocol
 from gammon.server.bus_messages import ChallengesChanged, LobbyChanged, RematchOffered, Seated
-from gammon.server.db import Row, User
+from gammon.server.db import User
 from gammon.server.fairness import commitment, new_seed
 from gammon.server.hub import Connection, Hub, LiveRoom, ServiceError
+from gammon.server.records import MatchRow, Row
 from gammon.server.rooms import Room, rules_for, rules_json, stored_row
 
 
@@ -56,33 +56,31 @@ class Lobby:
                 self.settings.max_open_games:
             raise ServiceError("too_many_games",
                                f"at most {self.settings.max_open_games} open games per player")
-        match_id = secrets.token_urlsafe(12)
         seed = new_seed()
-        values: dict[str, Any] = {
-            "id": match_id, "status": "open", "config": config.to_json(), "player0": user.id,
-            "private": config.private or reserved_for is not None, "rated": False,
-            "server_seed": seed, "seed_hash": commitment(seed), "client_seed0": client_seed,
-            "client_seed1": "", "reserved_for": reserved_for, "rematch_of": rematch_of,
-        }
+        row = MatchRow(
+            id=secrets.token_urlsafe(12), created_at=time.time(), status="open",
+            config=config, player0=user.id, server_seed=seed, seed_hash=commitment(seed),
+            private=config.private or reserved_for is not None, client_seed0=client_seed,
+            reserved_for=reserved_for, rematch_of=rematch_of)
         first: list[Row] = []
         if config.bot is not None:
             bot = await self.bot_user(config.bot)
-            values.update(player1=bot.id, status="playing",
+            row = replace(row, player1=bot.id, status="playing",
                           rules=rules_json(rules_for(config)))
-            first = self._opening_rows(values, [user, bot])
-        await self.repo.create_match(values, first)  # with its opening: one transaction
-        room = await self.hub.room(match_id)  # a bot on turn is scheduled
+            first = self._opening_rows(row, [user, bot])
+        await self.repo.create_match(row, first)  # with its opening: one transaction
+        room = await self.hub.room(row.id)  # a bot on turn is scheduled
         assert room is not None
-        if not first and not values["private"]:
+        if not first and not row.private:
             await self.changed()
         if reserved_for is not None:
             await self.challenges_changed(user.id, reserved_for)
         return room
 
     @staticmethod
-    def _opening_rows(values: dict[str, Any], players: list[User]) -> list[Row]:
-        """The stored actions that start a match whose row will hold ``values``."""
-        room = Room.from_row(SimpleNamespace(**{"result": None, **values}))
+    def _opening_rows(row: MatchRow, players: list[User]) -> list[Row]:
+        """The stored actions that start the match of ``row`` (seated: its rules set)."""
+        room = Room.from_row(row)
         room.users = {player.id: player for player in players}
         now = time.time()
         return [stored_row(step) for step in room.plan(None, now, now)]
@@ -109,15 +107,16 @@ class Lobby:
             raise ServiceError("own_game", "you cannot join your own game")
         if row.reserved_for is not None and row.reserved_for != user.id:
             raise ServiceError("reserved", "this game is reserved for another player")
+        assert row.player0 is not None  # an open match's creator
         creator = await self.repo.user(row.player0)
         assert creator is not None
-        config = views.MatchConfig.from_json(row.config)
-        rules = rules_for(config)
+        config = row.config
+        rules = rules_json(rules_for(config))
         rated = config.points >= 1 and creator.kind == "user" and user.kind == "user"
-        seated = {**row._asdict(), "player1": user.id, "client_seed1": client_seed,
-                  "status": "playing", "rules": rules_json(rules), "rated": rated}
+        seated = replace(row, player1=user.id, client_seed1=client_seed, status="playing",
+                         rules=rules, rated=rated)
         opening = self._opening_rows(seated, [creator, user])
-        if not await self.repo.seat(match_id, user.id, client_seed, seated["rules"], rated,
+        if not await self.repo.seat(match_id, user.id, client_seed, rules, rated,
                                     opening):  # the seat and the opening: one transaction
             raise ServiceError("not_open", "someone else took the seat")
         room = await self.hub.room(match_id)
@@ -144,7 +143,7 @@ class Lobby:
             room.status = "cancelled"
             self.hub.send_all(room, protocol.cancelled_message(match_id))
         await self.changed()
-        if row is not None and row.reserved_for is not None:
+        if row is not None and row.player0 is not None and row.reserved_for is not None:
             await self.challenges_changed(row.player0, row.reserved_for)
 
     async def rematch(self, user: User, match_id: str) -> LiveRoom:
@@ -180,18 +179,20 @@ class Lobby:
         """The open games ``user`` reserved for another player (challenges and rematches
         waiting for an answer), oldest first (``GET /api/challenges/sent``)."""
         rows = await self.repo.reserved_by(user.id)
-        opponents = await self.repo.users([r.reserved_for for r in rows])
+        opponents = await self.repo.users([r.reserved_for for r in rows
+                                           if r.reserved_for is not None])
         return [{**game, "opponent": views.user_view(opponent) if opponent else None}
                 for game, opponent in zip(await self._games(rows),
-                                          [opponents.get(r.reserved_for) for r in rows],
+                                          [None if r.reserved_for is None
+                                           else opponents.get(r.reserved_for) for r in rows],
                                           strict=True)]
 
-    async def _games(self, rows: list[Any]) -> list[protocol.OpenGame]:
-        creators = await self.repo.users([r.player0 for r in rows])
+    async def _games(self, rows: list[MatchRow]) -> list[protocol.OpenGame]:
+        creators = await self.repo.users([r.player0 for r in rows if r.player0 is not None])
         out: list[protocol.OpenGame] = []
         for row in rows:
-            config = views.config_view(views.MatchConfig.from_json(row.config))
-            creator = creators.get(row.player0)
+            config = views.config_view(row.config)
+            creator = None if row.player0 is None else creators.get(row.player0)
             out.append({"id": row.id, "created_at": row.created_at,
                         **config, "creator": views.user_view(creator) if creator else None})
         return out

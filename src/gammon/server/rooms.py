@@ -36,6 +36,7 @@ from gammon.core.match import Match, Phase, Rules
 from gammon.server import protocol
 from gammon.server.fairness import FairDice
 from gammon.server.protocol import ChatLine, StateMessage, UpdateMessage
+from gammon.server.records import MatchRow, Row
 from gammon.views import (
     ClockKind,
     ClockView,
@@ -63,7 +64,7 @@ class Seated(Player, Protocol):
     @property
     def is_bot(self) -> bool: ...
     @property
-    def options(self) -> dict[str, Any]: ...
+    def options(self) -> dict[str, object]: ...
 
 
 PAUSE = "clock_pause"
@@ -168,8 +169,8 @@ def advance(before: Match, clock: Clock | None, action: A.Action, at: float) -> 
     return Step(action, after, clock, events, at)
 
 
-def stored_row(step: Step) -> tuple[str, str, float]:
-    """The record of ``step`` in the action log (:data:`gammon.server.db.Row`)."""
+def stored_row(step: Step) -> Row:
+    """The record of ``step`` in the action log."""
     record = protocol.action_json(step.action)
     return record["t"], json.dumps(record), step.at
 
@@ -207,9 +208,9 @@ class Room:
     moves for the player on turn (made when first asked for)."""
 
     @classmethod
-    def from_row(cls, row: Any) -> Self:
+    def from_row(cls, row: MatchRow) -> Self:
         room = cls(
-            id=row.id, config=MatchConfig.from_json(row.config), status=row.status,
+            id=row.id, config=row.config, status=row.status,
             players=[row.player0, row.player1], server_seed=row.server_seed,
             seed_hash=row.seed_hash, client_seeds=[row.client_seed0, row.client_seed1],
             private=bool(row.private), rated=bool(row.rated), reserved_for=row.reserved_for,
@@ -218,7 +219,7 @@ class Room:
         room.refresh(row)
         return room
 
-    def refresh(self, row: Any) -> None:
+    def refresh(self, row: MatchRow) -> None:
         """Take the row's seats and status (after a join, here or in another process)."""
         self.status = row.status
         self.players = [row.player0, row.player1]

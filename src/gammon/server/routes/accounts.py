@@ -32,7 +32,7 @@ router = APIRouter(prefix="/api", tags=["accounts"])
 
 @router.get("/me", **returns("me"))
 async def me(user: Player) -> protocol.MeResponse:
-    options: Any = Options(**user.options).model_dump()
+    options: Any = Options.model_validate(user.options).model_dump()
     return {"user": views.user_view(user), "options": options}
 
 
@@ -86,7 +86,7 @@ async def logout_all(request: Request, response: Response,
 
 @router.get("/me/options")
 async def get_options(user: Player) -> Options:
-    return Options(**user.options)
+    return Options.model_validate(user.options)
 
 
 @router.put("/me/options")

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from typing import cast
 
 from fastapi import APIRouter, Request
 from fastapi.responses import PlainTextResponse
@@ -67,7 +66,7 @@ async def fairness(match_id: MatchId, request: Request, repo: RepoDep, hub: HubD
     record: protocol.FairnessRecord = {
         "match": match_id, "seed_hash": row.seed_hash,
         "client_seeds": [row.client_seed0, row.client_seed1],
-        "winner_rolls_anew": views.MatchConfig.from_json(row.config).winner_rolls_anew,
+        "winner_rolls_anew": row.config.winner_rolls_anew,
         "server_seed": row.server_seed if row.status == "finished" else None,
         "actions": [json.loads(r.action) for r in rows
                     if r.kind in ("opening", "roll")],
@@ -89,7 +88,7 @@ async def history(name: UserName, repo: RepoDep,
     ids = {p for r in rows for p in (r.player0, r.player1) if p is not None}
     users = await repo.users(list(ids))
     return [{"id": r.id, "status": r.status,
-             "config": views.config_view(views.MatchConfig.from_json(r.config)),
+             "config": views.config_view(r.config),
              "players": [users[p].name if p in users else None
                          for p in (r.player0, r.player1)],
              "winner": r.winner, "result": json.loads(r.result) if r.result else None,
@@ -103,8 +102,7 @@ async def ratings(name: UserName, repo: RepoDep) -> protocol.RatingsResponse:
     if found is None:
         raise ServiceError("not_found", "no such player")
     return {"user": views.user_view(found[0]),
-            "history": cast(list[protocol.RatingChange],
-                            await repo.rating_history(found[0].id))}
+            "history": await repo.rating_history(found[0].id)}
 
 
 @router.get("/leaderboard", **returns("leaderboard"))
