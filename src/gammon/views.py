@@ -807,8 +807,8 @@ class ConfigError(ValueError):
     """A match configuration refused, with the reason."""
 
 
-class ConfigView(TypedDict):
-    """What a match's creator chose (stored with the match; in the lobby and history)."""
+class _ChoicesView(TypedDict):
+    """The choices of a :class:`MatchConfig` that both its views show."""
 
     kind: MatchKind
     length: int
@@ -819,6 +819,11 @@ class ConfigView(TypedDict):
     beavers: bool
     winner_rolls_anew: bool
     private: bool
+
+
+class ConfigView(_ChoicesView):
+    """What a match's creator chose (stored with the match; in the lobby and history)."""
+
     clock_scale: float
 
 
@@ -960,20 +965,12 @@ def result_view(match: Match) -> ResultView:
 MatchStatus: TypeAlias = Literal["open", "playing", "finished", "cancelled"]
 
 
-class InfoView(TypedDict):
-    """A match's ``info`` (``state``, ``GET /api/games/{id}``, the lobby's answers)."""
+class InfoView(_ChoicesView):
+    """A match's ``info`` (``state``, ``GET /api/games/{id}``, the lobby's answers): its
+    choices as played (``length`` 0 in money, ``jacoby`` and ``beavers`` only there)."""
 
     id: str
     status: MatchStatus
-    kind: MatchKind
-    length: int
-    cube: bool
-    clock: ClockKind
-    bot: int | None
-    jacoby: bool
-    beavers: bool
-    winner_rolls_anew: bool
-    private: bool
     rated: bool
     seats: list[SeatView | None]
     seed_hash: str

@@ -56,7 +56,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from gammon.server import analysis_job
-from gammon.server.bus_messages import AnalysisProgress
+from gammon.server.bus_messages import forward
 from gammon.server.db import match_actions, match_analyses, matches, server_kv, users
 from gammon.server.protocol import AnalysisMessage, AnalysisStatus
 from gammon.server.rooms import PAUSE
@@ -489,4 +489,4 @@ class AnalysisWorker:
             text = json.dumps(message)
             for conn in list(room.subscribers):
                 conn.send_text(text)
-        await hub.publish(AnalysisProgress(match=status.match_id, payload=message))
+        await hub.publish(forward(status.match_id, message))

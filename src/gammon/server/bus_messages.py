@@ -29,100 +29,91 @@ from gammon.server.records import Row
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class Resync:
+class _Message:
+    origin: str = ""
+    """The process that sent it (a process ignores its own messages)."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Resync(_Message):
     """A process (re)started: every other catches up with the log of the rooms it holds
     (the sender may have died between a commit and its message)."""
 
-    origin: str = ""
     kind: Literal["resync"] = "resync"
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class LobbyChanged:
+class LobbyChanged(_Message):
     """The open games changed: the lobby's watchers are told again."""
 
-    origin: str = ""
     kind: Literal["lobby"] = "lobby"
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class ChallengesChanged:
+class ChallengesChanged(_Message):
     """A game reserved by or for these players was made, taken or cancelled: their
     sockets that follow the lobby are told their challenges again."""
 
     users: tuple[int, ...]
-    origin: str = ""
     kind: Literal["challenges"] = "challenges"
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class OptionsChanged:
+class OptionsChanged(_Message):
     """A player's options changed: the rooms where they play take them."""
 
     user: int
-    origin: str = ""
     kind: Literal["options"] = "options"
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class ActionStored:
+class _InMatch(_Message):
+    match: str
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ActionStored(_InMatch):
     """Actions of ``match`` were stored, up to ``seq``: with ``rows``, the actions
     ``first``, ``first + 1``, ... themselves; ``ended``: they ended the match."""
 
-    match: str
     seq: int
     first: int | None = None
     rows: tuple[Row, ...] | None = None
     ended: bool = False
-    origin: str = ""
     kind: Literal["action"] = "action"
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class Seated:
-    """The second seat of ``match`` was taken (its opening stored with it)."""
+class Seated(_InMatch):
+    """The second seat of ``match`` was taken, its opening stored in the same
+    transaction: the processes holding the open match read both from the log and send
+    its watchers the state with both seats, then the opening."""
 
-    match: str
-    origin: str = ""
     kind: Literal["seated"] = "seated"
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class Chat:
-    """A chat line said in ``match``."""
+class Forward(_InMatch):
+    """A socket message for the watchers of ``match``, as it is: a chat line, a rematch
+    offer, where its analysis stands (``kind`` is its ``type``: :func:`forward`)."""
 
-    match: str
-    payload: ChatLine
-    origin: str = ""
-    kind: Literal["chat"] = "chat"
+    kind: Literal["chat", "rematch", "analysis"]
+    payload: Annotated[ChatLine | RematchMessage | AnalysisMessage,
+                       Field(discriminator="type")]
 
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class RematchOffered:
-    """A player of the finished ``match`` offers a rematch."""
-
-    match: str
-    payload: RematchMessage
-    origin: str = ""
-    kind: Literal["rematch"] = "rematch"
+    def __post_init__(self) -> None:
+        if self.payload["type"] != self.kind:
+            raise ValueError(f"a {self.kind!r} message carries a {self.payload['type']!r}")
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
-class AnalysisProgress:
-    """Where the post-match analysis of ``match`` stands."""
-
-    match: str
-    payload: AnalysisMessage
-    origin: str = ""
-    kind: Literal["analysis"] = "analysis"
+def forward(match: str, payload: ChatLine | RematchMessage | AnalysisMessage) -> Forward:
+    """The message that forwards ``payload`` to the watchers of ``match``."""
+    return Forward(match=match, kind=payload["type"], payload=payload)
 
 
 BusMessage: TypeAlias = (Resync | LobbyChanged | ChallengesChanged | OptionsChanged | ActionStored
-                         | Seated | Chat | RematchOffered | AnalysisProgress)
+                         | Seated | Forward)
 """Every message of the bus."""
-
-RoomMessage: TypeAlias = Chat | RematchOffered | AnalysisProgress
-"""The messages whose ``payload`` goes to a room's sockets as it is."""
 
 _ADAPTER: TypeAdapter[BusMessage] = TypeAdapter(
     Annotated[BusMessage, Field(discriminator="kind")])

@@ -24,7 +24,7 @@ from dataclasses import replace
 
 from gammon import views
 from gammon.server import jsontext, protocol
-from gammon.server.bus_messages import ChallengesChanged, LobbyChanged, RematchOffered, Seated
+from gammon.server.bus_messages import ChallengesChanged, LobbyChanged, Seated, forward
 from gammon.server.db import User
 from gammon.server.fairness import commitment, new_seed
 from gammon.server.hub import Connection, Hub, LiveRoom, ServiceError
@@ -161,7 +161,7 @@ class Lobby:
             rematch_of=match_id)
         payload = protocol.rematch_message(match_id, new.id, user.name)
         self.hub.send_all(room, payload)
-        await self.hub.publish(RematchOffered(match=match_id, payload=payload))
+        await self.hub.publish(forward(match_id, payload))
         return new
 
     # -- the open games, and the sockets that follow them ------------------------------------

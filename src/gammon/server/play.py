@@ -27,7 +27,7 @@ from gammon.core.dice import Roll
 from gammon.core.errors import IllegalActionError, NotYourTurnError
 from gammon.core.match import Phase
 from gammon.server import bots, protocol
-from gammon.server.bus_messages import Chat
+from gammon.server.bus_messages import forward
 from gammon.server.hub import Connection, Hub, LiveRoom, Proposal, ServiceError
 from gammon.server.rooms import runner
 
@@ -197,4 +197,4 @@ class Play:
         payload = protocol.chat_line(match_id, seat, conn.user.name, text, time.time())
         room.chat.append(payload)
         self.hub.send_all(room, payload, chat=True)
-        await self.hub.publish(Chat(match=match_id, payload=payload))
+        await self.hub.publish(forward(match_id, payload))

@@ -1,0 +1,372 @@
+"""The hub: the rooms this process holds (one :class:`Hub` per server process), kept in
+step with the stored log and with the other processes — the parts joined, and the one way a
+room changes (:meth:`Hub.transition`).
+
+The client proposes, the server decides: a client message becomes a core action
+(:func:`~gammon.server.protocol.message_action`), the pure room state machine
+(:mod:`gammon.server.rooms`, the core's :meth:`Match.apply
+<gammon.core.match.Match.apply>`) accepts or refuses it, the accepted action is **stored
+before anything is sent** (:meth:`Repository.append_many
+<gammon.server.db.Repository.append_many>`), and only then do the room's state and version
+move and the events go out. A refused action changes nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from collections.abc import Callable, Coroutine
+
+from gammon.server import protocol
+from gammon.server.bus_messages import (
+    ActionStored,
+    BusMessage,
+    ChallengesChanged,
+    Forward,
+    LobbyChanged,
+    OptionsChanged,
+    Resync,
+    Seated,
+)
+from gammon.server.db import Repository, SeqConflict
+from gammon.server.hub import fanout
+from gammon.server.hub.finishing import finish
+from gammon.server.hub.heartbeats import Heartbeats
+from gammon.server.hub.link import BusLink, carried_events
+from gammon.server.hub.live import Connection, LiveRoom, Proposal, ServiceError
+from gammon.server.hub.registry import Registry
+from gammon.server.observer import Observer
+from gammon.server.pubsub import Bus
+from gammon.server.rooms import PAUSE, stored_row
+from gammon.server.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+class Hub:
+    """Every room this process holds (:class:`~gammon.server.hub.registry.Registry`), the
+    sockets subscribed to them (:mod:`~gammon.server.hub.fanout`), the bus
+    (:class:`~gammon.server.hub.link.BusLink`), the heartbeats
+    (:class:`~gammon.server.hub.heartbeats.Heartbeats`) and the transitions."""
+
+    def __init__(self, settings: Settings, repo: Repository, bus: Bus,
+                 observer: Observer | None = None) -> None:
+        self.settings = settings
+        self.repo = repo
+        self.link = BusLink(bus)
+        self.registry = Registry(repo, resume=self._finish_pending,
+                                 loaded=lambda room: self.after_change(room, local=True))
+        self.heartbeats = Heartbeats(repo, self.link.origin, settings.heartbeat_interval)
+        self.observer = observer or Observer()
+        """What the hub and play report (the metrics: :class:`gammon.server.ops.Ops`)."""
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.closed = False
+        self.on_change: Callable[[LiveRoom, bool], None] = lambda room, local: None
+        """Called after a room changed, with the room and whether this process changed it
+        (:meth:`after_change`; :class:`gammon.server.play.Play` sets it)."""
+        self.on_finish: Callable[[str], None] | None = None
+        """Called with a match's id when it ends in this process (the analysis worker
+        queues its analysis: :mod:`gammon.server.analysis_worker`)."""
+        self.lobby_watchers: set[Connection] = set()
+        """The sockets that asked for the lobby's open games (``subscribe_lobby``)."""
+        self.on_lobby: Callable[[], None] = lambda: None
+        """Called when another process says the open games changed
+        (:class:`gammon.server.lobby.Lobby` sets it)."""
+        self.on_challenges: Callable[[list[int]], None] = lambda users: None
+        """Called with the players whose challenges another process says changed
+        (:class:`gammon.server.lobby.Lobby` sets it)."""
+
+    @property
+    def rooms(self) -> dict[str, LiveRoom]:
+        return self.registry.rooms
+
+    @property
+    def bus(self) -> Bus:
+        return self.link.bus
+
+    @bus.setter
+    def bus(self, bus: Bus) -> None:
+        self.link.bus = bus
+
+    @property
+    def origin(self) -> str:
+        return self.link.origin
+
+    # -- life cycle ----------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Resume every playing match, crediting the server's downtime to running clocks.
+
+        At start-up, before this process writes its own heartbeat, the latest heartbeat of
+        any process is when the server was last known to be up: each playing match with a
+        running clock gets a ``clock_pause`` record in its log of ``resumed - max(last
+        heartbeat, the match's last action)`` seconds, ``resumed`` being when the match has
+        been loaded and replayed (nothing when negative, when no heartbeat was ever
+        written, or when the flag had already fallen while the server was up). The record
+        is replayed like any action, so later restarts give the same credit again and
+        processes catch up with it.
+        """
+        await self.link.start(self._receive)
+        # this process may have died between a commit and its publish: the others catch up
+        await self.publish(Resync())
+        alive = await self.repo.last_heartbeat()
+        for match_id in await self.repo.playing_ids():
+            room = await self.room(match_id)  # pending steps made, timer set, bot scheduled
+            if room is not None and alive is not None:
+                # up to now: loading and replaying (a compiled kernel's first use may take
+                # seconds) is downtime too
+                await self._credit_downtime(room, alive, time.time())
+        await self.heartbeats.beat()
+        self.spawn(self.heartbeats.run())
+
+    async def _credit_downtime(self, room: LiveRoom, alive: float, now: float) -> None:
+        """Append the ``clock_pause`` record of a restart to a match with a running clock."""
+        async with room.lock:
+            clock = room.clock
+            if clock is None or clock.running is None or room.match is None \
+                    or room.match.is_over:
+                return
+            up = max(alive, room.last_at)
+            if clock.expired(max(up, clock.last)) is not None:
+                return  # the flag fell while the server was still up
+            seconds = now - up
+            if seconds <= 0:
+                return
+            at = max(now, room.last_at)
+            record = {"t": PAUSE, "seconds": seconds}
+            try:
+                await self.repo.append(room.id, room.seq + 1, PAUSE, json.dumps(record), at)
+            except SeqConflict:  # another process moved the match meanwhile: it was up
+                room.outbox += await self.registry.catch_up(room)
+            else:
+                room.outbox += room.pause(seconds, at)
+                await self.publish(ActionStored(match=room.id, seq=room.seq))
+            finally:
+                self.flush(room)
+            self.after_change(room, local=False)  # the flag falls that much later
+
+    async def stop(self) -> None:
+        self.closed = True
+        for room in self.rooms.values():
+            if room.timer is not None:
+                room.timer.cancel()
+        for task in list(self._tasks):
+            task.cancel()
+        for task in list(self._tasks):
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        await self.heartbeats.beat()  # the server is known to be up until now
+        await self.link.close()
+
+    def spawn(self, coroutine: Coroutine[object, object, None]) -> None:
+        """Run ``coroutine`` in the background (cancelled at :meth:`stop`; a failure is
+        logged)."""
+        task = asyncio.ensure_future(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("background task failed", exc_info=task.exception())
+
+    # -- the rooms (gammon.server.hub.registry) ------------------------------------------
+
+    async def room(self, match_id: str) -> LiveRoom | None:
+        """The room of a match, loaded and replayed from the database on first use.
+
+        A loaded match resumes: the automatic actions its log stops before are made
+        (:meth:`_finish_pending`), its flag timer is set, and a bot on turn is scheduled.
+        """
+        return await self.registry.room(match_id)
+
+    async def _finish_pending(self, room: LiveRoom) -> None:
+        """Make the automatic actions a loaded log stops before (a log of an older
+        version, which stored them in transactions of their own, or of a process that died
+        in between). Another process doing the same at once is caught by the action
+        numbers: the loser catches up and finds nothing left to do."""
+        if not room.pending_automatic():
+            return
+        async with room.lock:
+            try:
+                await self.transition(room, None, time.time())
+            finally:
+                self.flush(room)
+
+    async def seats_taken(self, room: LiveRoom) -> None:
+        """Catch up with a join (caller holds the room lock)."""
+        await self.registry.seats_taken(room)
+
+    def maybe_evict(self, room: LiveRoom) -> None:
+        self.registry.maybe_evict(room)
+
+    def position_ids(self, room: LiveRoom) -> frozenset[str]:
+        return self.registry.position_ids(room)
+
+    async def _resync_all(self) -> None:
+        for room in list(self.rooms.values()):
+            async with room.lock:
+                await self.registry.resync(room)
+            self.after_change(room, local=False)
+
+    # -- the bus (gammon.server.hub.link) ------------------------------------------------
+
+    async def publish(self, message: BusMessage) -> None:
+        """Tell the other processes (a failure is counted and logged: the log is the truth,
+        and other processes catch up on next use)."""
+        try:
+            await self.link.publish(message)
+        except Exception:
+            self.observer.bus_failed()
+            log.exception("bus publish failed")
+
+    async def _receive(self, message: BusMessage) -> None:
+        """Another process's message."""
+        match message:
+            case Resync():  # a process (re)started
+                self.spawn(self._resync_all())
+            case LobbyChanged():
+                self.on_lobby()
+            case ChallengesChanged(users=users):
+                self.on_challenges(list(users))
+            case OptionsChanged(user=user):
+                self.spawn(self.options_changed(user))
+            case ActionStored() | Seated():
+                room = self.rooms.get(message.match)
+                if room is None:
+                    return
+                async with room.lock:
+                    if isinstance(message, Seated):
+                        await self.registry.seats_taken(room)
+                        events = []
+                    else:
+                        carried = carried_events(room, message)
+                        events = await self.registry.catch_up(room) if carried is None \
+                            else carried
+                if events:
+                    fanout.broadcast_update(room, events)
+                self.after_change(room, local=False)
+            case _:
+                self._forward(message)
+
+    def _forward(self, message: Forward) -> None:
+        """A chat line, rematch offer or analysis progress: to the room's sockets."""
+        room = self.rooms.get(message.match)
+        if room is not None:
+            fanout.send_all(room, message.payload, chat=message.kind == "chat")
+
+    # -- sockets (gammon.server.hub.fanout) ----------------------------------------------
+
+    def send_all(self, room: LiveRoom, message: protocol.ServerMessage, *,
+                 chat: bool = False) -> None:
+        fanout.send_all(room, message, chat=chat)
+
+    def flush(self, room: LiveRoom) -> None:
+        """Send the events of the actions just stored (caller holds the lock)."""
+        fanout.flush(room)
+
+    async def subscribe(self, conn: Connection, match_id: str, since: int | None) -> None:
+        """Watch a match (players and spectators); ``since`` resyncs from a version."""
+        room = await self.room(match_id)
+        if room is None:
+            raise ServiceError("not_found", f"no match {match_id}")
+        version = room.version
+        if not room.lock.locked():  # (a room at work: its worker catches up if need be)
+            async with room.lock:  # from the log: another process may have died unannounced
+                await self.registry.resync(room)
+        room.subscribers.add(conn)
+        fanout.greet(room, conn, since)
+        if room.version != version:
+            self.after_change(room, local=False)
+
+    def unsubscribe(self, conn: Connection, match_id: str) -> None:
+        room = self.rooms.get(match_id)
+        if room is not None:
+            room.subscribers.discard(conn)
+            self.maybe_evict(room)
+
+    def disconnect(self, conn: Connection) -> None:
+        self.lobby_watchers.discard(conn)
+        for room in list(self.rooms.values()):
+            if conn in room.subscribers:
+                room.subscribers.discard(conn)
+                self.maybe_evict(room)
+
+    # -- changes -------------------------------------------------------------------------
+
+    def after_change(self, room: LiveRoom, *, local: bool) -> None:
+        """A room changed — by this process (``local``) or another, or it was loaded: tell
+        :attr:`on_change` (play sets the flag timer and moves a bot on turn:
+        :meth:`gammon.server.play.Play.changed`)."""
+        if not self.closed:
+            self.on_change(room, local)
+
+    async def options_changed(self, user_id: int) -> None:
+        """A player's options changed (here or, said by the bus, in another process): the
+        rooms this process holds where they play take them, and what they have the server
+        do now is done at once — a roll for auto-roll switched on before rolling, the end of
+        a complete play for confirming switched off (:meth:`Room.automatic_action
+        <gammon.server.rooms.Room.automatic_action>`). Two processes doing it at once are
+        kept apart by the action numbers."""
+        for room in list(self.rooms.values()):
+            if user_id not in room.players or room.match is None or room.match.is_over:
+                continue
+            async with room.lock:
+                room.users.update(await self.repo.users([user_id]))
+                seq = room.seq
+                try:
+                    await self.transition(room, None, time.time())
+                finally:
+                    self.flush(room)
+            self.after_change(room, local=room.seq != seq)
+
+    async def transition(self, room: LiveRoom, propose: Proposal | None, at: float) -> None:
+        """One atomic transition (caller holds the lock): the action ``propose`` makes of
+        the room's state at clock time ``at`` — None for only the server's automatic
+        actions — and every automatic action it leads to (the next game's opening,
+        auto-rolls) are stored in one transaction, then committed and queued for
+        broadcast. A crash stores all of them or none.
+
+        Raises the core's :class:`IllegalActionError` (nothing changes). When another
+        process stored these action numbers first, catch up and propose again.
+        """
+        for attempt in range(3):
+            assert room.match is not None
+            action = propose(room) if propose is not None else None
+            steps = room.plan(action, max(at, room.last_at), time.time())
+            if not steps:
+                return
+            end = steps[-1].match
+            ended = ratings = None
+            if end.is_over and end.result is not None:
+                ended, ratings = await finish(self.repo, room, end)
+            rows = [stored_row(s) for s in steps]
+            first = room.seq + 1
+            try:
+                await self.repo.append_many(room.id, first, rows, ended, ratings or ())
+            except SeqConflict:
+                if attempt == 2:
+                    raise
+                room.outbox += await self.registry.catch_up(room)
+                if room.match is None:
+                    raise ServiceError("not_started", "the match has not started") from None
+                continue
+            for step in steps:
+                room.outbox += room.commit(step)
+            if ended is not None:
+                room.result = json.loads(ended.result)
+                if ratings:
+                    await self.registry.load_users(room)
+                if self.on_finish is not None:
+                    self.on_finish(room.id)
+            # the committed rows travel with the message: a process holding the match at
+            # action first - 1 applies them without reading the log (link.carried_events)
+            await self.publish(ActionStored(match=room.id, seq=room.seq, first=first,
+                                            rows=tuple(rows), ended=ended is not None))
+            return
+
+
+
