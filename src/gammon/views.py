@@ -13,8 +13,9 @@ engine's values:
 * a match as a client sees it: :func:`game_view` (the ``game`` of ``state`` and ``update``),
   :func:`clock_view`, :func:`event_view` (every event of an ``update``, with its version),
   :func:`info_view` and :func:`seat_view` (``info``), :func:`result_view`;
-* the stored forms of a match's settings: :func:`config_view` (what the creator chose) and
-  :func:`rules_view` (the core rules it is played under).
+* a match's settings: :class:`MatchConfig` (what the creator chose, checked where it is
+  made; :func:`config_view` is its stored form) and :func:`rules_view` (the core rules it
+  is played under).
 
 The server's message envelopes (``state``, ``update``, ``error``, …) are in
 :mod:`gammon.server.protocol`, which also holds the pydantic validators and JSON schemas of
