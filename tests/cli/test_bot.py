@@ -24,8 +24,8 @@ from gammon.core import actions as A
 from gammon.core.match import Match, Phase, Rules
 from gammon.server.accounts import COOKIE
 from gammon.views import game_view
+from tests.processes import ServerProcess
 from tests.server.conftest import (  # noqa: F401 - the fixtures of the server tests
-    ServerProcess,
     database_url,
     postgres_session_database,
     redis_url,

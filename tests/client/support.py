@@ -8,15 +8,12 @@ Playwright is imported lazily, so that collecting this module needs nothing inst
 from __future__ import annotations
 
 import contextlib
-import os
-import socket
-import subprocess
-import sys
-import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from tests.processes import ServerProcess
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -28,55 +25,24 @@ DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 375, "height": 740}
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @contextlib.contextmanager
 def gammon_server(workdir: Path, **settings: str) -> Iterator[str]:
     """``gammon serve`` on loopback with its own database; yields the base URL.
     ``settings`` are more GAMMON_* variables (``clock_scale="0.1"``)."""
-    port = free_port()
-    env = {**os.environ,
-           "GAMMON_DATABASE_URL": f"sqlite+aiosqlite:///{workdir / 'gammon.db'}",
+    env = {"GAMMON_DATABASE_URL": f"sqlite+aiosqlite:///{workdir / 'gammon.db'}",
            "GAMMON_SECRET_KEY": "browser-tests", "GAMMON_RATE_LIMITS": "false",
            "GAMMON_BOT_DELAY": "0",
            # the deep analysis (2-ply, rollouts of each error) of every match the tests
            # end would take a core for the whole session: only the tests of it turn it on
            "GAMMON_ANALYSIS_DEEP_PLIES": "0",
            **{f"GAMMON_{key.upper()}": value for key, value in settings.items()}}
-    log_path = workdir / "server.log"
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "gammon.cli.main", "serve", "--bind", f"127.0.0.1:{port}",
-             "--log-level", "warning"],
-            env=env, cwd=workdir, stdout=log, stderr=subprocess.STDOUT)
-        base = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.monotonic() + 60
-            while True:
-                if proc.poll() is not None:
-                    raise RuntimeError(f"gammon serve exited: {log_path.read_text()[-2000:]}")
-                try:
-                    with urllib.request.urlopen(base + "/healthz", timeout=1) as response:
-                        if response.status == 200:
-                            break
-                except OSError:
-                    pass
-                if time.monotonic() > deadline:
-                    raise RuntimeError("gammon serve did not start in 60 s")
-                time.sleep(0.2)
-            warm_engine(base)
-            yield base
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(10)
+    server = ServerProcess(env, log=workdir / "server.log", cwd=workdir, ping_interval=None)
+    try:
+        server.start(timeout=60)
+        warm_engine(server.url)
+        yield server.url
+    finally:
+        server.stop()
 
 
 @contextlib.contextmanager

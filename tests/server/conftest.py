@@ -16,10 +16,6 @@ import hashlib
 import os
 import secrets
 import shutil
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -32,6 +28,7 @@ from gammon.server.accounts import COOKIE
 from gammon.server.app import create_app
 from gammon.server.db import make_engine, migrate
 from gammon.server.settings import Settings
+from tests.processes import ServerProcess
 
 POSTGRES = "postgresql+asyncpg://postgres@127.0.0.1:5432"
 POSTGRES_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
@@ -248,68 +245,6 @@ def client(app: Any) -> Iterator[TestClient]:
 def clients(client: TestClient) -> tuple[Browser, Browser]:
     """Two browsers (separate sessions) on one in-process app."""
     return Browser(client), Browser(client)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-class ServerProcess:
-    """``gammon serve`` in a child process (the real thing: uvicorn on a real socket)."""
-
-    def __init__(self, env: dict[str, str], port: int | None = None) -> None:
-        self.port = port or free_port()
-        self.env = env
-        self.process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def ws_url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/ws"
-
-    def start(self, timeout: float = 30) -> ServerProcess:
-        env = {**os.environ, **self.env, "GAMMON_PORT": str(self.port),
-               "GAMMON_PING_INTERVAL": "3600"}
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "gammon.server.cli", "serve", "--log-level", "warning"],
-            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                err = self.process.stderr.read().decode() if self.process.stderr else ""
-                raise RuntimeError(f"server exited: {err}")
-            try:
-                if httpx.get(f"{self.url}/healthz", timeout=1).status_code == 200:
-                    return self
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        raise RuntimeError("server did not start")
-
-    def kill(self) -> None:
-        """SIGKILL: no shutdown code runs."""
-        if self.process is not None:
-            self.process.kill()
-            self.process.wait()
-            if self.process.stderr:
-                self.process.stderr.close()
-            self.process = None
-
-    def stop(self) -> None:
-        if self.process is not None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-            if self.process.stderr:
-                self.process.stderr.close()
-            self.process = None
 
 
 @pytest.fixture

@@ -22,7 +22,8 @@ from gammon.server import protocol
 from gammon.server.accounts import COOKIE
 from gammon.server.app import create_app
 from gammon.server.db import api_tokens, make_engine
-from tests.server.conftest import Browser, ServerProcess, run_async
+from tests.processes import ServerProcess
+from tests.server.conftest import Browser, run_async
 from tests.server.helpers import Player, play_turn
 
 PASSWORD = "password-1"

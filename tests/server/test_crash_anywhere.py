@@ -41,7 +41,7 @@ from websockets.sync.client import ClientConnection, connect
 
 from gammon.server.accounts import COOKIE
 from gammon.server.db import CRASH_AFTER_COMMIT
-from tests.server.conftest import ServerProcess
+from tests.processes import ServerProcess
 from tests.server.helpers import Player, random_play
 
 KILLS = int(os.environ.get("GAMMON_CRASH_KILLS", "3"))

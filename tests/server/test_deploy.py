@@ -8,14 +8,12 @@ players reconnect through the proxy to the other, where the match goes on."""
 from __future__ import annotations
 
 import contextlib
-import os
 import random
 import secrets
 import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +25,8 @@ from websockets.sync.client import connect
 
 from gammon.server import ops
 from gammon.server.accounts import COOKIE
-from tests.server.conftest import free_port, postgres_database, redis_reachable
+from tests.processes import free_port, start, wait_ready
+from tests.server.conftest import postgres_database, redis_reachable
 from tests.server.helpers import Player, play_turn
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
@@ -49,23 +48,6 @@ def test_the_compose_file_declares_two_servers_on_postgresql_redis_behind_a_prox
         assert server["stop_signal"] == "SIGTERM"
     assert {"postgres", "redis", "proxy"} <= set(services)
     assert "./nginx.conf:/etc/nginx/nginx.conf:ro" in services["proxy"]["volumes"]
-
-
-def _start(command: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
-    with log.open("wb") as out:
-        return subprocess.Popen(command, env={**os.environ, **env}, stdout=out,
-                                stderr=subprocess.STDOUT)
-
-
-def _wait_ready(url: str, process: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        assert process.poll() is None, log.read_text()[-3000:]
-        with contextlib.suppress(httpx.HTTPError):
-            if httpx.get(url, timeout=1).status_code == 200:
-                return
-        time.sleep(0.2)
-    raise AssertionError(f"{url} never became ready: {log.read_text()[-3000:]}")
 
 
 def _socket(stack: contextlib.ExitStack, port: int, client: httpx.Client) -> Any:
@@ -96,9 +78,9 @@ def test_two_servers_behind_nginx_play_a_match_and_survive_a_restart(tmp_path: P
                 command = [gammon if part == "gammon" else part for part in declared["command"]]
                 ports[name] = free_port()
                 command[command.index("--bind") + 1] = f"127.0.0.1:{ports[name]}"
-                processes.append(_start(command, env, tmp_path / f"{name}.log"))
+                processes.append(start(command, env, tmp_path / f"{name}.log"))
             for name, process in zip(names, processes, strict=True):
-                _wait_ready(f"http://127.0.0.1:{ports[name]}/readyz", process,
+                wait_ready(f"http://127.0.0.1:{ports[name]}/readyz", process,
                             tmp_path / f"{name}.log")
             proxy_port = free_port()
             conf = (DEPLOY / "nginx.conf").read_text().replace(
@@ -107,12 +89,12 @@ def test_two_servers_behind_nginx_play_a_match_and_survive_a_restart(tmp_path: P
                 conf = conf.replace(f"server {name}:8000", f"server 127.0.0.1:{port}")
             (tmp_path / "logs").mkdir()
             (tmp_path / "nginx.conf").write_text(conf)
-            processes.append(_start(
+            processes.append(start(
                 [nginx, "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf"),
                  "-g", f"daemon off; pid {tmp_path}/nginx.pid; error_log stderr;"],
                 {}, tmp_path / "nginx.log"))
             base = f"http://127.0.0.1:{proxy_port}"
-            _wait_ready(f"{base}/readyz", processes[-1], tmp_path / "nginx.log")
+            wait_ready(f"{base}/readyz", processes[-1], tmp_path / "nginx.log")
             assert httpx.get(f"{base}/metrics").status_code == 404  # scraped per process
 
             one = stack.enter_context(httpx.Client(base_url=base, timeout=20))

@@ -21,7 +21,8 @@ from gammon.server.accounts import COOKIE
 from gammon.server.app import create_app
 from gammon.server.protocol import ProtocolError, parse_client_message
 from gammon.server.settings import Settings
-from tests.server.conftest import Browser, ServerProcess
+from tests.processes import ServerProcess
+from tests.server.conftest import Browser
 
 
 @pytest.fixture

@@ -6,13 +6,9 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import random
 import re
 import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +20,8 @@ from websockets.sync.client import connect
 from gammon.server import ops
 from gammon.server.accounts import COOKIE
 from gammon.server.bus_messages import Resync
-from tests.server.conftest import Browser, free_port
+from tests.processes import ServerProcess, free_port
+from tests.server.conftest import Browser
 from tests.server.helpers import Player, act, following, play_turn, random_play
 from tests.server.test_match import register
 
@@ -143,33 +140,16 @@ def test_json_log_lines_carry_the_match_and_user_ids(capsys: pytest.CaptureFixtu
         ops.configure_logging("xml")
 
 
-def _serve(env: dict[str, str], port: int, log: Path) -> subprocess.Popen[bytes]:
-    with log.open("wb") as stderr:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "gammon.server.cli", "serve", "--log-level", "debug",
-             "--log-format", "json", "--bind", f"127.0.0.1:{port}"],
-            env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=stderr)
-    deadline = time.monotonic() + 40
-    while time.monotonic() < deadline:
-        assert process.poll() is None, log.read_text()
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=1).status_code == 200:
-                return process
-        except httpx.HTTPError:
-            time.sleep(0.2)
-    process.kill()
-    raise AssertionError("gammon serve did not become ready")
-
-
 def test_sigterm_closes_sockets_with_a_reconnect_code_and_logs_are_json(
         database_url: str, redis_url: str, tmp_path: Path) -> None:
     """A real ``gammon serve``: an action's JSON log line names the match and the user; on
     SIGTERM each socket is closed with 1012 and the reason, then the app shuts down."""
-    port = free_port()
-    env = {"GAMMON_DATABASE_URL": database_url, "GAMMON_REDIS_URL": redis_url,
-           "GAMMON_RATE_LIMITS": "false", "GAMMON_PING_INTERVAL": "3600"}
     log = tmp_path / "serve.log"
-    process = _serve(env, port, log)
+    server = ServerProcess({"GAMMON_DATABASE_URL": database_url, "GAMMON_REDIS_URL": redis_url,
+                            "GAMMON_RATE_LIMITS": "false"}, log=log, log_level="debug",
+                           args=["--log-format", "json"]).start(timeout=40, ready="/readyz")
+    assert server.process is not None
+    process, port = server.process, server.port
     try:
         base = f"http://127.0.0.1:{port}"
         with contextlib.ExitStack() as stack:

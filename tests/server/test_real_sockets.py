@@ -18,7 +18,8 @@ from websockets.sync.client import ClientConnection, connect
 
 from gammon.server import protocol
 from gammon.server.accounts import COOKIE
-from tests.server.conftest import ServerProcess, postgres_database, redis_reachable
+from tests.processes import ServerProcess
+from tests.server.conftest import postgres_database, redis_reachable
 from tests.server.helpers import (
     Player,
     act,
