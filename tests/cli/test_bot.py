@@ -34,7 +34,7 @@ from tests.server.conftest import (  # noqa: F401 - the fixtures of the server t
     store,
 )
 from tests.server.helpers import Player, play_out_against_bot
-from tests.server.test_bot_api import PASSWORD, bearer, bot_account
+from tests.server.routes.test_bot_api import PASSWORD, bearer, bot_account
 
 
 def info_of(rules: Rules, kind: str) -> dict[str, object]:
@@ -184,7 +184,7 @@ def test_gammon_bot_stops_when_its_token_is_refused(
         server_processes: list[ServerProcess]) -> None:  # noqa: F811
     if store == "postgresql":
         pytest.skip("the token's checks are the server's, run on both stores in "
-                    "tests/server/test_bot_api.py")
+                    "tests/server/routes/test_bot_api.py")
     server = ServerProcess({"GAMMON_DATABASE_URL": database_url,
                             "GAMMON_RATE_LIMITS": "false"}).start()
     server_processes.append(server)
@@ -234,7 +234,7 @@ def test_gammon_bot_declines_long_matches_and_stops_when_its_token_is_revoked(
         server_processes: list[ServerProcess]) -> None:  # noqa: F811
     if store == "postgresql":
         pytest.skip("the revocation's checks are the server's, run on both stores in "
-                    "tests/server/test_bot_api.py")
+                    "tests/server/routes/test_bot_api.py")
     server = ServerProcess({"GAMMON_DATABASE_URL": database_url,
                             "GAMMON_RATE_LIMITS": "false"}).start()
     server_processes.append(server)

@@ -114,6 +114,25 @@ def options_stored(page: Any) -> Iterator[None]:
     assert answer.value.ok, answer.value.status
 
 
+def two_players(pages: Any, **rules: Any) -> tuple[Any, Any]:
+    """Alice creates a match with `rules` (the create form's fields), Bob joins by link."""
+    alice = pages.new()
+    form = "[data-form=create]"
+    alice.fill(f"{form} [name=length]", "1")
+    if "clock" in rules:
+        alice.select_option(f"{form} [name=clock]", rules["clock"])
+    if rules.get("winner_rolls_anew"):
+        alice.check(f"{form} [name=winner_rolls_anew]")
+    alice.click("[data-act=create]")
+    alice.wait_for_url("**/#/match/*")
+    match_id = alice.url.rsplit("/", 1)[1]
+    bob = pages.new(f"/#/match/{match_id}")
+    bob.click(".banner button.primary")
+    wait_match(alice, "g.phase !== 'opening'")
+    wait_match(bob, "g.phase !== 'opening'")
+    return alice, bob
+
+
 def warm_engine(base: str) -> None:
     """Ask the server's engine once for what the computer's moves and the review ask of it
     (plays at a score, 0 and 1 ply; a cube decision): from a fresh checkout its compiled

@@ -1,5 +1,6 @@
 """The clocks as the seeds draw them (RULES.md §7, seed 000 "Il timer"): two parts, the delay
-then the reserve; near zero the reserve flashes and sounds; at zero the match is lost. Run
+then the reserve; near zero the reserve flashes and sounds; at zero the match is lost; the
+Polish clock shows the game time left after a move-clock time-out. Run
 against a server whose durations are scaled down (GAMMON_CLOCK_SCALE) so it takes seconds."""
 
 from __future__ import annotations
@@ -10,9 +11,10 @@ from typing import Any
 import pytest
 
 from tests.client.conftest import Pages
-from tests.client.support import feed, gammon_server, wait_match
+from tests.client.support import feed, gammon_server, two_players, wait_match
 from tests.client.test_two_players import on_turn
 
+PAGE = "window.gammon.app.page"
 SCALE = 0.15  # delay 2.25 s, reserve 3 s, low from 1.5 s
 
 
@@ -65,3 +67,34 @@ def test_the_reserve_flashes_and_sounds_when_low_and_running_out_loses_the_match
         assert "Time ran out" in dialog.inner_text()
     assert "You lost the match" in mover.locator("dialog[open]").inner_text()
     assert "You won the match" in other.locator("dialog[open]").inner_text()
+
+
+def test_the_polish_clock_shows_the_game_time_left_after_a_move_clock_time_out(
+        fast_pages: Pages) -> None:
+    alice, bob = two_players(fast_pages, clock="polish")
+    mover, other = on_turn(alice, bob)
+    me = feed(mover)["you"]
+    clock = mover.evaluate(f"{PAGE}.feed.clock")
+    game_time = clock["sides"][me]["bank_left"]
+    move_time = clock["sides"][me]["action_left"]
+    assert clock["kind"] == "polish" and move_time < game_time
+    # the mover waits: the move clock runs out first and loses the match
+    for page in (mover, other):
+        wait_match(page, "g.phase === 'match_over'", timeout=20_000)
+        page.locator("dialog[open]").wait_for()
+        assert "Time ran out" in page.locator("dialog[open]").inner_text()
+        times = page.locator(f".clock[data-clock='{me}'] .clock-time").all_text_contents()
+        # move clock 0:00, the game clock what the move left of it (not 0:00)
+        assert times[0] == "0:00"
+        minutes, seconds = times[1].split(":")
+        left = 60 * int(minutes) + int(seconds)
+        assert abs(left - (game_time - move_time)) <= 2, times
+    # after a reload the server's clock says the same (the page no longer saw the move run)
+    for page in (mover, other):
+        page.reload()
+        wait_match(page, "g.phase === 'match_over'", timeout=20_000)
+        page.wait_for_function(f"{PAGE}.feed.clock && {PAGE}.feed.clock.sides[{me}].expired")
+        times = page.locator(f".clock[data-clock='{me}'] .clock-time").all_text_contents()
+        assert times[0] == "0:00"
+        minutes, seconds = times[1].split(":")
+        assert abs(60 * int(minutes) + int(seconds) - (game_time - move_time)) <= 2, times

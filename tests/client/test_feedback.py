@@ -1,9 +1,10 @@
-"""What the board and the move list show of what just happened (issue 12, items 3 and 4):
-the last move of either side marked until the next roll, the opponent's dice kept until you
-roll, the opening drawn as one die for each side (ties shown, then thrown again), dice
-written higher first, the opponent's checkers moved one at a time at the pace of the
-graphics option; the move list in standard notation (numbered pairs, cube lines of their
-own), never clipped, scrolled to the latest, each move a link into the replay."""
+"""What the board and the move list show of what just happened: the last move of either side
+marked until the next roll, the opponent's dice kept until you roll, the opening drawn as
+one die for each side (ties shown, then thrown again), dice written higher first, the
+opponent's checkers moved one at a time at the pace of the graphics option; the move list in
+standard notation (numbered pairs, cube lines of their own), never clipped, scrolled to the
+latest, each move a link into the replay; with "winner rolls anew", both opening dice and
+then the winner's new roll."""
 
 from __future__ import annotations
 
@@ -13,7 +14,15 @@ from typing import Any
 from gammon.core.moves import Move
 from gammon.core.notation import format_play
 from tests.client.conftest import Pages
-from tests.client.support import MY_MOVE, MY_ROLL, feed, point, set_graphics, wait_match
+from tests.client.support import (
+    MY_MOVE,
+    MY_ROLL,
+    feed,
+    point,
+    set_graphics,
+    two_players,
+    wait_match,
+)
 from tests.client.test_play import start_bot_match
 
 PAGE = "window.gammon.app.page"
@@ -242,3 +251,31 @@ def test_the_move_list_is_numbered_pairs_in_standard_notation_and_links_into_the
     assert page.evaluate(f"{PAGE}.stepper.view.state.board") == boards[first]
     assert page.url.endswith(f"/{first}")
     assert re.search(r"\d+ / \d+", page.inner_text(".replay-controls"))
+
+
+def test_winner_rolls_anew_lists_both_opening_dice_then_the_new_roll(pages: Pages) -> None:
+    alice, bob = two_players(pages, winner_rolls_anew=True)
+    for page in (alice, bob):
+        page.wait_for_function(f"{PAGE}.feed.events.some(e => e.type === 'opening_rolled')")
+        opening = next(e for e in page.evaluate(f"{PAGE}.feed.events")
+                       if e["type"] == "opening_rolled")
+        d0, d1 = opening["throws"][-1]
+        high, low = sorted(opening["roll"], reverse=True)
+        names = [s["name"] for s in feed(page)["info"]["seats"]]
+        row = page.inner_text(".movelist .ml-opening")
+        assert f"({names[0]} – {names[1]}): " in row and f"{d0}–{d1}" in row, row
+        assert f"{names[opening['first']]} rolls anew: {high}{low}" in row, row
+        # the sentences the screen reader hears: the opening dice, then the new roll
+        said = page.evaluate(f"""(() => {{ const p = {PAGE}; const ev = p.feed.events;
+            const i = ev.findIndex(e => e.type === 'opening_rolled');
+            return [p.ctrl.describe(ev[i], ev[i - 1]), p.ctrl.describe(ev[i + 1], ev[i])]; }})()""")
+        assert f"{names[0]} {d0}, {names[1]} {d1}" in said[0]
+        assert said[1] == f"{names[opening['first']]} rolled {high}-{low}."
+        # the rule comes from the match info, not the dice: a new roll equal to the last
+        # opening throw (1 time in 18) is still a new roll
+        assert feed(page)["info"]["winner_rolls_anew"] is True
+        same = page.evaluate(f"""(() => {{ const p = {PAGE};
+            const o = {{type: 'opening_rolled', first: 0, throws: [[5, 3]], roll: [5, 3], v: 1}};
+            const r = {{type: 'dice_rolled', player: 0, roll: [5, 3], v: 2}};
+            return p.ctrl.describe(r, o); }})()""")
+        assert same == f"{names[0]} rolled 5-3.", same

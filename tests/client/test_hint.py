@@ -1,4 +1,4 @@
-"""Hints (issue 12, item 2): in an untimed match against the computer the Hint button gives
+"""Hints: in an untimed match against the computer the Hint button gives
 the cube advice before the roll and the engine's best plays of the roll (the server's
 ``/api/hint`` and ``/api/eval``, never computed in the page); a play clicked is drawn on the
 board; the panel closes. In a rated match between people there is no Hint button, and the

@@ -1,4 +1,4 @@
-"""The match-end dialog (issue 12, item 5): who won and how, the final score, the ratings
+"""The match-end dialog: who won and how, the final score, the ratings
 before and after for a rated match (the server's rating history, not computed in the page),
 each side's error rate once the analysis is done (its progress until then), and the ways on:
 the review link, a rematch, the .mat download. The words fit the kind: a single game says

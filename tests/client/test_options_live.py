@@ -1,4 +1,4 @@
-"""Options act at once (issue 12, item 7): confirming by the dice, auto-roll, sound, flip and
+"""Options act at once: confirming by the dice, auto-roll, sound, flip and
 graphics changed in the middle of a match apply from the next action, without a reload —
 whatever the options were when the match started (the server reads confirm and auto-roll at
 each turn; the page neither holds a step nor rolls nor confirms by itself)."""

@@ -1,9 +1,12 @@
 """The pages around the board: languages (chosen from the browser, switchable), flipping the
-board (kept per player), phone width without horizontal scrolling, and a finished match's
-history, replay, .mat download and dice check."""
+board (kept per player), phone width without horizontal scrolling, a finished match's
+history, replay, .mat download and dice check (a failed download says so); signing in and
+out from the navigation bar, and a sign-in page that knows who is signed in."""
 
 from __future__ import annotations
 
+import json
+import secrets
 import urllib.request
 
 from tests.client.conftest import Pages
@@ -143,3 +146,60 @@ def test_a_finished_match_has_history_replay_mat_file_and_verified_dice(pages: P
     assert page.get_attribute("[data-verdict]", "data-verdict") == "ok"
     assert "Verified" in page.inner_text("[data-verdict]")
     assert me in (0, 1)
+
+
+def test_sign_in_and_out_from_the_navigation_bar_and_the_page_knows_who_is_signed_in(
+        pages: Pages) -> None:
+    page = pages.new()
+    assert page.locator("#nav-signin").is_visible()
+    assert page.locator("#nav-signout").is_hidden()
+    page.click("#nav-signin")
+    page.wait_for_url("**/#/signin")
+    assert page.get_attribute("[data-signed-in]", "data-signed-in") == "guest"
+    name = f"u{secrets.token_hex(4)}"
+    page.fill("[data-form=register] [name=name]", name)
+    page.fill("[data-form=register] [name=password]", "correct horse battery")
+    page.click("[data-form=register] button[type=submit]")
+    page.wait_for_url("**/#/")
+    page.wait_for_function("window.gammon.app.me && window.gammon.app.me.kind === 'user'")
+    # signed in: the bar offers signing out, the sign-in page says who is signed in
+    assert page.locator("#nav-signin").is_hidden()
+    assert page.locator("#nav-signout").is_visible()
+    page.goto(page.url.split("#")[0] + "#/signin")
+    page.wait_for_selector("[data-card=signed-in]")
+    assert page.get_attribute("[data-signed-in]", "data-signed-in") == "user"
+    assert f"Signed in as {name}" in page.inner_text("[data-card=signed-in]")
+    assert page.locator("[data-form=register]").count() == 0
+    # out from the bar: a guest again, everywhere on the page
+    page.click("#nav-signout")
+    page.wait_for_function("window.gammon.app.me && window.gammon.app.me.kind === 'guest'")
+    page.wait_for_selector("#nav-signin:not([hidden])")
+    assert page.get_attribute("[data-signed-in]", "data-signed-in") == "guest"
+    assert page.inner_text("#user-link").startswith("guest-")
+    # and in again from the bar, with the sign-in form
+    page.click("#nav-signin")
+    page.fill("[data-form=login] [name=name]", name)
+    page.fill("[data-form=login] [name=password]", "correct horse battery")
+    page.click("[data-form=login] button[type=submit]")
+    page.wait_for_function(f"window.gammon.app.me && window.gammon.app.me.name === '{name}'")
+    page.wait_for_selector("#nav-signout:not([hidden])")
+
+
+def test_a_failed_download_says_so_and_a_good_one_saves_the_file(pages: Pages) -> None:
+    page = pages.new()
+    start_bot_match(page, kind="single")
+    match_id = page.url.rsplit("/", 1)[1]
+    page.goto(page.url.split("#")[0] + f"#/replay/{match_id}")
+    page.wait_for_selector(".caption:not(:empty)")
+    failure = json.dumps({"detail": {"code": "internal", "message": "export exploded"}})
+    page.route("**/export.sgf*", lambda route: route.fulfill(
+        status=500, content_type="application/json", body=failure))
+    page.click("a[data-download=sgf]")
+    toast = page.locator(".toast.error")
+    toast.wait_for()
+    assert f"{match_id}.sgf" in toast.inner_text()
+    assert "export exploded" in toast.inner_text()
+    # a file that comes is saved under its name
+    with page.expect_download() as download:
+        page.click("a[data-download=mat]")
+    assert download.value.suggested_filename == f"{match_id}.mat"

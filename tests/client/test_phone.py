@@ -1,4 +1,4 @@
-"""Phones and tablets (issue 12, item 6): upright, the board takes the whole width, its
+"""Phones and tablets: upright, the board takes the whole width, its
 checkers at least 24 px wide at 375 px, each point's whole column (the triangle and the room
 around it) is the place to tap, the pip counts are labelled, and the controls sit below the
 board, on the screen; on its side (a phone at 667 x 375, a tablet at 1024 x 768) the controls

@@ -1,13 +1,13 @@
-"""The post-match review page (issue 12, item 1): a bot match finished in the browser is
-reviewed at ``#/review/ID`` — the analysis's progress while it is made, then the summary of
-each player (the numbers of ``gammon analyze --format json`` for the match's exported
-``.mat``, and gnubg's rating word), the win-chance graph whose points jump to their play
-(the board and the decision shown with it), the move list with the analysis's marks; a
-private match's review only through its invite link; a review opened while the match is
-still in play shows its analysis once the match ends, without a reload. Then (issue "Found
-in testing"): the quick analysis replaced by the deep one as it lands, its rechecked errors
-saying so; the engine's plays drawn on the board beside the play made, stepped through by
-buttons, keys and clicks; the cube panel's equities, chances and take point."""
+"""The post-match review page: a bot match finished in the browser is reviewed at
+``#/review/ID`` — the analysis's progress while it is made, then the summary of each player
+(the numbers of ``gammon analyze --format json`` for the match's exported ``.mat``, and
+gnubg's rating word), the win-chance graph whose points jump to their play (the board and
+the decision shown with it), the move list with the analysis's marks; a private match's
+review only through its invite link; a review opened while the match is still in play shows
+its analysis once the match ends, without a reload. The quick analysis replaced by the deep
+one as it lands, its rechecked errors saying so; the engine's plays drawn on the board
+beside the play made, stepped through by buttons, keys and clicks; the cube panel's
+equities, chances and take point."""
 
 from __future__ import annotations
 

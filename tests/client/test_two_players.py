@@ -1,7 +1,7 @@
 """Two people in two browsers (RULES.md §3, §5): one creates a game, the other joins from
 the lobby or the invite link; the cube is offered in one browser and taken in the other;
 a socket cut in the middle of the match heals by itself and resynchronises from the last
-event version (the issue's resilience requirement)."""
+event version."""
 
 from __future__ import annotations
 

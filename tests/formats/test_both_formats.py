@@ -1,4 +1,4 @@
-"""One match, two file formats, one behaviour (issue 11 item 4).
+"""One match, two file formats, one behaviour.
 
 ``.mat`` and SGF files are read by one match-record builder (gammon.formats.builder): each
 reader only parses its syntax. Every test here writes the SAME logical match in both formats

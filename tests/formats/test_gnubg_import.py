@@ -1,9 +1,9 @@
-"""GNU Backgammon itself imports gammon's files of a "winner rolls anew" match (issue 9,
-defect 4): the first move is the winner's new roll, a double here, and GNU Backgammon must
-report every roll, play and result as gammon has them; and the files of a money session
-under the Jacoby rule, whose points both formats write alike. Runs where GNU Backgammon is
-installed (``apt-get install gnubg``), through scripts/check_match_files_with_gnubg.py,
-which compares what GNU Backgammon reports with what gammon expects."""
+"""GNU Backgammon itself imports gammon's files of a "winner rolls anew" match: the first
+move is the winner's new roll, a double here, and GNU Backgammon must report every roll,
+play and result as gammon has them; and the files of a money session under the Jacoby rule,
+whose points both formats write alike. Runs where GNU Backgammon is installed (``apt-get
+install gnubg``), through scripts/check_match_files_with_gnubg.py, which compares what GNU
+Backgammon reports with what gammon expects."""
 
 from __future__ import annotations
 

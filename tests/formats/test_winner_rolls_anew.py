@@ -1,4 +1,4 @@
-"""Match files of a "winner rolls anew" match (issue 9, defect 4; issue 12 item 8): the
+"""Match files of a "winner rolls anew" match: the
 winner's new roll is written as the first move's dice (a double included), the deciding
 opening throw in an extension GNU Backgammon ignores, and the file reads back to the same
 record in gammon."""

@@ -131,7 +131,7 @@ def sqlite_session_database(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A SQLite database migrated to the newest revision once for the session, which each
     test copies (migrating an empty file at every start-up cost 0.1 s a test; a copy, a
     millisecond): the SQLite tests start, like the PostgreSQL ones, on an empty database at
-    the Alembic head. tests/server/test_schema.py migrates untouched databases itself."""
+    the Alembic head. tests/server/test_migrations.py migrates untouched databases itself."""
     path = tmp_path_factory.mktemp("sqlite-session") / "gammon.db"
 
     async def build() -> None:

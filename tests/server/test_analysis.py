@@ -1,5 +1,5 @@
-"""Post-match analysis over the server (issue 12, item 1) and no engine help in a live rated
-match (item 2), on both stores: the analysis of a finished match is the one
+"""Post-match analysis over the server and no engine help in a live rated match, on both
+stores: the analysis of a finished match is the one
 ``gammon analyze --format json`` makes of its exported ``.mat``; it is queued by the first
 request (202 with progress, pushed on the socket) and then served (200); whoever may see
 the match may see it; bad ids and depths are clear 4xx; an analysis whose server died is

@@ -1,8 +1,8 @@
-"""The bus message of an action carries the committed rows (issue 9, load on PostgreSQL):
-the other processes holding the match apply them without reading the log — before, every
-action cost each of them a read of the match and its new actions, a pooled connection and
-two round trips. When the rows cannot stand in for the log (a gap before them, the match's
-end with its result and ratings), the log is read as before."""
+"""The bus message of an action carries the committed rows: the other processes holding the
+match apply them without reading the log — before, every action cost each of them a read of
+the match and its new actions, a pooled connection and two round trips. When the rows cannot
+stand in for the log (a gap before them, the match's end with its result and ratings), the
+log is read as before."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import Any
 from gammon.server.pubsub import LocalBus
 from tests.server.conftest import run_async as run
 from tests.server.helpers import random_play
-from tests.server.test_atomic import Server, Socket
+from tests.server.test_hub import Server, Socket
 from tests.server.test_stale_room import a_started_match, servers, until
 
 

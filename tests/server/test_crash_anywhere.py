@@ -1,4 +1,4 @@
-"""Crash anywhere (issue 9): whole matches against real ``gammon serve`` processes, killed
+"""Crash anywhere: whole matches against real ``gammon serve`` processes, killed
 with SIGKILL at many moments — at commit boundaries (the repository's fault-injection hook
 ``GAMMON_CRASH_AFTER_COMMIT`` kills the process right after its Nth commit that changed a
 match, including the commits of start-up recovery) and at random moments (idle, or with an
@@ -206,8 +206,8 @@ def compare(seen: Acknowledged, events: list[dict[str, Any]]) -> tuple[int, int]
 
 def choose(game: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     """A legal action for whoever must act: doubles, takes and drops, resignations and
-    their answers, rolls and random plays (games end often, so game boundaries — where
-    defect 1 lived — are crossed many times)."""
+    their answers, rolls and random plays (games end often, so game boundaries — where a
+    game's end and the next opening meet — are crossed many times)."""
     phase = game["phase"]
     if phase == "before_roll":
         if game["can_double"] and rng.random() < 0.15:
@@ -510,7 +510,7 @@ def report(figures: Figures) -> None:
 def test_killed_anywhere_no_acknowledged_action_is_lost(
         store: str, database_url: str, redis_url: str, capsys: pytest.CaptureFixture[str]
         ) -> None:
-    """Issue 9: SIGKILL at commit boundaries and random moments of whole matches; every
+    """SIGKILL at commit boundaries and random moments of whole matches; every
     kill survived, nothing acknowledged lost, identical state, clocks credited, every
     match finished."""
     env = {"GAMMON_DATABASE_URL": database_url, "GAMMON_REDIS_URL": redis_url,

@@ -57,7 +57,7 @@ def _clear_4xx(response: httpx.Response) -> dict[str, Any]:
     return detail  # type: ignore[no-any-return]
 
 
-# -- defect 6: a lone surrogate in a JSON body ---------------------------------------------
+# -- a lone surrogate in a JSON body ---------------------------------------------------------
 
 SURROGATE_BODIES = [
     ("/api/login", '{"name": "\\ud800", "password": "password-1"}'),
@@ -74,7 +74,7 @@ SURROGATE_BODIES = [
 
 
 def test_a_lone_surrogate_in_a_body_is_a_clear_4xx_not_a_500(lenient: TestClient) -> None:
-    """Defect 6: a JSON string with a lone UTF-16 surrogate escape is not text; it was
+    """A JSON string with a lone UTF-16 surrogate escape is not text (it was once
     echoed by the validation-error handler (or reached the database) and gave HTTP 500."""
     cookie = lenient.get("/api/me").cookies.get(COOKIE)
     lenient.cookies.clear()
@@ -90,7 +90,7 @@ def test_bodies_that_are_not_the_expected_object_are_a_clear_4xx(lenient: TestCl
         assert detail["code"] == "bad_input", body
 
 
-# -- defect 7: booleans are not numbers, and impossible boards are refused -----------------
+# -- booleans are not numbers, and impossible boards are refused ---------------------------
 
 
 @pytest.mark.parametrize("raw", [
@@ -105,7 +105,7 @@ def test_bodies_that_are_not_the_expected_object_are_a_clear_4xx(lenient: TestCl
     '{"type": "ping", "id": false}',
 ])
 def test_json_true_is_not_the_number_one(raw: str) -> None:
-    """Defect 7: ``true`` was accepted as resign level 1 (and ``1.0`` too)."""
+    """``true`` is not resign level 1 (nor is ``1.0``), nor any other number."""
     with pytest.raises(ProtocolError) as error:
         parse_client_message(raw)
     assert error.value.code == "malformed"
@@ -152,8 +152,8 @@ IMPOSSIBLE_BOARDS = [
 
 
 def test_the_engine_refuses_impossible_boards(clients: tuple[Browser, Browser]) -> None:
-    """Defect 7: /api/hint and /api/eval answered for an empty board (and a finished
-    game); the core's position rules must refuse them with a reason."""
+    """/api/hint and /api/eval refuse an empty board (and a finished game) with the
+    reason the core's position rules give."""
     a, _ = clients
     for position_id, reason in IMPOSSIBLE_BOARDS:
         for url, extra in (("/api/hint", {"dice": "31"}), ("/api/eval", {})):
@@ -185,7 +185,7 @@ def test_the_engine_refuses_both_sides_on_one_point(clients: tuple[Browser, Brow
         assert detail["code"] == "bad_input" and "both sides" in detail["message"]
 
 
-# -- defect 11: the server does what PROTOCOL.md says ---------------------------------------
+# -- the server does what PROTOCOL.md says -----------------------------------------------
 
 
 @pytest.mark.parametrize(("raw", "code", "echo"), [
@@ -199,7 +199,7 @@ def test_the_engine_refuses_both_sides_on_one_point(clients: tuple[Browser, Brow
     ("not json", "malformed", None),
 ])
 def test_refusals_of_the_parser_echo_the_message_id(raw: str, code: str, echo: Any) -> None:
-    """Defect 11: ``malformed`` and ``unknown_type`` errors did not echo ``id``."""
+    """``malformed`` and ``unknown_type`` errors echo a valid ``id``."""
     with pytest.raises(ProtocolError) as error:
         parse_client_message(raw)
     assert error.value.code == code and error.value.id == echo
@@ -218,8 +218,8 @@ def test_a_socket_error_echoes_the_id(clients: tuple[Browser, Browser]) -> None:
 
 def test_a_foreign_origin_is_closed_with_4403_after_the_handshake(
         tmp_path: Path, server_processes: list[ServerProcess]) -> None:
-    """Defect 11: a real server (uvicorn) answered a foreign Origin with HTTP 403 at the
-    handshake; PROTOCOL.md promises a close with code 4403, which a browser can read."""
+    """A real server (uvicorn) closes a socket of a foreign Origin with code 4403 after the
+    handshake, as PROTOCOL.md promises (an HTTP 403 at the handshake a browser cannot read)."""
     server = ServerProcess({"GAMMON_DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path}/o.db",
                             "GAMMON_RATE_LIMITS": "false"}).start()
     server_processes.append(server)

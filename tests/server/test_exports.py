@@ -1,7 +1,7 @@
-"""Match files and dice records of finished matches over the server (issue 9, defects 4
-and 5): a "winner rolls anew" match exports as ``.mat`` and SGF (it was HTTP 500), the files
-read back to the match played, its fairness record says it had the option and verifies, and
-a tampered opening does not. Matches that cannot be exported get a JSON 4xx, never 500."""
+"""Match files and dice records of finished matches over the server: a "winner rolls anew"
+match exports as ``.mat`` and SGF (it was HTTP 500), the files read back to the match
+played, its fairness record says it had the option and verifies, and a tampered opening does
+not. Matches that cannot be exported get a JSON 4xx, never 500."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Limits that hold (issue 9, defect 10): every socket has a message rate and a subscribe
+"""Limits that hold: every socket has a message rate and a subscribe
 rate; the message size limit counts bytes (UTF-8), not characters; and with Redis (several
 server processes) the rate limits are shared through Redis instead of multiplying."""
 
@@ -110,7 +110,7 @@ def test_the_redis_limiter_is_one_bucket_for_every_process() -> None:
 
 
 def test_two_server_processes_on_redis_share_the_login_limit(tmp_path: Path) -> None:
-    """Defect 10: behind Redis, each process had its own login bucket (10 tries each)."""
+    """Behind Redis, the processes share one login bucket (not 10 tries each)."""
     url = redis_reachable()
     prefix = f"gammon-test:{secrets.token_hex(4)}:"
     database = f"sqlite+aiosqlite:///{tmp_path}/shared.db"

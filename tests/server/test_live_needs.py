@@ -1,7 +1,7 @@
 """What the browser client takes from the server alone (docs/client.md, *From the server*):
-the match info in the update that ends a match, the cube rules in ``info``, the lobby as a
-feed on the socket, and a player's confirm and auto-roll options read at each turn, so that
-a change mid-match applies from the next action. Each on both stores."""
+the match info in the update that ends a match, the cube rules in ``info``, and a player's
+confirm and auto-roll options read at each turn, so that a change mid-match applies from
+the next action. Each on both stores."""
 
 from __future__ import annotations
 
@@ -131,41 +131,6 @@ def test_the_cube_rules_are_in_the_info(clients: tuple[Browser, Browser]) -> Non
     assert (match.json()["jacoby"], match.json()["beavers"]) == (False, False)
     state = a.get(f"/api/games/{money.json()['id']}").json()
     assert (state["info"]["jacoby"], state["info"]["beavers"]) == (True, True)
-
-
-def test_the_lobby_is_a_feed_on_the_socket(clients: tuple[Browser, Browser]) -> None:
-    a, b = clients
-    a.get("/api/me")
-    b.get("/api/me")
-
-    def listed(*ids: str) -> None:
-        """The feed comes to list ``ids`` (a burst of changes may be told once)."""
-        watcher.wait(lambda m: m["type"] == "lobby"
-                     and [g["id"] for g in m["games"]] == list(ids))
-
-    with b.websocket_connect("/ws") as wb:
-        watcher = Player.over_testclient(wb, "b")
-        watcher.send({"type": "subscribe_lobby"})
-        listed()
-        first = a.post("/api/games", json={"kind": "match", "length": 3}).json()["id"]
-        listed(first)
-        second = a.post("/api/games", json={"kind": "single"}).json()["id"]
-        listed(first, second)
-        # private games and games against the computer are never listed
-        a.post("/api/games", json={"kind": "single", "private": True})
-        a.post("/api/games", json={"kind": "single", "bot": 1})
-        assert b.post(f"/api/games/{first}/join").status_code == 200
-        listed(second)
-        assert a.delete(f"/api/games/{second}").status_code == 200
-        listed()
-        # unsubscribed: no more lobby messages (the pong comes first and alone)
-        watcher.send({"type": "unsubscribe_lobby"})
-        watcher.send({"type": "ping", "id": "after"})
-        watcher.wait(lambda m: m["type"] == "pong")
-        a.post("/api/games", json={"kind": "single"})
-        watcher.send({"type": "ping", "id": "last"})
-        seen = watcher.wait(lambda m: m["type"] in ("lobby", "pong"))
-        assert seen["type"] == "pong" and seen["id"] == "last"
 
 
 def test_a_refusal_by_the_rules_says_which_rule(clients: tuple[Browser, Browser]) -> None:

@@ -1,4 +1,4 @@
-"""Operations (issue 9): Prometheus metrics at /metrics, the readiness and liveness
+"""Operations: Prometheus metrics at /metrics, the readiness and liveness
 probes, JSON logs with match and user ids, and graceful shutdown closing sockets with a
 reconnect code — in process on both stores, and over real sockets against ``gammon serve``."""
 

@@ -1,9 +1,8 @@
-"""The database connection pool under load (issue 9, "a server that never strands a
-match"): on PostgreSQL a read or a one-statement write holds its connection for one round
-trip, not inside a transaction left "idle in transaction" while its task waits for a busy
-event loop; a pool that stays dry gives a clear retryable refusal (HTTP 503 ``busy`` with
-``Retry-After``, error ``busy`` on the socket), never a 500; and each deployment has a bus
-channel of its own on a shared Redis."""
+"""The database connection pool under load: on PostgreSQL a read or a one-statement write
+holds its connection for one round trip, not inside a transaction left "idle in transaction"
+while its task waits for a busy event loop; a pool that stays dry gives a clear retryable
+refusal (HTTP 503 ``busy`` with ``Retry-After``, error ``busy`` on the socket), never a 500;
+and each deployment has a bus channel of its own on a shared Redis."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Sign-in sessions live on the server: signing out revokes the session for good (its
 cookie stops working at once, on every endpoint and on the socket), and "sign out
-everywhere" revokes all of a user's sessions (issue 9, defect 8). Runs on every store."""
+everywhere" revokes all of a user's sessions. Runs on every store."""
 
 from __future__ import annotations
 
@@ -33,8 +33,8 @@ def _socket_refused(browser: Browser) -> None:
 
 
 def test_a_signed_out_cookie_stops_working(clients: tuple[Browser, Browser]) -> None:
-    """Defect 8: ``POST /api/logout`` only deleted the browser's cookie; a copy of it kept
-    signing in for 30 days."""
+    """``POST /api/logout`` revokes the session: a copy of the cookie signs nobody in (it
+    once kept signing in for 30 days)."""
     a, thief = clients
     uid = _sign_up(a, "carol")
     thief.cookie = a.cookie  # a copy taken before signing out

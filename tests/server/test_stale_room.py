@@ -1,9 +1,8 @@
-"""A process that dies between its commit and its publish (issue 9, crash anywhere): the
-other processes hold the match's room at the version before that commit, and nothing on
-the bus tells them to catch up. Before the fix they served the stale state to every socket
-that (re)subscribed and to the sockets already watching, until the next action stored
-through them — and when that next action was the other side's, nobody could make it: a
-stranded match.
+"""The hub after a process died between its commit and its publish: the other processes hold
+the match's room at the version before that commit, and nothing on the bus tells them to
+catch up. Before the fix they served the stale state to every socket that (re)subscribed and
+to the sockets already watching, until the next action stored through them — and when that
+next action was the other side's, nobody could make it: a stranded match.
 
 Two hubs share one database and one bus (SQLite with the in-process bus, PostgreSQL with
 Redis); the dying one stores a play, and its publish is lost. Now a subscription reads the
@@ -24,7 +23,7 @@ from gammon.server.pubsub import LocalBus
 from gammon.views import MatchConfig
 from tests.server.conftest import run_async as run
 from tests.server.helpers import random_play
-from tests.server.test_atomic import Server, Socket, two_players
+from tests.server.test_hub import Server, Socket, two_players
 
 
 class Line:

@@ -2,113 +2,24 @@
 and gammon.views, validated strictly: no field missing, none unknown, none of a wrong type),
 and the HTTP API's OpenAPI document shows those types.
 
-The views are checked over every state a game passes through (random walks of the core's
-match state machine, every event type met) and the messages over a match played through the
-real app: each of the ten server messages and every HTTP answer of the API."""
+The messages are checked over a match played through the real app: each of the ten server
+messages and every HTTP answer of the API (the views alone, over every state a game passes
+through, in tests/test_views.py)."""
 
 from __future__ import annotations
 
 import json
 import random
-from typing import Any, get_args
+from typing import Any
 
 import httpx
-import pytest
 from fastapi.testclient import TestClient
 
 from gammon import views
-from gammon.core import actions as A
-from gammon.core.clock import Clock
-from gammon.core.events import Event
-from gammon.core.game import Rules
-from gammon.core.match import Match, Phase
-from gammon.core.moves import legal_plays
 from gammon.server import protocol
 from gammon.server.app import create_app
-from gammon.server.fairness import FairDice, new_seed
-from gammon.server.rooms import clock_settings
 from tests.server.conftest import Browser
 from tests.server.helpers import Player, play_turn
-
-UPDATE = protocol.SERVER_MESSAGES
-
-
-def update_errors(events: list[Any], game: Any = None, clock: Any = None) -> list[str]:
-    return protocol.server_message_errors({"type": "update", "match": "m", "v": 0,
-                                           "events": events, "game": game, "clock": clock})
-
-
-def walk(rules: Rules, seed: int, steps: int = 1500) -> tuple[set[str], list[str]]:
-    """A random walk of a match from its start (every legal action may be chosen): the
-    event types met, and every problem of a game view or an event view on the way."""
-    rng = random.Random(seed)
-    dice = FairDice(new_seed(), ["", ""])
-    match = Match.new(rules)
-    rolls = 0
-    seen: set[str] = set()
-    problems: list[str] = []
-    for _ in range(steps):
-        if match.is_over:
-            break
-        game = match.game
-        action: A.Action
-        if match.phase in (Phase.OPENING, Phase.GAME_OVER):
-            action, rolls = match.opening_action(dice.source(rolls)), rolls + 1
-        else:
-            options = list(game.legal_actions())
-            if match.phase is Phase.BEFORE_ROLL and (not options or rng.random() < 0.8):
-                action, rolls = game.roll_action(dice.source(rolls)), rolls + 1
-            elif match.phase is Phase.MOVING and not game.steps and rng.random() < 0.5:
-                plays = legal_plays(game.position, game.roll)  # type: ignore[arg-type]
-                action = A.PlayMove(game.turn, rng.choice(plays))
-            else:
-                # resignations end games fast: seldom offered, mostly refused
-                offers = [o for o in options if not isinstance(o, A.OfferResign)]
-                if offers and rng.random() < 0.97:
-                    options = offers
-                action = rng.choice(options)
-        match, events = match.apply(action)
-        views_ = [views.event_view(e, v=1) for e in events]
-        seen |= {e["type"] for e in views_}
-        problems += update_errors(list(views_), views.game_view(match))
-    if not match.is_over:
-        match, events = match.apply(A.Abandon(match.game.turn))
-        seen |= {views.event_view(e, v=1)["type"] for e in events}
-        problems += update_errors([views.event_view(e, v=1) for e in events],
-                                  views.game_view(match))
-    return seen, problems
-
-
-def test_every_game_and_event_view_of_random_matches_is_of_its_type() -> None:
-    seen: set[str] = set()
-    for seed in range(4):
-        for rules in (Rules(length=3), Rules(length=0, beavers=True, jacoby=True),
-                      Rules(length=1, cube=False, winner_rolls_anew=True)):
-            found, problems = walk(rules, seed)
-            assert problems == []
-            seen |= found
-    core_types = {views.event_type(cls) for cls in get_args(Event)}
-    assert seen == core_types  # every event met at least once
-
-
-def test_a_view_with_a_field_too_many_or_missing_is_refused() -> None:
-    match = Match.new(Rules(length=3))
-    match, _ = match.apply(match.opening_action(FairDice(new_seed(), ["", ""]).source(0)))
-    game = views.game_view(match)
-    assert game["phase"] == "moving" and update_errors([], game) == []
-    assert update_errors([], {**game, "extra": 1}) != []
-    assert update_errors([], {k: v for k, v in game.items() if k != "board"}) != []
-    assert update_errors([], {**game, "turn": "0"}) != []
-    assert update_errors([], {**game, "can_undo": 1}) != []
-
-
-@pytest.mark.parametrize("kind", [k for k in views.CLOCK_KINDS if k != "none"])
-def test_clock_views_are_of_their_type(kind: Any) -> None:
-    clock = Clock.start(clock_settings(kind), match_length=5).start_action(0, 1000.0)
-    for now in (1000.0, 1010.0, 1100.0, 5000.0):
-        assert update_errors([], None, views.clock_view(clock, kind, now)) == []
-    assert update_errors([views.clock_paused_view(0, 12.3456, v=3)]) == []
-
 
 # -- the messages and answers of a match played through the app ------------------------------
 

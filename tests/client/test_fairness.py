@@ -1,5 +1,5 @@
 """The browser's dice check (src/gammon/client/fairness.js) recomputes every die the way
-``gammon verify`` does (issue 9, defect 5): run under Node on the same records, untouched
+``gammon verify`` does: run under Node on the same records, untouched
 and tampered, it must give the same verdicts as :func:`gammon.server.fairness.verify`."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from gammon.server.fairness import verify
-from tests.server.test_verify import _other_roll, _record, _repeating_the_deciding_throw
+from tests.server.test_fairness import _other_roll, _record, _repeating_the_deciding_throw
 
 FAIRNESS_JS = Path(__file__).resolve().parents[2] / "src" / "gammon" / "client" / "fairness.js"
 CHECK = """

@@ -1,4 +1,4 @@
-"""Atomic transitions (issue 9, defect 1): a player's action and every automatic action it
+"""The hub's atomic transitions: a player's action and every automatic action it
 causes (the next game's opening, auto-rolls) are stored in one transaction, and a room
 loaded from a log that ends before a pending automatic step (written by an older version,
 or by a process that died) finishes that step. A crash at any commit never strands a match
@@ -157,8 +157,8 @@ async def resign_the_first_game(server: Server, match_id: str, users: tuple[User
 
 def test_a_crash_between_a_game_end_and_the_next_opening_strands_nothing(
         database_url: str, redis_url: str) -> None:
-    """Defect 1: the game-ending action and the next opening were two commits; killed in
-    between, the restarted server left the match in ``game_over`` for good."""
+    """The game-ending action and the next opening are one commit: a server killed at
+    either commit leaves no match in ``game_over`` for good."""
 
     async def main() -> None:
         server = await Server(database_url, redis_url).start()
@@ -192,8 +192,8 @@ def test_a_crash_between_a_game_end_and_the_next_opening_strands_nothing(
 
 def test_a_crash_between_a_join_and_the_first_opening_strands_nothing(
         database_url: str, redis_url: str) -> None:
-    """Defect 1: taking the seat and the first opening were two commits; killed in
-    between, the match sat in ``opening`` for good."""
+    """Taking the seat and the first opening are one commit: a server killed at either
+    commit leaves no match in ``opening`` for good."""
 
     async def main() -> None:
         server = await Server(database_url, redis_url).start()

@@ -1,7 +1,8 @@
-"""A private match is seen only by its players, the player it is reserved for, and the
-holders of its invite link (which carries a secret key): not in public history, and its
-state, chat, files and dice are "no such match" to anyone else (issue 9, defect 9). Runs on
-every store."""
+"""The lobby: open games are capped per player and cancellable; the open public games are
+a feed on the socket. A private match is never listed and is seen only by its players, the
+player it is reserved for, and the holders of its invite link (which carries a secret key):
+not in public history, and its state, chat, files and dice are "no such match" to anyone
+else. Runs on every store."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from tests.server.conftest import Browser
+from tests.server.helpers import Player
 
 
 def _sign_up(browser: Browser, name: str) -> None:
@@ -37,7 +39,7 @@ def _next(ws: Any) -> dict[str, Any]:
 
 
 def test_private_matches_are_not_in_public_history(clients: tuple[Browser, Browser]) -> None:
-    """Defect 9: a private match appeared in ``/api/users/{name}/history`` for anyone."""
+    """A private match is not in ``/api/users/{name}/history`` for anyone else."""
     a, b = clients
     match_id, _ = _private_match(a, b)
     public = a.post("/api/games", json={"kind": "match", "length": 1}).json()["id"]
@@ -52,8 +54,8 @@ def test_private_matches_are_not_in_public_history(clients: tuple[Browser, Brows
 
 def test_a_private_match_is_no_such_match_without_the_key(clients: tuple[Browser, Browser]
                                                           ) -> None:
-    """Defect 9: the state (with the chat), the files and the dice of a private match were
-    readable by anyone with its id."""
+    """The state (with the chat), the files and the dice of a private match are not
+    readable by anyone else who has its id."""
     a, b = clients
     match_id, key = _private_match(a, b)
     stranger = Browser(a.client)
@@ -128,3 +130,59 @@ def test_public_matches_stay_public(clients: tuple[Browser, Browser]) -> None:
     assert stranger.get(f"/api/games/{match_id}").status_code == 200
     assert b.post(f"/api/games/{match_id}/join").status_code == 200
     assert stranger.get(f"/api/games/{match_id}/fairness").status_code == 200
+
+
+def test_open_games_are_capped_and_cancellable(clients: tuple[Browser, Browser]) -> None:
+    a, _ = clients
+    ids = [a.post("/api/games", json={"kind": "single"}).json()["id"] for _ in range(3)]
+    assert a.post("/api/games", json={"kind": "single"}).status_code == 429
+    assert a.delete(f"/api/games/{ids[0]}").status_code == 200
+    assert a.post("/api/games", json={"kind": "single"}).status_code == 201
+    assert a.post(f"/api/games/{ids[1]}/join").status_code == 409  # own game
+    private = a.post("/api/games", json={"kind": "money", "private": True})
+    assert private.status_code == 429
+
+
+def test_private_games_are_not_listed(clients: tuple[Browser, Browser]) -> None:
+    a, b = clients
+    game = a.post("/api/games", json={"kind": "match", "length": 25, "private": True}).json()
+    assert game["invite"].startswith(f"/#/match/{game['id']}?key=")
+    assert all(g["id"] != game["id"] for g in b.get("/api/games").json())
+    key = game["invite"].split("key=")[1]
+    assert b.post(f"/api/games/{game['id']}/join?key={key}").status_code == 200
+    assert a.post("/api/games", json={"kind": "match", "length": 26}).status_code == 422
+
+
+def test_the_lobby_is_a_feed_on_the_socket(clients: tuple[Browser, Browser]) -> None:
+    a, b = clients
+    a.get("/api/me")
+    b.get("/api/me")
+
+    def listed(*ids: str) -> None:
+        """The feed comes to list ``ids`` (a burst of changes may be told once)."""
+        watcher.wait(lambda m: m["type"] == "lobby"
+                     and [g["id"] for g in m["games"]] == list(ids))
+
+    with b.websocket_connect("/ws") as wb:
+        watcher = Player.over_testclient(wb, "b")
+        watcher.send({"type": "subscribe_lobby"})
+        listed()
+        first = a.post("/api/games", json={"kind": "match", "length": 3}).json()["id"]
+        listed(first)
+        second = a.post("/api/games", json={"kind": "single"}).json()["id"]
+        listed(first, second)
+        # private games and games against the computer are never listed
+        a.post("/api/games", json={"kind": "single", "private": True})
+        a.post("/api/games", json={"kind": "single", "bot": 1})
+        assert b.post(f"/api/games/{first}/join").status_code == 200
+        listed(second)
+        assert a.delete(f"/api/games/{second}").status_code == 200
+        listed()
+        # unsubscribed: no more lobby messages (the pong comes first and alone)
+        watcher.send({"type": "unsubscribe_lobby"})
+        watcher.send({"type": "ping", "id": "after"})
+        watcher.wait(lambda m: m["type"] == "pong")
+        a.post("/api/games", json={"kind": "single"})
+        watcher.send({"type": "ping", "id": "last"})
+        seen = watcher.wait(lambda m: m["type"] in ("lobby", "pong"))
+        assert seen["type"] == "pong" and seen["id"] == "last"

@@ -75,8 +75,8 @@ def test_a_match_and_its_actions_read_back_as_typed_rows(database_url: str) -> N
 
 
 def test_every_action_kind_fits_the_match_log(database_url: str) -> None:
-    """Defect 2: ``accept_resign`` / ``reject_resign`` (13 characters) did not fit
-    ``match_actions.kind VARCHAR(12)`` on PostgreSQL."""
+    """The longest action kinds, ``accept_resign`` / ``reject_resign`` (13 characters), fit
+    ``match_actions.kind`` on PostgreSQL (VARCHAR(12) refused them)."""
     async def main() -> list[str]:
         async with repository(database_url) as repo:
             match_id = await _a_match(repo)
@@ -89,9 +89,9 @@ def test_every_action_kind_fits_the_match_log(database_url: str) -> None:
 
 
 def test_a_heartbeat_of_a_real_process_id_is_stored(database_url: str) -> None:
-    """Defect 3: the heartbeat key of a process (``heartbeat:`` and 32 hex digits, as the
-    hub makes it) did not fit ``server_kv.key VARCHAR(40)`` on PostgreSQL, so a restart
-    credited no downtime."""
+    """The heartbeat key of a process (``heartbeat:`` and 32 hex digits, as the hub makes
+    it) fits ``server_kv.key`` on PostgreSQL (VARCHAR(40) refused it, and a restart then
+    credited no downtime)."""
     origin = uuid.uuid4().hex  # what Hub.origin is
 
     async def main() -> tuple[float | None, list[str]]:
@@ -109,7 +109,7 @@ def test_a_heartbeat_of_a_real_process_id_is_stored(database_url: str) -> None:
 
 def test_the_log_columns_hold_every_kind_and_key_with_room_to_spare() -> None:
     """The declared lengths leave room: a new action kind or key prefix of a few more
-    characters must not bring the defect back unnoticed."""
+    characters must not overflow a column unnoticed."""
     kind_length = match_actions.c.kind.type.length  # type: ignore[attr-defined]
     key_length = server_kv.c.key.type.length  # type: ignore[attr-defined]
     assert max(map(len, ACTION_KINDS)) * 2 <= kind_length
@@ -135,9 +135,10 @@ def _play_until_someone_may_resign(players: dict[int, Player]) -> Player:
 
 
 def test_a_resignation_is_answered_on_every_store(database_url: str, redis_url: str) -> None:
-    """Defect 2 end to end: an offered resignation is rejected, offered again and accepted,
-    over the socket; before the fix PostgreSQL answered ``internal`` and the match stayed in
-    ``resign_offered``. A new server on the same database then replays the stored answers."""
+    """An offered resignation is rejected, offered again and accepted, over the socket, on
+    every store (PostgreSQL answered ``internal`` when the kind did not fit, and the match
+    stayed in ``resign_offered``). A new server on the same database then replays the stored
+    answers."""
     settings = make_settings(database_url, redis_url)
     with TestClient(create_app(settings)) as client:
         a, b = Browser(client), Browser(client)

@@ -13,10 +13,15 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from gammon.core import actions as A
+from gammon.core.cube import Level
+from gammon.core.dice import OpeningRoll, Roll
+from gammon.server import protocol
 from gammon.server.app import create_app
 from gammon.server.protocol import TYPES, ProtocolError, parse_client_message
 from tests.server.conftest import Browser, make_settings
@@ -226,3 +231,55 @@ def test_invalid_messages_on_a_socket_get_one_error_and_change_nothing(
             fuzz()
         after = a.get(f"/api/games/{match_id}").json()
         assert after["v"] == before["v"] and after["game"] == before["game"]
+
+
+@pytest.mark.parametrize(("raw", "code"), [
+    ("", "malformed"), ("{", "malformed"), ("[]", "malformed"), ("42", "malformed"),
+    ('{"type": 3}', "malformed"), ('{"kind": "roll"}', "malformed"),
+    ('{"type": "teleport", "match": "x"}', "unknown_type"),
+    ('{"type": "roll"}', "malformed"),  # no match
+    ('{"type": "roll", "match": "bad id!"}', "malformed"),
+    ('{"type": "roll", "match": "m", "extra": 1}', "malformed"),
+    ('{"type": "step", "match": "m", "from": "24", "die": 6}', "malformed"),
+    ('{"type": "step", "match": "m", "from": 26, "die": 6}', "malformed"),
+    ('{"type": "step", "match": "m", "from": 24, "die": 7}', "malformed"),
+    ('{"type": "step", "match": "m", "from": true, "die": 6}', "malformed"),
+    ('{"type": "resign", "match": "m", "level": 4}', "malformed"),
+    ('{"type": "chat", "match": "m", "text": ""}', "malformed"),
+    ('{"type": "subscribe", "match": "m", "since": -1}', "malformed"),
+    ("[" * 3000 + "]" * 3000, "too_large"),
+    ('{"type": "chat", "match": "m", "text": "' + "x" * 5000 + '"}', "too_large"),
+    (b"\xff\xfe", "malformed"),
+])
+def test_the_one_parser_refuses_malformed_input(raw: str | bytes, code: str) -> None:
+    with pytest.raises(ProtocolError) as error:
+        parse_client_message(raw)
+    assert error.value.code == code
+
+
+def test_the_one_parser_reads_every_message_type() -> None:
+    examples = [
+        {"type": "subscribe", "match": "m", "since": 3}, {"type": "unsubscribe", "match": "m"},
+        {"type": "roll", "match": "m", "v": 2}, {"type": "play", "match": "m", "play": "8/5 6/5"},
+        {"type": "step", "match": "m", "from": 25, "die": 1}, {"type": "undo", "match": "m"},
+        {"type": "confirm", "match": "m"}, {"type": "double", "match": "m"},
+        {"type": "take", "match": "m"}, {"type": "drop", "match": "m"},
+        {"type": "beaver", "match": "m"}, {"type": "resign", "match": "m", "level": 2},
+        {"type": "accept_resign", "match": "m"}, {"type": "reject_resign", "match": "m"},
+        {"type": "abandon", "match": "m", "id": "a1"}, {"type": "chat", "match": "m", "text": "hi"},
+        {"type": "mute", "match": "m", "muted": True}, {"type": "ping", "id": 4},
+        {"type": "pong", "n": 7}, {"type": "subscribe_lobby"}, {"type": "unsubscribe_lobby"},
+    ]
+    assert {e["type"] for e in examples} == protocol.TYPES
+    for example in examples:
+        assert parse_client_message(json.dumps(example)).type == example["type"]
+
+
+def test_stored_actions_round_trip() -> None:
+    opening = A.RollOpening(OpeningRoll(1, Roll(5, 2), ((3, 3), (2, 5))))
+    for action in [opening, A.RollDice(0, Roll(6, 6)), A.PlayMove(1, "24/18 13/11*"),
+                   A.MoveChecker(0, 25, 3), A.OfferResign(1, Level.GAMMON), A.Take(0),
+                   A.Drop(1), A.Beaver(0), A.UndoStep(1), A.ConfirmPlay(0), A.OfferDouble(1),
+                   A.AcceptResign(0), A.RejectResign(1), A.Abandon(0), A.Timeout(1)]:
+        stored = json.loads(json.dumps(protocol.action_json(action)))
+        assert protocol.action_from_json(stored) == action
