@@ -135,6 +135,20 @@ def stack() -> Iterator[contextlib.ExitStack]:
         yield exits
 
 
+@pytest.fixture(scope="module")
+def sqlite_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """One ``gammon serve`` on SQLite for the tests of what the program does with its token
+    and of the docs' example (each with accounts of its own): a start-up is seconds of CPU,
+    and what they check is the client's."""
+    path = tmp_path_factory.mktemp("bot-server") / "gammon.db"
+    server = ServerProcess({"GAMMON_DATABASE_URL": f"sqlite+aiosqlite:///{path}",
+                            "GAMMON_RATE_LIMITS": "false"}).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
 def start_bot(server: ServerProcess, token: str, *extra: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "gammon.cli.main", "bot", "--server", server.url, "--token",
@@ -180,29 +194,24 @@ def test_gammon_bot_accepts_a_challenge_and_plays_the_rated_match_out(
 
 
 def test_gammon_bot_stops_when_its_token_is_refused(
-        store: str, database_url: str, redis_url: str,  # noqa: F811
-        server_processes: list[ServerProcess]) -> None:  # noqa: F811
+        store: str, request: pytest.FixtureRequest) -> None:  # noqa: F811
     if store == "postgresql":
         pytest.skip("the token's checks are the server's, run on both stores in "
                     "tests/server/routes/test_bot_api.py")
-    server = ServerProcess({"GAMMON_DATABASE_URL": database_url,
-                            "GAMMON_RATE_LIMITS": "false"}).start()
-    server_processes.append(server)
+    server: ServerProcess = request.getfixturevalue("sqlite_server")
     bot = start_bot(server, "gmn_" + "x" * 43)
     _, err = bot.communicate(timeout=60)
     assert bot.returncode == 1 and "refused the token" in err and "unknown or revoked" in err
 
 
 def test_the_python_example_of_the_docs_plays_a_challenge_out(
-        store: str, database_url: str, redis_url: str, stack: contextlib.ExitStack,  # noqa: F811
-        server_processes: list[ServerProcess], tmp_path: Path) -> None:  # noqa: F811
+        store: str, stack: contextlib.ExitStack, request: pytest.FixtureRequest,  # noqa: F811
+        tmp_path: Path) -> None:
     """docs/bot-api.md's bot, run as it is written (its server and token filled in)."""
     if store == "postgresql":
         pytest.skip("the example is a client: one store shows it works")
-    server = ServerProcess({"GAMMON_DATABASE_URL": database_url,
-                            "GAMMON_RATE_LIMITS": "false"}).start()
-    server_processes.append(server)
-    token = bot_account(server, "robota")
+    server: ServerProcess = request.getfixturevalue("sqlite_server")
+    token = bot_account(server, "example")
     doc = (Path(__file__).resolve().parents[2] / "docs" / "bot-api.md").read_text()
     code = doc.split("```python\n")[1].split("```")[0]
     code = code.replace('"http://127.0.0.1:8000", "gmn_..."', f'"{server.url}", "{token}"')
@@ -212,12 +221,12 @@ def test_the_python_example_of_the_docs_plays_a_challenge_out(
                                stderr=subprocess.PIPE, text=True)
     try:
         person = stack.enter_context(httpx.Client(base_url=server.url, timeout=20))
-        person.post("/api/register", json={"name": "alice", "password": PASSWORD})
+        person.post("/api/register", json={"name": "ellen", "password": PASSWORD})
         game = person.post("/api/games", json={"kind": "match", "length": 1,
-                                               "opponent": "robota"}).json()
+                                               "opponent": "example"}).json()
         cookie = {"Cookie": f"{COOKIE}={person.cookies[COOKIE]}"}
         with connect(server.ws_url, additional_headers=cookie, open_timeout=20) as ws:
-            me = Player.over_websockets(ws, "alice")
+            me = Player.over_websockets(ws, "ellen")
             me.subscribe(game["id"])
             if me.game is None:
                 me.wait(lambda m: m["type"] == "update")
@@ -230,14 +239,12 @@ def test_the_python_example_of_the_docs_plays_a_challenge_out(
 
 
 def test_gammon_bot_declines_long_matches_and_stops_when_its_token_is_revoked(
-        store: str, database_url: str, redis_url: str, stack: contextlib.ExitStack,  # noqa: F811
-        server_processes: list[ServerProcess]) -> None:  # noqa: F811
+        store: str, stack: contextlib.ExitStack, request: pytest.FixtureRequest,  # noqa: F811
+        ) -> None:
     if store == "postgresql":
         pytest.skip("the revocation's checks are the server's, run on both stores in "
                     "tests/server/routes/test_bot_api.py")
-    server = ServerProcess({"GAMMON_DATABASE_URL": database_url,
-                            "GAMMON_RATE_LIMITS": "false"}).start()
-    server_processes.append(server)
+    server: ServerProcess = request.getfixturevalue("sqlite_server")
     owner = stack.enter_context(httpx.Client(base_url=server.url, timeout=20))
     owner.post("/api/register", json={"name": "robota", "password": PASSWORD})
     owner.post("/api/account/bot")
