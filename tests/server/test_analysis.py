@@ -66,19 +66,6 @@ def wait_done(browser: Browser, url: str, limit: float = 300.0) -> Any:
     raise AssertionError(f"no analysis after {limit} s")
 
 
-def wait_pushed_done(me: Player, rounds: int = 100) -> dict[str, Any]:
-    """The ``analysis`` message saying done, once the analysis is served: each round a
-    ping's pong shows what the server had sent by then (a bounded wait, never a hang)."""
-    for n in range(rounds):
-        done = [m for m in me.log if m["type"] == "analysis" and m["status"] == "done"]
-        if done:
-            return done[-1]
-        me.send({"type": "ping", "id": n})
-        me.wait(lambda m: m["type"] == "pong")
-        time.sleep(0.05)
-    raise AssertionError("no analysis message said done")
-
-
 def stored_analyses(database_url: str) -> list[Any]:
     """The rows of ``match_analyses``."""
     async def rows() -> list[Any]:
@@ -102,38 +89,6 @@ def cli_analysis(mat_text: str, tmp_path: Path, plies: int, recheck: tuple[int, 
                    "--recheck-games", str(recheck[0]), "--recheck-truncate", str(recheck[1])],
                   out=out) == 0
     return json.loads(out.getvalue())
-
-
-def test_a_finished_bot_matchs_analysis_is_gammon_analyze_of_its_exported_mat(
-        database_url: str, redis_url: str, tmp_path: Path) -> None:
-    """202 (queued, then running, pushed on the socket as ``analysis`` messages) and then
-    200 with exactly the numbers the command line gets from the match's ``.mat``."""
-    settings = make_settings(database_url, redis_url, analysis_on_finish=False,
-                             analysis_deep_plies=0)  # the quick one alone
-    with TestClient(create_app(settings)) as client:
-        a = Browser(client)
-        with bot_match(a, seed=7) as (game, me):
-            url = f"/api/games/{game['id']}/analysis"
-            first = a.get(url)
-            assert first.status_code == 202, first.text
-            assert first.json() == {"match": game["id"], "plies": 1, "status": "queued",
-                                    "done": 0, "total": 0}  # the default depth: 1 ply
-            served = wait_done(a, url)
-            pushed = wait_pushed_done(me)
-        statuses = [m["status"] for m in me.log if m["type"] == "analysis"]
-        assert statuses[0] == "queued" and "running" in statuses and statuses[-1] == "done"
-        assert pushed["done"] == pushed["total"] >= 1
-        assert served.headers["content-type"] == "application/json"
-        again = a.get(f"{url}?ply=1")  # stored once: the same text
-        assert again.status_code == 200 and again.text == served.text
-        exported = a.get(f"/api/games/{game['id']}/export.mat")
-        assert exported.status_code == 200, exported.text
-    analysis = served.json()
-    TypeAdapter(views.AnalysisView).validate_python(analysis)  # the type OpenAPI shows, strictly
-    TypeAdapter(AnalysisProgress).validate_python(first.json())
-    assert analysis == cli_analysis(exported.text, tmp_path, plies=1)
-    assert analysis["decisions"] and analysis["plies"] == 1
-    assert {p["name"] for p in analysis["players"]} == set(analysis["names"])
 
 
 def test_whoever_may_see_the_match_may_see_its_analysis(
@@ -189,13 +144,15 @@ def pushed(me: Player, plies: int, status: str, rounds: int = 600) -> int:
     raise AssertionError(f"no analysis message of {plies} plies said {status}")
 
 
-def test_the_deep_analysis_runs_after_the_quick_one_and_is_gammon_analyze_with_the_recheck(
+def test_a_finished_matchs_quick_then_deep_analysis_are_gammon_analyze_of_its_exported_mat(
         database_url: str, redis_url: str, tmp_path: Path) -> None:
     """The first request queues the quick analysis (1 ply, priority 0) and the deep one
-    behind it (2 plies, priority 2), says so (``Gammon-Deeper-Analysis: 2``), runs the
-    quick one first and then the deep one, whose JSON is ``gammon analyze --ply 2
-    --recheck-games 36 --recheck-truncate 2`` of the exported .mat, each rechecked error
-    graded by the rollout; once done it is what the request without a depth gets."""
+    behind it (2 plies, priority 2), says so (``Gammon-Deeper-Analysis: 2``) and answers 202
+    (queued, then running, pushed on the socket as ``analysis`` messages); the quick one runs
+    first and is then served (200) with exactly the numbers ``gammon analyze --ply 1`` gets
+    from the match's exported .mat, stored once; then the deep one, whose JSON is ``gammon
+    analyze --ply 2 --recheck-games 36 --recheck-truncate 2`` of that .mat, each rechecked
+    error graded by the rollout; once done it is what the request without a depth gets."""
     settings = make_settings(database_url, redis_url, analysis_on_finish=False,
                              analysis_recheck_games=36, analysis_recheck_truncate=2)
     with TestClient(create_app(settings)) as client:
@@ -204,21 +161,33 @@ def test_the_deep_analysis_runs_after_the_quick_one_and_is_gammon_analyze_with_t
             url = f"/api/games/{game['id']}/analysis"
             first = a.get(url)
             assert first.status_code == 202, first.text
-            assert first.json()["plies"] == 1
+            assert first.json() == {"match": game["id"], "plies": 1, "status": "queued",
+                                    "done": 0, "total": 0}  # the default depth: 1 ply
             assert first.headers["gammon-deeper-analysis"] == "2"
             assert sorted((r.plies, r.priority) for r in stored_analyses(database_url)) == [
                 (1, 0), (2, 2)]
             quick = wait_done(a, f"{url}?ply=1")
+            assert quick.headers["content-type"] == "application/json"
+            again = a.get(f"{url}?ply=1")  # stored once: the same text
+            assert again.status_code == 200 and again.text == quick.text
             deep = wait_done(a, f"{url}?ply=2")
             quick_done, deep_running = pushed(me, 1, "done"), pushed(me, 2, "running")
             assert quick_done < deep_running < pushed(me, 2, "done")  # one after the other
             default = a.get(url)
             assert default.status_code == 200 and default.text == deep.text
             assert "gammon-deeper-analysis" not in default.headers
-            exported = a.get(f"/api/games/{game['id']}/export.mat").text
-    assert quick.json() == cli_analysis(exported, tmp_path, plies=1)
+            exported = a.get(f"/api/games/{game['id']}/export.mat")
+            assert exported.status_code == 200, exported.text
+    statuses = [m["status"] for m in me.log if m["type"] == "analysis" and m["plies"] == 1]
+    assert statuses[0] == "queued" and "running" in statuses and statuses[-1] == "done"
+    assert me.log[quick_done]["done"] == me.log[quick_done]["total"] >= 1
+    TypeAdapter(AnalysisProgress).validate_python(first.json())
+    TypeAdapter(views.AnalysisView).validate_python(quick.json())  # the type OpenAPI shows
+    assert quick.json() == cli_analysis(exported.text, tmp_path, plies=1)
+    assert quick.json()["decisions"] and quick.json()["plies"] == 1
+    assert {p["name"] for p in quick.json()["players"]} == set(quick.json()["names"])
     analysis = deep.json()
-    assert analysis == cli_analysis(exported, tmp_path, plies=2, recheck=(36, 2))
+    assert analysis == cli_analysis(exported.text, tmp_path, plies=2, recheck=(36, 2))
     assert analysis["plies"] == 2
     graded = [d["graded_by"] for d in analysis["decisions"]]
     # (a play whose search ended early, a bear-off read from its database, says so)
