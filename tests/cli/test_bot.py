@@ -135,20 +135,6 @@ def stack() -> Iterator[contextlib.ExitStack]:
         yield exits
 
 
-@pytest.fixture(scope="module")
-def sqlite_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    """One ``gammon serve`` on SQLite for the tests of what the program does with its token
-    and of the docs' example (each with accounts of its own): a start-up is seconds of CPU,
-    and what they check is the client's."""
-    path = tmp_path_factory.mktemp("bot-server") / "gammon.db"
-    server = ServerProcess({"GAMMON_DATABASE_URL": f"sqlite+aiosqlite:///{path}",
-                            "GAMMON_RATE_LIMITS": "false"}).start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
 def start_bot(server: ServerProcess, token: str, *extra: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "gammon.cli.main", "bot", "--server", server.url, "--token",

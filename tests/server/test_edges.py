@@ -7,7 +7,6 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -217,12 +216,10 @@ def test_a_socket_error_echoes_the_id(clients: tuple[Browser, Browser]) -> None:
 
 
 def test_a_foreign_origin_is_closed_with_4403_after_the_handshake(
-        tmp_path: Path, server_processes: list[ServerProcess]) -> None:
+        sqlite_server: ServerProcess) -> None:
     """A real server (uvicorn) closes a socket of a foreign Origin with code 4403 after the
     handshake, as PROTOCOL.md promises (an HTTP 403 at the handshake a browser cannot read)."""
-    server = ServerProcess({"GAMMON_DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path}/o.db",
-                            "GAMMON_RATE_LIMITS": "false"}).start()
-    server_processes.append(server)
+    server = sqlite_server
     cookie = httpx.get(f"{server.url}/api/me").cookies[COOKIE]
     headers = {"Cookie": f"{COOKIE}={cookie}"}
     with connect(server.ws_url, additional_headers=headers, origin="https://evil.example",
