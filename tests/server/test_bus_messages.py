@@ -13,7 +13,7 @@ import pytest
 from gammon.server import bus_messages as B
 from gammon.server.pubsub import LocalBus
 from tests.server.conftest import run_async as run
-from tests.server.test_atomic import Socket
+from tests.server.test_hub import Socket
 from tests.server.test_stale_room import a_started_match, servers, until
 
 CHAT: Any = {"type": "chat", "match": "m1", "seat": 0, "from": "ann", "text": "hi",
