@@ -3,7 +3,7 @@ the wire's checker: no field missing, none unknown, none of a wrong type): the g
 event views over every state a game passes through (random walks of the core's match state
 machine, every event type met), and the clock views of every kind of clock; the match
 configuration (:class:`gammon.views.MatchConfig`): what it accepts, what it refuses and why,
-and its stored form."""
+and its stored form; the game view's ``match_id``."""
 
 from __future__ import annotations
 
@@ -16,10 +16,12 @@ import pytest
 from gammon import views
 from gammon.core import actions as A
 from gammon.core.clock import Clock
+from gammon.core.dice import OpeningRoll, Roll
 from gammon.core.events import Event
 from gammon.core.game import Rules
 from gammon.core.match import Match, Phase
 from gammon.core.moves import legal_plays
+from gammon.formats.match_id import MatchKey
 from gammon.server import protocol
 from gammon.server.fairness import FairDice, new_seed
 from gammon.server.rooms import clock_settings
@@ -168,3 +170,17 @@ def test_the_stored_form_round_trips_and_a_missing_field_takes_its_default() -> 
 def test_a_stored_form_that_is_not_a_configuration_is_refused(text: str, reason: str) -> None:
     with pytest.raises(ConfigError, match=reason):
         MatchConfig.from_json(text)
+
+
+def test_the_game_view_carries_the_match_id_of_the_decision_it_waits_for() -> None:
+    match = Match.new(Rules(length=7), score=(6, 3))  # the Crawford game
+    assert views.game_view(match)["match_id"] is None  # the opening: no one decides
+    match, _ = match.apply(A.RollOpening(OpeningRoll(1, Roll(5, 2), ((2, 5),))))
+    view = views.game_view(match)
+    assert view["match_id"] is not None
+    key = MatchKey.from_id(view["match_id"])
+    assert (key.match_length, key.score, key.crawford) == (7, (6, 3), True)
+    assert (key.dice, key.dice_owner, key.turn) == ((5, 2), 1, 1) == (
+        tuple(view["dice"] or ()), view["turn"], view["turn"])
+    # GNU Backgammon printed this ID in the same state (tests/data/match_id_reference.tsv)
+    assert view["match_id"] == "8InqAGAAGAAE"

@@ -45,6 +45,7 @@ from gammon.core.dice import Roll
 from gammon.core.events import Event
 from gammon.core.match import Phase
 from gammon.core.moves import Move
+from gammon.formats.match_id import match_key
 
 if TYPE_CHECKING:
     from gammon.core.clock import Clock
@@ -475,7 +476,9 @@ and the dice to send as steps to get there."""
 class GameView(TypedDict):
     """The ``game`` of ``state`` and ``update`` (PROTOCOL.md); ``can_confirm`` and
     ``can_undo`` only while moving, ``legal`` and ``reach`` (:class:`MovesView`) only while
-    moving and only to the player on turn."""
+    moving and only to the player on turn; ``match_id`` the GNU Backgammon Match ID of the
+    decision the game waits for (:func:`gammon.formats.match_id.match_key`: what the engine's
+    ``/api/hint`` and ``/api/eval`` take), null when no one decides."""
 
     phase: PhaseName
     game: int
@@ -493,6 +496,7 @@ class GameView(TypedDict):
     can_double: bool
     can_beaver: bool
     resign_floor: int
+    match_id: str | None
     legal: NotRequired[dict[str, dict[str, int]]]
     reach: NotRequired[ReachView]
     can_confirm: NotRequired[bool]
@@ -550,6 +554,7 @@ def game_view(match: Match, moves: Callable[[Game], MovesView] | None = moves_vi
         "can_double": game.can_double(game.turn),
         "can_beaver": game.phase is Phase.CUBE_OFFERED and game.can_beaver(game.opponent),
         "resign_floor": 0 if game.refused is None else int(game.refused),
+        "match_id": None if (key := match_key(match)) is None else key.id(),
     }
     if phase is Phase.MOVING:
         if moves is not None:

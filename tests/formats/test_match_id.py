@@ -18,7 +18,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gammon.core.dice import Roll
+from gammon.core import actions as A
+from gammon.core.cube import Level
+from gammon.core.dice import OpeningRoll, Roll
+from gammon.core.game import Phase, Rules
+from gammon.core.match import Match
 from gammon.formats import match_id as match_id_module
 from gammon.formats.match_id import (
     MAX_CUBE,
@@ -27,6 +31,7 @@ from gammon.formats.match_id import (
     InvalidMatchIdError,
     MatchKey,
     Resignation,
+    match_key,
 )
 
 REFERENCE = Path(__file__).parent.parent / "data" / "match_id_reference.tsv"
@@ -342,3 +347,54 @@ def test_arbitrary_text_never_raises_anything_else(text: str) -> None:
     except InvalidMatchIdError:
         return
     assert key.id() == text.strip()
+
+
+# -- the key of a match's state (match_key) ----------------------------------------------------
+
+
+def _reference_id(state: str) -> str:
+    (row,) = [row for row in _reference_rows() if row["state"] == state]
+    return row["match_id"]
+
+
+def test_the_key_of_a_money_game_is_what_gnubg_printed_at_each_decision() -> None:
+    """A money game played as in the reference table: the key of each decision the match
+    waits for is the ID GNU Backgammon printed in the same state."""
+    match = Match.new(Rules())
+    assert match_key(match) is None  # the opening: no one decides
+    steps: list[tuple[A.Action, str]] = [
+        (A.RollOpening(OpeningRoll(1, Roll(3, 1), ((1, 3),))),
+         "money: opening roll 3-1 to play"),
+        (A.PlayMove(1, "8/5 6/5"), "money: after 8/5 6/5, the other player to roll"),
+        (A.OfferDouble(0), "money: double offered"),
+        (A.Take(1), "money: double taken, doubler to roll"),
+    ]
+    for action, state in steps:
+        match, _ = match.apply(action)
+        key = match_key(match)
+        assert key is not None and key.id() == _reference_id(state), state
+
+
+def test_the_key_of_a_resignation_on_offer_names_its_level_and_the_receiver() -> None:
+    match = Match.new(Rules(jacoby=True))
+    match, _ = match.apply(A.RollOpening(OpeningRoll(1, Roll(3, 1), ((1, 3),))))
+    match, _ = match.apply(A.PlayMove(1, "8/5 6/5"))
+    match, _ = match.apply(A.OfferResign(0, Level.GAMMON))
+    key = match_key(match)
+    assert key is not None
+    assert key.id() == _reference_id("money, Jacoby: gammon resignation offered")
+
+
+def test_there_is_no_key_once_a_game_or_the_match_is_over() -> None:
+    match = Match.new(Rules(length=1))
+    match, _ = match.apply(A.RollOpening(OpeningRoll(0, Roll(4, 3), ((4, 3),))))
+    key = match_key(match)
+    assert key is not None and (key.match_length, key.dice, key.turn) == (1, (4, 3), 0)
+    match, _ = match.apply(A.OfferResign(0, Level.SINGLE))
+    match, _ = match.apply(A.AcceptResign(1))
+    assert match.is_over and match_key(match) is None
+    money = Match.new(Rules())
+    money, _ = money.apply(A.RollOpening(OpeningRoll(0, Roll(4, 3), ((4, 3),))))
+    money, _ = money.apply(A.OfferResign(0, Level.SINGLE))
+    money, _ = money.apply(A.AcceptResign(1))
+    assert money.phase is Phase.GAME_OVER and match_key(money) is None

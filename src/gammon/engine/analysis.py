@@ -51,7 +51,7 @@ from gammon.engine.cube import CubeInfo, play_equity
 from gammon.engine.evaluator import Evaluator, rank_plays
 from gammon.engine.matchbot import cube_info
 from gammon.engine.met import eq2mwc
-from gammon.formats.match_id import MatchKey
+from gammon.formats.match_id import match_key
 
 ERROR = 0.040
 BLUNDER = 0.080
@@ -411,16 +411,10 @@ def decision_match_id(match: Match, player: int) -> str:
     """The GNU Backgammon Match ID of ``player``'s decision now: a checker play (rolled, to
     move), a cube decision before the roll (no dice) or the answer to ``player``'s
     opponent's double (pending)."""
-    game = match.game
-    rules = match.rules
-    doubled = game.phase is Phase.CUBE_OFFERED
-    on_roll = game.turn if doubled else player
-    return MatchKey(cube=game.cube.value, cube_owner=game.cube.owner, dice_owner=on_roll,
-                    crawford=game.crawford, turn=player, double_offered=doubled,
-                    dice=None if game.roll is None else (game.roll.die1, game.roll.die2),
-                    match_length=rules.length,
-                    score=(0, 0) if rules.is_money else match.score,
-                    jacoby=rules.jacoby).id()
+    key = match_key(match)
+    if key is None or key.turn != player:
+        raise ValueError(f"player {player} has no decision to make now")
+    return key.id()
 
 
 def _rate_play(engine: Evaluator, position: Position, roll: Roll, action: PlayMove,

@@ -56,9 +56,13 @@ import base64
 import binascii
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import Final, TypeVar
+from typing import TYPE_CHECKING, Final, TypeVar
 
 from gammon.core.dice import Roll
+from gammon.core.game import Phase
+
+if TYPE_CHECKING:
+    from gammon.core.match import Match
 
 __all__ = [
     "MAX_CUBE",
@@ -67,6 +71,7 @@ __all__ = [
     "InvalidMatchIdError",
     "MatchKey",
     "Resignation",
+    "match_key",
 ]
 
 _ID_LENGTH: Final = 12
@@ -303,6 +308,28 @@ class MatchKey:
     def is_money(self) -> bool:
         """Money play (no match length)."""
         return self.match_length == 0
+
+
+def match_key(match: Match) -> MatchKey | None:
+    """The key of the decision ``match`` waits for: the side to act's (its ``turn``) — a
+    roll or a double before the roll, a checker play (dice rolled), the answer to a double
+    or to a resignation on offer. None at the opening, once a game is over, and once the
+    match is won (no one decides; a Match ID cannot hold a won match's score)."""
+    game = match.game
+    to_act = game.to_act
+    if to_act is None or match.phase is Phase.MATCH_OVER:
+        return None
+    rules = match.rules
+    offer = game.resign_offer if game.phase is Phase.RESIGN_OFFERED else None
+    return MatchKey(cube=game.cube.value, cube_owner=game.cube.owner, dice_owner=game.turn,
+                    crawford=game.crawford, turn=to_act,
+                    double_offered=game.phase is Phase.CUBE_OFFERED,
+                    resignation=Resignation.NONE if offer is None else Resignation(
+                        int(offer.level)),
+                    dice=None if game.roll is None else (game.roll.die1, game.roll.die2),
+                    match_length=rules.length,
+                    score=(0, 0) if rules.is_money else match.score,
+                    jacoby=rules.jacoby)
 
 
 def _check_int(name: str, value: object, low: int, high: int) -> None:
