@@ -184,3 +184,18 @@ def test_the_game_view_carries_the_match_id_of_the_decision_it_waits_for() -> No
         tuple(view["dice"] or ()), view["turn"], view["turn"])
     # GNU Backgammon printed this ID in the same state (tests/data/match_id_reference.tsv)
     assert view["match_id"] == "8InqAGAAGAAE"
+
+
+def test_a_turn_ended_event_carries_its_play_in_the_core_s_notation() -> None:
+    from gammon.core.dice import Roll
+    from gammon.core.events import TurnEnded
+    from gammon.core.moves import legal_plays
+    from gammon.core.position import Position
+
+    (play,) = [p for p in legal_plays(Position.initial(), Roll(3, 1))
+               if p.notation() == "8/5 6/5"]
+    shuffled = tuple(reversed(play.moves))  # the order the steps were played in
+    played, passed = views.event_view(TurnEnded(0, shuffled), 9), views.event_view(
+        TurnEnded(1, ()), 10)
+    assert played["type"] == passed["type"] == "turn_ended"
+    assert (played["play"], passed["play"]) == ("8/5 6/5", "")

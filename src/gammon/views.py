@@ -42,9 +42,10 @@ from typing_extensions import TypedDict
 
 from gammon.core.cube import Level
 from gammon.core.dice import Roll
-from gammon.core.events import Event
+from gammon.core.events import Event, TurnEnded
 from gammon.core.match import Phase
 from gammon.core.moves import Move
+from gammon.core.notation import format_play
 from gammon.formats.match_id import match_key
 
 if TYPE_CHECKING:
@@ -650,9 +651,13 @@ class NoLegalMoveView(TypedDict):
 
 
 class TurnEndedView(TypedDict):
+    """``play``: the moves in notation (:func:`gammon.core.notation.format_play`, '' for a
+    pass), as the move list writes them; the view's own field, not the core event's."""
+
     type: Literal["turn_ended"]
     player: int
     moves: list[MoveView]
+    play: str
     v: int
 
 
@@ -727,10 +732,13 @@ def _value(value: Any) -> Any:
 
 def event_view(event: Event, v: int) -> EventView:
     """A core event as clients get it, numbered ``v`` (its fields in order: rolls as
-    ``[d1, d2]``, moves as :data:`MoveView`, levels as 1-3, kinds and reasons as text)."""
+    ``[d1, d2]``, moves as :data:`MoveView`, levels as 1-3, kinds and reasons as text; a
+    ``turn_ended`` also its ``play`` in notation)."""
     out: dict[str, Any] = {"type": event_type(type(event))}
     for field in dataclasses.fields(event):
         out[field.name] = _value(getattr(event, field.name))
+    if isinstance(event, TurnEnded):
+        out["play"] = format_play(event.moves)
     out["v"] = v
     return cast(EventView, out)
 

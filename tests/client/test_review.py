@@ -293,38 +293,6 @@ def test_the_review_walks_my_errors_only_in_view_with_the_move_list_s_numbers_an
     assert checked == len([d for d in analysis["decisions"] if d["played"]]) > 2
 
 
-def test_the_client_writes_a_play_as_the_core_does_whatever_the_order_of_its_steps(
-        pages: Pages) -> None:
-    """movelist.js's formatPlay and gammon.core.notation.format_play on the plays of random
-    positions, each play's moves in a shuffled order: the same text."""
-    import random
-
-    from gammon.core.dice import Roll
-    from gammon.core.moves import legal_plays
-    from gammon.core.notation import format_play
-
-    rng = random.Random(11)
-    cases: list[tuple[list[dict[str, Any]], str]] = []
-    for _ in range(40):
-        position = Position.initial()
-        for _ in range(rng.randint(0, 30)):
-            plays = legal_plays(position, Roll(rng.randint(1, 6), rng.randint(1, 6)))
-            if not plays:
-                break
-            play = rng.choice(plays)
-            moves = list(play.moves)
-            rng.shuffle(moves)  # as a player may step them
-            cases.append(([{"from": m.source, "to": m.destination, "hit": m.hit}
-                           for m in moves], format_play(moves)))
-            assert format_play(moves) == str(play)  # the core: one text whatever the order
-            position = play.next_position
-    page = pages.new()
-    written = page.evaluate("""async (cases) => {
-        const { formatPlay } = await import("./movelist.js");
-        return cases.map(([moves]) => formatPlay(moves)); }""", cases)
-    assert written == [text for _, text in cases]
-
-
 def arrows(page: Any, group: str) -> list[tuple[str, ...]]:
     """The arrows of a play drawn on the board (``last-play``: the play made, ``compare-play``:
     the engine's), each as its end points."""

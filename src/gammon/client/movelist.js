@@ -19,43 +19,6 @@ export function diceValues(roll, four = false) {
   return a === b && four ? [a, a, a, a] : [a, b];
 }
 
-const pointName = (p) => (p === 25 ? "bar" : p === 0 ? "off" : String(p));
-
-/** Canonical notation of a play's moves ({from, to, hit} in the mover's numbering), as
- *  GNU Backgammon writes it and the server's notation module does (gammon.core.notation,
- *  the text of the review's plays and hints): one checker's moves joined (a middle point
- *  written only where it hit), equal segments counted with (n), highest source first; the
- *  moves taken highest source first (of two equal ones the one that did not hit), so the
- *  order they were played in changes nothing.
- *  "" for no move. */
-export function formatPlay(moves) {
-  const chains = [];
-  const ordered = moves.slice().sort((x, y) => (y.from - x.from) || (y.to - x.to) || (!!x.hit - !!y.hit));
-  for (const m of ordered) {
-    const chain = chains.find((c) => c.points[c.points.length - 1] === m.from && m.from !== 0);
-    if (chain) { chain.points.push(m.to); chain.hits.push(!!m.hit); }
-    else chains.push({ points: [m.from, m.to], hits: [false, !!m.hit] });
-  }
-  const keyed = chains.map(({ points, hits }) => {
-    let text = pointName(points[0]);
-    for (let i = 1; i < points.length; i++) {
-      if (i === points.length - 1 || hits[i]) text += `/${pointName(points[i])}${hits[i] ? "*" : ""}`;
-    }
-    return { from: points[0], to: points[points.length - 1], text };
-  });
-  const counts = new Map();
-  for (const k of keyed) counts.set(k.text, (counts.get(k.text) || 0) + 1);
-  keyed.sort((x, y) => (y.from - x.from) || (y.to - x.to) || (x.text < y.text ? -1 : x.text > y.text ? 1 : 0));
-  const seen = new Set();
-  const out = [];
-  for (const k of keyed) {
-    if (seen.has(k.text)) continue;
-    seen.add(k.text);
-    out.push(counts.get(k.text) === 1 ? k.text : `${k.text}(${counts.get(k.text)})`);
-  }
-  return out.join(" ");
-}
-
 /** Whether the opening's winner rolled anew: the match's "winner rolls anew" rule (`anew`,
  *  from the match info) when known; otherwise, as for events without it, whether the roll
  *  is not the last throw (which misses a new roll equal to the opening dice, 1 time in 18). */
@@ -151,7 +114,7 @@ export function moveRows(events, name, anew = null) {
         roll[e.player] = e.roll;
         break;
       case "turn_ended": {
-        const play = formatPlay(e.moves);
+        const play = e.play; // in the core's notation (PROTOCOL.md, Events)
         const dice = roll[e.player] ? `${diceText(roll[e.player])}: ` : "";
         const cell = { text: `${dice}${play || t("moves.cannot_move")}`, v: e.v };
         const fills = e.player === 1 && pair && !pair.cells[1];
@@ -224,7 +187,7 @@ export function describeEvent(e, prev, name, anew = null) {
       // the opening's two dice are the first roll, said once; a new roll is said
       if (prev?.type === "opening_rolled" && !rolledAnew(prev, anew)) return null;
       return t("log.rolled", { name: name(e.player), dice: dice(e.roll) });
-    case "turn_ended": return e.moves.length ? t("log.played", { name: name(e.player), moves: formatPlay(e.moves) }) : null;
+    case "turn_ended": return e.moves.length ? t("log.played", { name: name(e.player), moves: e.play }) : null;
     case "no_legal_move": return t("log.no_move", { name: name(e.player), dice: dice(e.roll) });
     case "cube_offered": return t("log.doubles", { name: name(e.player), value: e.value });
     case "cube_taken": return t("log.takes", { name: name(e.player), value: e.value });
