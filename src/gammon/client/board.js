@@ -1,6 +1,6 @@
 // board.js — the backgammon board drawn in SVG from a plain state object.
 //
-// Pure rendering: no network, no rules. `BoardView.render(state)` draws exactly what the
+// Pure rendering: no network, no rules (the counts of a board come from rules.js). `BoardView.render(state)` draws exactly what the
 // state says; the only memory it keeps is which SVG element is which checker, so that a
 // checker that moves slides to its new place (a CSS transition on its transform).
 //
@@ -31,6 +31,8 @@
 //
 // Every place on the board is a "slot" in the bottom side's numbering: 1..24 the points,
 // 25 its bar, 0 its tray (borne off). The opponent's bar and tray are never targets.
+
+import { pipCounts, seatCounts } from "./rules.js";
 
 export const NS = "http://www.w3.org/2000/svg";
 
@@ -97,32 +99,6 @@ export function slotAt(x, y, flipped, g = GEO) {
   col = Math.max(0, Math.min(11, col));
   const top = y < g.midY;
   return top ? col + 13 : 12 - col;
-}
-
-/** Per-seat counts from the server's board (player 0's view). */
-export function seatCounts(board) {
-  const points = [new Array(25).fill(0), new Array(25).fill(0)];
-  let on0 = 0;
-  let on1 = 0;
-  for (let a = 1; a <= 24; a++) {
-    if (board[a] > 0) { points[0][a] = board[a]; on0 += board[a]; }
-    if (board[a] < 0) { points[1][a] = -board[a]; on1 -= board[a]; }
-  }
-  const bar = [Math.max(board[25], 0), Math.max(-board[0], 0)];
-  on0 += bar[0];
-  on1 += bar[1];
-  return { points, bar, off: [15 - on0, 15 - on1] };
-}
-
-/** Pip counts [seat 0, seat 1]; a checker on the bar counts 25. */
-export function pipCounts(board) {
-  let p0 = 25 * Math.max(board[25], 0);
-  let p1 = 25 * Math.max(-board[0], 0);
-  for (let a = 1; a <= 24; a++) {
-    if (board[a] > 0) p0 += a * board[a];
-    if (board[a] < 0) p1 += (25 - a) * -board[a];
-  }
-  return [p0, p1];
 }
 
 /** A seat's point `a` (in player 0's numbering) in the bottom side's numbering. */

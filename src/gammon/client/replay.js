@@ -1,56 +1,14 @@
 // replay.js — step through a finished (or running) match from its events.
 //
 // The server's events say what happened (PROTOCOL.md); this module only does the
-// bookkeeping of putting the recorded moves on a board (a move's `from`, `to` and `hit`,
-// in the mover's own numbering), never deciding what is legal. The live board uses the
-// same helper to slide the opponent's checkers one move at a time. `matchFrames`,
+// bookkeeping of putting the recorded moves on a board (rules.js's applyMove), never
+// deciding what is legal. `matchFrames`,
 // `frameState` and `frameAt` are what the replay and review pages share: the frames in
 // words and a frame as board.js draws it; stepper.js's FrameStepper steps through them.
 
 import { t } from "./i18n.js";
 import { describeEvent, diceValues } from "./movelist.js";
-
-export const INITIAL = Object.freeze([0, -2, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, -5, 5, 0, 0, 0, -3, 0, -5, 0, 0, 0, 0, 2, 0]);
-
-/** The board (player 0's view) after `player` made `move` ({from, to, hit}); null if the
- *  move does not fit the board (then the caller just shows the server's board). */
-export function applyMove(board, player, move, { reverse = false } = {}) {
-  const b = board.slice();
-  const sign = player === 0 ? 1 : -1;
-  const idx = (p) => {
-    // a point in the mover's numbering -> an index in player 0's view
-    if (p === 25) return player === 0 ? 25 : 0;
-    return player === 0 ? p : 25 - p;
-  };
-  const oppBar = player === 0 ? 0 : 25;
-  const from = idx(move.from);
-  if (!reverse) {
-    if (sign * b[from] <= 0) return null;
-    b[from] -= sign;
-    if (move.to > 0) {
-      const to = idx(move.to);
-      if (move.hit) {
-        if (b[to] !== -sign) return null;
-        b[to] = 0;
-        b[oppBar] -= sign; // the hit checker goes to its own bar
-      } else if (sign * b[to] < 0) return null;
-      b[to] += sign;
-    }
-  } else {
-    if (move.to > 0) {
-      const to = idx(move.to);
-      if (sign * b[to] <= 0) return null;
-      b[to] -= sign;
-      if (move.hit) {
-        if (sign * b[oppBar] >= 0) return null;
-        b[oppBar] += sign;
-        b[to] = -sign;
-      }
-    }
-    b[from] += sign;
-  }
-  return b;
-}
+import { applyMove, INITIAL } from "./rules.js";
 
 /** Frames of a match: [{board, dice, cube, score, turn, caption, game}] from its events.
  *  `describe(event, frame)` gives a frame's caption. */

@@ -5,7 +5,7 @@
 // is data, the controller draws it through its redraw callback.
 
 import { feedbackOf, reduceFeedback } from "../movelist.js";
-import { applyMove, INITIAL } from "../replay.js";
+import { applyMove, INITIAL } from "../rules.js";
 
 /** How long each animation frame stays (ms), by the graphics option: an opponent's checker
  *  slides one at a time (high: with a glide; low: a quick jump). */
