@@ -1,3 +1,4 @@
+// @ts-check
 // app.js — the client's entry: the session, options, the router and the pages.
 //
 // Routes (hash based, so the server serves one index.html):
@@ -32,7 +33,7 @@ class App {
     this.options = { ...DEFAULT_OPTIONS };
     this.socket = new Socket();
     this.page = null;
-    this.main = document.getElementById("main");
+    this.main = /** @type {HTMLElement} */ (document.getElementById("main")); // index.html's
   }
 
   async start() {
@@ -50,16 +51,17 @@ class App {
     setSound(this.options.sound);
     this.buildChrome();
     this.socket.addEventListener("status", (e) => {
-      const conn = document.getElementById("conn");
-      conn.dataset.status = e.detail;
-      conn.title = t(`conn.${e.detail}`);
-      conn.setAttribute("aria-label", t(`conn.${e.detail}`));
+      const status = /** @type {CustomEvent<string>} */ (e).detail;
+      const conn = /** @type {HTMLElement} */ (document.getElementById("conn"));
+      conn.dataset.status = status;
+      conn.title = t(`conn.${status}`);
+      conn.setAttribute("aria-label", t(`conn.${status}`));
     });
     this.socket.connect();
     window.addEventListener("hashchange", () => this.route());
     this.route();
     // for the browser tests and the curious: the socket, and the page on screen
-    window.gammon = { app: this, socket: this.socket, sound };
+    /** @type {any} */ (window).gammon = { app: this, socket: this.socket, sound };
   }
 
   async refreshMe() {
@@ -94,7 +96,8 @@ class App {
   }
 
   buildChrome() {
-    const select = document.getElementById("language");
+    // the page's chrome (index.html)
+    const select = /** @type {HTMLSelectElement} */ (document.getElementById("language"));
     select.replaceChildren(...Object.entries(LANGUAGES).map(([code, name]) => h("option", { value: code, selected: code === language() }, name)));
     select.onchange = async () => {
       await setLanguage(select.value);
@@ -102,21 +105,21 @@ class App {
       this.renderChrome();
       this.route(true);
     };
-    const toggle = document.querySelector(".menu-toggle");
-    const nav = document.getElementById("nav");
+    const toggle = /** @type {HTMLElement} */ (document.querySelector(".menu-toggle"));
+    const nav = /** @type {HTMLElement} */ (document.getElementById("nav"));
     toggle.onclick = () => {
       const open = !nav.classList.contains("open");
       nav.classList.toggle("open", open);
       toggle.setAttribute("aria-expanded", String(open));
     };
     nav.addEventListener("click", () => { nav.classList.remove("open"); toggle.setAttribute("aria-expanded", "false"); });
-    document.getElementById("nav-signout").onclick = () => this.signOut();
+    /** @type {HTMLElement} */ (document.getElementById("nav-signout")).onclick = () => this.signOut();
     this.renderChrome();
   }
 
   renderChrome() {
     applyI18n(document);
-    document.getElementById("language").value = language();
+    /** @type {HTMLSelectElement} */ (document.getElementById("language")).value = language();
     this.renderUser();
   }
 
@@ -154,7 +157,7 @@ class App {
     this.routeKey = key;
     this.page?.unmount?.();
     this.page = null;
-    for (const a of document.querySelectorAll("header nav a")) {
+    for (const a of /** @type {NodeListOf<HTMLAnchorElement>} */ (document.querySelectorAll("header nav a"))) {
       const current = a.dataset.route === (name || "lobby");
       if (current) a.setAttribute("aria-current", "page");
       else a.removeAttribute("aria-current");

@@ -1,3 +1,4 @@
+// @ts-check
 // board.js — the backgammon board drawn in SVG from a plain state object.
 //
 // Pure rendering: no network, no rules (the counts of a board come from rules.js). `BoardView.render(state)` draws exactly what the
@@ -43,25 +44,27 @@ export const NS = "http://www.w3.org/2000/svg";
  *  a checker is 25 px wide (18.6 px with the desktop measures). FRAME is the side frames'
  *  width, FY the top and bottom frames' height (the point numbers are written there). */
 function geometry(compact) {
-  const g = compact
+  const m = compact
     ? { SIDE: 0, FRAME: 10, FY: 26, PW: 62, BAR: 62, TRAY: 62, STRIP: 74, R: 31, PL: 290, MID: 136 }
     : { SIDE: 84, FRAME: 26, FY: 26, PW: 62, BAR: 70, TRAY: 84, STRIP: 74, R: 29, PL: 290, MID: 80 };
-  g.compact = compact;
-  g.W = g.SIDE + g.FRAME + 12 * g.PW + g.BAR + g.FRAME + g.TRAY;
-  g.innerLeft = g.SIDE + g.FRAME;
-  g.innerRight = g.innerLeft + 12 * g.PW + g.BAR;
-  g.innerTop = g.STRIP + g.FY;
-  g.innerBottom = g.innerTop + 2 * g.PL + g.MID;
-  g.boardTop = g.STRIP;
-  g.boardBottom = g.innerBottom + g.FY;
-  g.H = g.boardBottom + g.STRIP;
-  g.midY = (g.innerTop + g.innerBottom) / 2;
-  g.barX = g.innerLeft + 6 * g.PW + g.BAR / 2;
-  g.trayX = g.innerRight + g.FRAME + g.TRAY / 2;
-  g.cubeX = compact ? g.trayX : g.SIDE / 2;
-  g.leftQuarterX = g.innerLeft + 3 * g.PW;
-  g.rightQuarterX = g.innerLeft + 6 * g.PW + g.BAR + 3 * g.PW;
-  return Object.freeze(g);
+  const W = m.SIDE + m.FRAME + 12 * m.PW + m.BAR + m.FRAME + m.TRAY;
+  const innerLeft = m.SIDE + m.FRAME;
+  const innerRight = innerLeft + 12 * m.PW + m.BAR;
+  const innerTop = m.STRIP + m.FY;
+  const innerBottom = innerTop + 2 * m.PL + m.MID;
+  const boardTop = m.STRIP;
+  const boardBottom = innerBottom + m.FY;
+  const H = boardBottom + m.STRIP;
+  const midY = (innerTop + innerBottom) / 2;
+  const barX = innerLeft + 6 * m.PW + m.BAR / 2;
+  const trayX = innerRight + m.FRAME + m.TRAY / 2;
+  const cubeX = compact ? trayX : m.SIDE / 2;
+  const leftQuarterX = innerLeft + 3 * m.PW;
+  const rightQuarterX = innerLeft + 6 * m.PW + m.BAR + 3 * m.PW;
+  return Object.freeze({
+    ...m, compact, W, innerLeft, innerRight, innerTop, innerBottom, boardTop, boardBottom, H,
+    midY, barX, trayX, cubeX, leftQuarterX, rightQuarterX,
+  });
 }
 
 export const GEO = geometry(false);
@@ -125,6 +128,10 @@ export function checkerCentre(slot, i, n, mine, g = GEO) {
   return top ? { x, y: g.innerTop + g.R + i * sp } : { x, y: g.innerBottom - g.R - i * sp };
 }
 
+/** An SVG element with `attrs` (null and undefined ones left out), added to `parent`.
+ *  @param {string} name
+ *  @param {Record<string, unknown>} [attrs]
+ *  @param {Element | null} [parent] */
 function el(name, attrs = {}, parent = null) {
   const node = document.createElementNS(NS, name);
   for (const [key, value] of Object.entries(attrs)) {
@@ -134,8 +141,9 @@ function el(name, attrs = {}, parent = null) {
   return node;
 }
 
+/** @returns {SVGTextElement} */
 function text(parent, x, y, content, attrs = {}) {
-  const node = el("text", { x, y, ...attrs }, parent);
+  const node = /** @type {SVGTextElement} */ (el("text", { x, y, ...attrs }, parent));
   node.textContent = content;
   return node;
 }
@@ -161,6 +169,8 @@ export function formatSeconds(s) {
  * The board view. `t(key, params)` gives the visible and spoken strings (i18n).
  */
 export class BoardView {
+  /** @param {SVGSVGElement} svg
+   *  @param {(key: string, params?: Record<string, unknown>) => string} [t] */
   constructor(svg, t = (k) => k) {
     this.svg = svg;
     this.t = t;
@@ -224,7 +234,7 @@ export class BoardView {
     const pt = this.svg.createSVGPoint();
     pt.x = mirror(x, this.state?.flipped, g);
     pt.y = y;
-    const p = pt.matrixTransform(this.svg.getScreenCTM());
+    const p = pt.matrixTransform(this.svg.getScreenCTM() ?? undefined);
     return { x: p.x, y: p.y };
   }
 
@@ -716,7 +726,7 @@ export class BoardView {
         const room = scoreX - 14 - (70 + nameNode.getComputedTextLength() + 24);
         const pipNode = text(grp, scoreX - 14, cy + 12, pipLabel, { class: "sub pips", "text-anchor": "end", "data-pips": pips[seat] });
         if (room > 0 && pipNode.getComputedTextLength() > room) {
-          pipNode.setAttribute("textLength", room);
+          pipNode.setAttribute("textLength", String(room));
           pipNode.setAttribute("lengthAdjust", "spacingAndGlyphs");
         }
       } else {

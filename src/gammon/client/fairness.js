@@ -1,3 +1,4 @@
+// @ts-check
 // fairness.js — check a finished match's dice in the browser, independently of the server
 // (the same recipe as gammon.server.fairness and `gammon verify`):
 //   the revealed server seed must hash (SHA-256) to the commitment published before play;

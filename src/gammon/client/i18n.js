@@ -1,3 +1,4 @@
+// @ts-check
 // i18n.js — the strings of the client, one JSON file per language in i18n/.
 //
 // t("lobby.title") looks a key up in the current language, then in English; {name}
@@ -61,10 +62,13 @@ export function t(key, params = {}) {
   return s.replace(/\{(\w+)\}/g, (m, name) => (name in params ? String(params[name]) : m));
 }
 
-/** Translate the marked elements under `root`. */
+/** Translate the marked elements under `root`.
+ *  @param {ParentNode} [root] */
 export function apply(root = document) {
-  for (const node of root.querySelectorAll("[data-i18n]")) node.textContent = t(node.dataset.i18n);
-  for (const node of root.querySelectorAll("[data-i18n-label]")) node.setAttribute("aria-label", t(node.dataset.i18nLabel));
-  for (const node of root.querySelectorAll("[data-i18n-title]")) node.setAttribute("title", t(node.dataset.i18nTitle));
-  for (const node of root.querySelectorAll("[data-i18n-placeholder]")) node.setAttribute("placeholder", t(node.dataset.i18nPlaceholder));
+  /** @param {string} selector */
+  const marked = (selector) => /** @type {NodeListOf<HTMLElement>} */ (root.querySelectorAll(selector));
+  for (const node of marked("[data-i18n]")) node.textContent = t(String(node.dataset.i18n));
+  for (const node of marked("[data-i18n-label]")) node.setAttribute("aria-label", t(String(node.dataset.i18nLabel)));
+  for (const node of marked("[data-i18n-title]")) node.setAttribute("title", t(String(node.dataset.i18nTitle)));
+  for (const node of marked("[data-i18n-placeholder]")) node.setAttribute("placeholder", t(String(node.dataset.i18nPlaceholder)));
 }

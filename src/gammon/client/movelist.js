@@ -1,3 +1,4 @@
+// @ts-check
 // movelist.js — what the match's events say, read for people: the move list in standard
 // notation (numbered move pairs, `12) 64: 24/18 13/9   31: 8/5 6/5`, cube actions on their
 // own lines) and the board's feedback (the last move, the last dice, the opening throws).
@@ -21,7 +22,9 @@ export function diceValues(roll, four = false) {
 
 /** Whether the opening's winner rolled anew: the match's "winner rolls anew" rule (`anew`,
  *  from the match info) when known; otherwise, as for events without it, whether the roll
- *  is not the last throw (which misses a new roll equal to the opening dice, 1 time in 18). */
+ *  is not the last throw (which misses a new roll equal to the opening dice, 1 time in 18).
+ *  @param {{throws: number[][], roll: number[]}} opening
+ *  @param {boolean | null} [anew] */
 export function rolledAnew(opening, anew = null) {
   if (typeof anew === "boolean") return anew;
   const last = opening.throws[opening.throws.length - 1];
@@ -40,6 +43,7 @@ export function emptyFeedback() {
   return { dice: null, last: null, opening: null };
 }
 
+/** @param {boolean | null} [anew] */
 export function reduceFeedback(fb, e, anew = null) {
   switch (e.type) {
     case "game_started":
@@ -78,6 +82,7 @@ function removeOne(list, value) {
   return out;
 }
 
+/** @param {boolean | null} [anew] */
 export function feedbackOf(events, anew = null) {
   let fb = emptyFeedback();
   for (const e of events) fb = reduceFeedback(fb, e, anew);
@@ -90,11 +95,23 @@ export function feedbackOf(events, anew = null) {
  *  {kind: "game" | "opening" | "moves" | "cube" | "note", text?, number?, cells?: [left,
  *  right] ({text, v} or null), v}. Player 0 is the left column, player 1 the right.
  *  `anew`: the match's "winner rolls anew" rule (null when not known). */
+/** @typedef {{text: string, v: number}} MoveCell
+ *  @typedef {{kind: "game" | "opening" | "moves" | "cube" | "note", v: number, text?: string,
+ *             number?: number, cells?: (MoveCell | null)[], closed?: boolean}} MoveRow */
+
+/** @param {import("./wire.js").EventView[]} events
+ *  @param {(seat: number) => string} name
+ *  @param {boolean | null} [anew]
+ *  @returns {MoveRow[]} */
 export function moveRows(events, name, anew = null) {
+  /** @type {MoveRow[]} */
   const rows = [];
   let number = 0;
+  /** @type {{kind: "moves", v: number, number: number, cells: (MoveCell | null)[], closed?: boolean} | null} */
   let pair = null; // the numbered row being filled
+  /** @type {(number[] | null)[]} */
   const roll = [null, null];
+  /** @type {MoveRow | null} */
   let cube = null; // the cube row being filled (offer, then the answer)
   for (const e of events) {
     switch (e.type) {
@@ -117,8 +134,8 @@ export function moveRows(events, name, anew = null) {
         const play = e.play; // in the core's notation (PROTOCOL.md, Events)
         const dice = roll[e.player] ? `${diceText(roll[e.player])}: ` : "";
         const cell = { text: `${dice}${play || t("moves.cannot_move")}`, v: e.v };
-        const fills = e.player === 1 && pair && !pair.cells[1];
-        if (!fills || pair.closed) {
+        const fills = e.player === 1 && pair !== null && !pair.cells[1];
+        if (!fills || !pair || pair.closed) {
           // a new numbered pair; after a cube line, player 1's answer to player 0's move
           // goes on a row of its own with the same number
           if (!fills) number += 1;
@@ -173,7 +190,12 @@ export function moveRows(events, name, anew = null) {
 const LEVELS = ["", "resign.single", "resign.gammon", "resign.backgammon"];
 
 /** One event in words, or null when it says nothing new (`prev`: the event before it;
- *  `anew`: the match's "winner rolls anew" rule, null when not known). */
+ *  `anew`: the match's "winner rolls anew" rule, null when not known).
+ *  @param {import("./wire.js").EventView} e
+ *  @param {import("./wire.js").EventView | undefined} prev
+ *  @param {(seat: number) => string} name
+ *  @param {boolean | null} [anew]
+ *  @returns {string | null} */
 export function describeEvent(e, prev, name, anew = null) {
   const dice = (roll) => diceValues(roll).join("-");
   switch (e.type) {
@@ -207,7 +229,11 @@ export function describeEvent(e, prev, name, anew = null) {
 /** Fill `box` with the move list of `rows`. `href(v)` gives a move's link (to the replay at
  *  that move); `onPick(v, event)`, when given, is called on a click instead of following it;
  *  `target` is the links' target ("_blank" from a live board). */
-export function renderMoveList(box, rows, { href, onPick = null, target = null } = {}) {
+/** @param {HTMLElement} box
+ *  @param {MoveRow[]} rows
+ *  @param {{href: (v: number) => string, onPick?: ((v: number, event: Event) => void) | null,
+ *           target?: string | null}} options */
+export function renderMoveList(box, rows, { href, onPick = null, target = null }) {
   const cell = (c) => {
     if (!c) return h("span", { class: "ml-cell empty" });
     const a = h("a", { class: "ml-cell", href: href(c.v), "data-v": c.v, target, rel: target ? "noopener" : null }, c.text);
@@ -217,7 +243,7 @@ export function renderMoveList(box, rows, { href, onPick = null, target = null }
   box.replaceChildren(...rows.map((r) => {
     if (r.kind === "moves") {
       return h("div", { class: "ml-row ml-moves", "data-v": r.v },
-        h("span", { class: "ml-num" }, `${r.number})`), cell(r.cells[0]), cell(r.cells[1]));
+        h("span", { class: "ml-num" }, `${r.number})`), cell(r.cells?.[0]), cell(r.cells?.[1]));
     }
     return h("div", { class: `ml-row ml-line ml-${r.kind}`, "data-v": r.v }, r.text);
   }));

@@ -1,3 +1,4 @@
+// @ts-check
 // net.js — the HTTP API and the WebSocket (PROTOCOL.md), with reconnection and resync.
 //
 // One socket per page. A MatchFeed holds what the server confirmed of one match: the last
@@ -21,6 +22,7 @@ export class ApiError extends Error {
 }
 
 export async function api(method, path, body) {
+  /** @type {RequestInit & {headers: Record<string, string>}} */
   const init = { method, credentials: "same-origin", headers: {} };
   if (body !== undefined) {
     init.headers["content-type"] = "application/json";

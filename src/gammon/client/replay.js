@@ -1,3 +1,4 @@
+// @ts-check
 // replay.js — step through a finished (or running) match from its events.
 //
 // The server's events say what happened (PROTOCOL.md); this module only does the
@@ -10,19 +11,36 @@ import { t } from "./i18n.js";
 import { describeEvent, diceValues } from "./movelist.js";
 import { applyMove, INITIAL } from "./rules.js";
 
+/** @typedef {import("./wire.js").EventView} EventView
+ *  @typedef {{values: number[], left: number[], seat: number}} FrameDice
+ *  @typedef {{value: number, owner: number | null, enabled: boolean,
+ *             offered: {by: number, value: number} | null}} FrameCube
+ *  @typedef {{board: number[], dice: FrameDice | null, cube: FrameCube, score: number[],
+ *             turn: number | null, game: number, crawford: boolean, event: EventView,
+ *             caption: string}} Frame */
+
 /** Frames of a match: [{board, dice, cube, score, turn, caption, game}] from its events.
- *  `describe(event, frame)` gives a frame's caption. */
+ *  `describe(event, frame)` gives a frame's caption.
+ *  @param {EventView[]} events
+ *  @param {{length?: number, describe?: (event: EventView, frame: Frame) => string}} [options]
+ *  @returns {Frame[]} */
 export function buildFrames(events, { length = 1, describe = () => "" } = {}) {
+  /** @type {Frame[]} */
   const frames = [];
   let board = INITIAL.slice();
+  /** @type {FrameDice | null} */
   let dice = null;
+  /** @type {FrameCube} */
   let cube = { value: 1, owner: null, enabled: true, offered: null };
   let score = [0, 0];
+  /** @type {number | null} */
   let turn = null;
   let game = 0;
   let crawford = false;
+  /** @param {EventView} event */
   const push = (event) => {
-    const frame = { board: board.slice(), dice: dice && { ...dice }, cube: { ...cube }, score: [...score], turn, game, crawford, event };
+    /** @type {Frame} */
+    const frame = { board: board.slice(), dice: dice && { ...dice }, cube: { ...cube }, score: [...score], turn, game, crawford, event, caption: "" };
     frame.caption = describe(event, frame);
     frames.push(frame);
   };
@@ -100,6 +118,9 @@ export function buildFrames(events, { length = 1, describe = () => "" } = {}) {
 
 /** The frames of a match (`info`: its `GET /api/games/{id}` info) as the replay pages show
  *  them: each event in words, the cube off where the match plays without one. */
+/** @param {EventView[]} events
+ *  @param {import("./wire.js").InfoView} info
+ *  @returns {Frame[]} */
 export function matchFrames(events, info) {
   const name = (seat) => info.seats[seat]?.name ?? "?";
   const anew = info.winner_rolls_anew ?? null;
@@ -113,6 +134,9 @@ export function matchFrames(events, info) {
 
 /** The board state (board.js) of frame `f`: `bottom` the seat drawn at the bottom,
  *  `options` the player's (flip, numbering, graphics). */
+/** @param {Frame} f
+ *  @param {import("./wire.js").InfoView} info
+ *  @param {{bottom?: number, options?: Partial<import("./wire.js").Options>, compact?: boolean}} [place] */
 export function frameState(f, info, { bottom = 0, options = {}, compact = false } = {}) {
   return {
     board: f.board, bottom, flipped: !!options.flip, numbers: options.numbering !== false,

@@ -1,3 +1,4 @@
+// @ts-check
 // review.js — the post-match review (#/review/ID): the match replayed with the engine's
 // analysis of every decision.
 //
@@ -80,6 +81,23 @@ export class ReviewPage {
     this.numbers = new Map(); // the move list's number of each turn, by its event's version
     this.deeper = null; // the depth of a deeper analysis on its way (Gammon-Deeper-Analysis)
     this.deeperTimer = null;
+    /** @type {Map<number, number>} the graph's x of each frame with a rated play */
+    this.pointAt = new Map();
+    /** @type {import("./wire.js").InfoView} the match's info, read before anything is drawn */
+    this.info;
+    // the board and its controls (frameBoard, replay.js, when mounted)
+    /** @type {SVGSVGElement} */
+    this.svg;
+    /** @type {import("./board.js").BoardView} */
+    this.view;
+    /** @type {HTMLElement} */
+    this.caption;
+    /** @type {HTMLInputElement} */
+    this.slider;
+    /** @type {HTMLElement} */
+    this.counter;
+    /** @type {(event: KeyboardEvent) => void} */
+    this.keys;
   }
 
   mount(main) {
@@ -150,8 +168,8 @@ export class ReviewPage {
 
   unmount() {
     this.closed = true;
-    clearTimeout(this.timer);
-    clearTimeout(this.deeperTimer);
+    clearTimeout(this.timer ?? undefined);
+    clearTimeout(this.deeperTimer ?? undefined);
     document.removeEventListener("keydown", this.keys);
     this.app.socket.removeEventListener("message", this.onMessage);
     this.feed?.removeEventListener("state", this.onState);
@@ -168,7 +186,7 @@ export class ReviewPage {
 
   /** Ask for the analysis; while it is made (202), show its progress and ask again. */
   async fetchAnalysis() {
-    clearTimeout(this.timer);
+    clearTimeout(this.timer ?? undefined);
     if (this.closed || this.analysis) return;
     let wait = 2000;
     try {
@@ -225,7 +243,7 @@ export class ReviewPage {
 
   /** Ask for the deeper analysis until it is done (or the page is left); then show it. */
   async fetchDeeper() {
-    clearTimeout(this.deeperTimer);
+    clearTimeout(this.deeperTimer ?? undefined);
     const plies = this.deeper;
     if (this.closed || plies === null) return;
     let wait = 3000;
@@ -270,7 +288,7 @@ export class ReviewPage {
     const rows = moveRows(events, name, info.winner_rolls_anew ?? null);
     // one numbering: a decision is called by its number in the move list ("5)")
     this.numbers = new Map();
-    for (const r of rows) if (r.kind === "moves") for (const c of r.cells) if (c) this.numbers.set(c.v, r.number);
+    for (const r of rows) if (r.kind === "moves") for (const c of r.cells ?? []) if (c) this.numbers.set(c.v, r.number);
     this.fillFilter(name);
     renderMoveList(this.moveList, rows, {
       href: (v) => `#/replay/${this.id}/${v}${this.query}`,
@@ -316,6 +334,7 @@ export class ReviewPage {
     const a = this.analysis;
     if (!a) { this.summary.replaceChildren(h("p", { class: "muted" }, t("review.waiting"))); return; }
     // one column a player, one row a figure: narrow enough for a phone
+    /** @type {[string, string, (p: import("./wire.js").AnalysisPlayerView) => string][]} */
     const figures = [
       ["error_rate_mp", "review.error_rate", (p) => p.error_rate_mp.toFixed(1)],
       ["performance_rating", "review.pr", (p) => p.performance_rating.toFixed(1)],
@@ -431,7 +450,7 @@ export class ReviewPage {
     if (this.cursor) {
       const gx = this.pointAt.get(this.index);
       this.cursor.setAttribute("visibility", gx === undefined ? "hidden" : "visible");
-      if (gx !== undefined) { this.cursor.setAttribute("x1", gx); this.cursor.setAttribute("x2", gx); }
+      if (gx !== undefined) { this.cursor.setAttribute("x1", String(gx)); this.cursor.setAttribute("x2", String(gx)); }
       for (const c of this.graph.querySelectorAll(".wc-point")) c.classList.toggle("current", Number(c.dataset.frame) === this.index);
     }
     this.panel.render(this.rated[this.index] || { checker: null, cube: null });

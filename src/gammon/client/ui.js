@@ -1,3 +1,4 @@
+// @ts-check
 // ui.js — small DOM helpers shared by the pages: element building (never innerHTML with
 // data from the server), toasts, the screen-reader announcer, dialogs and sounds.
 
@@ -98,7 +99,7 @@ export function ask({ title, body = [], buttons, className = "" }) {
         onclick: () => { dialog.close(b.value); },
       }, b.label));
     }
-    dialog.append(h("h2", { id: "dlg-title" }, title), ...[].concat(body), actions);
+    dialog.append(h("h2", { id: "dlg-title" }, title), ...(Array.isArray(body) ? body : [body]), actions);
     dialog.addEventListener("close", () => {
       const value = dialog.returnValue || null;
       dialog.remove();
@@ -127,7 +128,7 @@ export function setSound(on) {
 
 function context() {
   if (!audio) {
-    const AC = window.AudioContext || window.webkitAudioContext;
+    const AC = window.AudioContext || /** @type {any} */ (window).webkitAudioContext;
     if (!AC) return null;
     audio = new AC();
   }

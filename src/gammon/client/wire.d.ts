@@ -1,0 +1,871 @@
+// The wire's types: every message, view and HTTP body the server and the browser client
+// exchange (PROTOCOL.md). GENERATED from the server's JSON schemas (gammon.server.protocol,
+// gammon.views) by
+//     PYTHONPATH=src python scripts/make_wire_types.py
+// Do not edit: tests/client/test_wire_types.py fails when this file differs from what the
+// script writes. The client's modules name these types in JSDoc; the browser never loads
+// this file.
+
+/** Every message the server sends on the socket (its `type` tells which). */
+export type ServerMessage = WelcomeMessage | StateMessage | UpdateMessage | ChatLine | MutedMessage | RematchMessage | CancelledMessage | LobbyMessage | AnalysisMessage | ServerPing | ServerPong | ErrorMessage;
+
+/** Every message a client may send on the socket. */
+export type ClientMessage = SubscribeMessage | UnsubscribeMessage | RollMessage | PlayMessage | StepMessage | SimpleActionMessage | ResignMessage | ChatMessage | MuteMessage | LobbyFeedMessage | PingMessage | PongMessage;
+
+/** Every event of an `update`, with `v`, its number in the match's event log. */
+export type EventView = GameStartedView | OpeningRolledView | DiceRolledView | CheckerMovedView | StepUndoneView | NoLegalMoveView | TurnEndedView | CubeEventView | ResignEventView | GameEndedView | MatchEndedView | ClockPausedView;
+
+/** The answer of each kind of HTTP request (PROTOCOL.md). */
+export interface Responses {
+  me: MeResponse;
+  user: UserResponse;
+  ok: OkResponse;
+  logout_all: LogoutAllResponse;
+  open_games: OpenGame[];
+  created: CreatedGame;
+  state: GameState;
+  info: InfoView;
+  fairness: FairnessRecord;
+  history: HistoryEntry[];
+  ratings: RatingsResponse;
+  leaderboard: LeaderboardEntry[];
+  dice_stats: DiceStats;
+  hint: HintView;
+  eval: EvalView;
+  ready: ReadyResponse;
+  token: CreatedToken;
+  tokens: TokenView[];
+}
+
+/** The body of each kind of HTTP request a client sends. */
+export interface Requests {
+  credentials: Credentials;
+  options: Options;
+  new_game: NewGame;
+  join: Join;
+  new_token: NewToken;
+  hint: HintRequest;
+  eval: EvalRequest;
+}
+
+/** One cube decision, rated (:class:`gammon.engine.analysis.CubeRecord`). */
+export interface AnalysedCubeView {
+  game: number;
+  move_number: number;
+  player: number;
+  position_id: string;
+  chosen: string;
+  proper: string;
+  loss: number;
+  match_id: string;
+  mark: "" | "?" | "??";
+}
+
+/** One checker play, rated (:class:`gammon.engine.analysis.CheckerDecision`). */
+export interface AnalysedPlayView {
+  game: number;
+  move_number: number;
+  player: number;
+  position_id: string;
+  roll: string;
+  played: string;
+  best: string;
+  played_equity: number;
+  best_equity: number;
+  forced: boolean;
+  luck: number;
+  win_chance: number;
+  match_id: string;
+  graded_by: string;
+  match_winning_chance: number | null;
+  loss: number;
+  mark: "" | "?" | "??";
+}
+
+/**
+ * Where the post-match analysis of a watched match stands
+ * (:mod:`gammon.server.analysis_worker`): ``done`` of ``total`` games analysed.
+ */
+export interface AnalysisMessage {
+  type: "analysis";
+  match: string;
+  plies: number;
+  status: "queued" | "running" | "done" | "failed";
+  done: number;
+  total: number;
+}
+
+/** One player's summary of :class:`gammon.engine.analysis.PlayerSummary`. */
+export interface AnalysisPlayerView {
+  player: number;
+  name: string;
+  decisions: number;
+  unforced: number;
+  cube_decisions: number;
+  errors: number;
+  blunders: number;
+  equity_lost: number;
+  luck: number;
+  error_rate_mp: number;
+  performance_rating: number;
+}
+
+/**
+ * The analysis of a match: ``gammon analyze --format json``, and ``GET
+ * /api/games/{id}/analysis`` once it is done.
+ */
+export interface AnalysisView {
+  names: string[];
+  plies: number;
+  players: AnalysisPlayerView[];
+  decisions: AnalysedPlayView[];
+  cube_decisions: AnalysedCubeView[];
+}
+
+export interface CancelledMessage {
+  type: "cancelled";
+  match: string;
+}
+
+export interface ChatLine {
+  type: "chat";
+  match: string;
+  seat: number;
+  from: string;
+  text: string;
+  at: number;
+}
+
+export interface ChatMessage {
+  id?: number | string | null;
+  match: string;
+  v?: number | null;
+  type: "chat";
+  text: string;
+}
+
+export interface CheckerMovedView {
+  type: "checker_moved";
+  player: number;
+  move: MoveView;
+  die: number;
+  v: number;
+}
+
+/** Not a core event: the server's downtime credited to the running clock. */
+export interface ClockPausedView {
+  type: "clock_paused";
+  player: number | null;
+  seconds: number;
+  v: number;
+}
+
+export interface ClockSideView {
+  action_left: number;
+  bank_left: number;
+  low: boolean;
+  expired: boolean;
+}
+
+/** A match clock: ``flag_at`` is the server time the running side loses at. */
+export interface ClockView {
+  kind: "none" | "italian" | "italian_per_point" | "polish";
+  running: number | null;
+  sides: ClockSideView[];
+  flag_at: number | null;
+  low_at: number | null;
+}
+
+/** What a match's creator chose (stored with the match; in the lobby and history). */
+export interface ConfigView {
+  kind: "single" | "money" | "match";
+  length: number;
+  cube: boolean;
+  clock: "none" | "italian" | "italian_per_point" | "polish";
+  bot: number | null;
+  jacoby: boolean;
+  beavers: boolean;
+  winner_rolls_anew: boolean;
+  private: boolean;
+  clock_scale: number;
+}
+
+export interface CreatedGame {
+  id: string;
+  status: "open" | "playing" | "finished" | "cancelled";
+  kind: "single" | "money" | "match";
+  length: number;
+  cube: boolean;
+  clock: "none" | "italian" | "italian_per_point" | "polish";
+  bot: number | null;
+  jacoby: boolean;
+  beavers: boolean;
+  winner_rolls_anew: boolean;
+  private: boolean;
+  rated: boolean;
+  seats: (SeatView | null)[];
+  seed_hash: string;
+  client_seeds: string[];
+  server_seed: string | null;
+  rematch_of: string | null;
+  result: ResultView | null;
+  invite: string;
+}
+
+export interface CreatedToken {
+  id: number;
+  description: string;
+  scopes: "bot:play"[];
+  created_at: number;
+  last_used_at: number | null;
+  token: string;
+}
+
+export interface Credentials {
+  name: string;
+  password: string;
+}
+
+/** The side on roll's cube action before it rolls. */
+export interface CubeDecisionView {
+  action: "no-double" | "double-take" | "double-pass" | "too-good-take" | "too-good-pass";
+  player: number;
+  equities: DecisionEquities;
+  mwc?: DecisionMwc;
+  response: "take" | "pass" | "beaver" | null;
+  cube_available: boolean;
+  reason: string | null;
+  probabilities: OutcomesView;
+  take_point: number | null;
+  ply: number | null;
+  efficiency: number;
+  cube: string;
+}
+
+export interface CubeEventView {
+  type: "cube_offered" | "cube_taken" | "cube_beavered" | "cube_dropped";
+  player: number;
+  value: number;
+  v: number;
+}
+
+export interface CubeStateView {
+  value: number;
+  owner: number | null;
+  enabled: boolean;
+}
+
+export interface DecisionEquities {
+  no_double: number | null;
+  double_take?: number | null;
+  double_pass?: number | null;
+  double_beaver?: number | null;
+}
+
+export interface DecisionMwc {
+  no_double: number | null;
+  double_take?: number | null;
+  double_pass?: number | null;
+}
+
+export interface DiceRolledView {
+  type: "dice_rolled";
+  player: number;
+  roll: number[];
+  v: number;
+}
+
+/** Each face's count, the dice in all, and each roll's count (``"31"``: higher first). */
+export interface DiceStats {
+  faces: number[];
+  dice: number;
+  rolls: { [key: string]: number };
+}
+
+/**
+ * A refused message (nothing changed): ``id`` is the message's (null when it had none;
+ * absent when the parser could not read a valid one), ``match`` and ``v`` the match it
+ * names and the version the match is at.
+ */
+export interface ErrorMessage {
+  type: "error";
+  code: "malformed" | "too_large" | "unknown_type" | "not_found" | "not_a_player" | "not_your_turn" | "illegal" | "not_started" | "stale" | "time_out" | "rate_limited" | "busy" | "internal" | "unauthenticated" | "bad_token";
+  message: string;
+  reason?: "wrong_phase" | "game_over" | "cube_unavailable" | "resign_not_allowed" | "illegal_move" | "not_allowed";
+  id?: number | string | null;
+  match?: string;
+  v?: number;
+}
+
+export interface EvalRequest {
+  position_id: string;
+  match_id?: string | null;
+  plies?: number;
+  beavers?: boolean;
+}
+
+/** ``POST /api/eval``: the side on roll's chances before it rolls. */
+export interface EvalView {
+  engine: string;
+  plies: number;
+  position_id: string;
+  probabilities: ProbabilitiesView;
+  equity: number;
+  pips: number[];
+  pip_lead: number;
+  race: boolean;
+  cube?: CubeDecisionView | TakeDecisionView | ResignDecisionView;
+}
+
+/**
+ * The dice commitment, the dice actions and, once the match is over, the seed and what
+ * checking every die found (``problems``: empty when every die is what the seeds give).
+ */
+export interface FairnessRecord {
+  match: string;
+  seed_hash: string;
+  client_seeds: string[];
+  winner_rolls_anew: boolean;
+  server_seed: string | null;
+  actions: (OpeningRecord | RollRecord)[];
+  problems?: string[];
+}
+
+export interface GameEndedView {
+  type: "game_ended";
+  winner: number;
+  points: number;
+  kind: "single" | "gammon" | "backgammon" | "drop" | "resign" | "abandon" | "timeout";
+  level: number;
+  cube: number;
+  v: number;
+}
+
+export interface GameStartedView {
+  type: "game_started";
+  number: number;
+  crawford: boolean;
+  v: number;
+}
+
+/** ``GET /api/games/{id}``: a ``state``; the match's players also get the ``invite``. */
+export interface GameState {
+  type: "state";
+  match: string;
+  v: number;
+  you: number | null;
+  info: InfoView;
+  game: GameView | null;
+  clock: ClockView | null;
+  chat: ChatLine[];
+  invite?: string;
+}
+
+/**
+ * The ``game`` of ``state`` and ``update`` (PROTOCOL.md); ``can_confirm`` and
+ * ``can_undo`` only while moving, ``legal`` and ``reach`` (:class:`MovesView`) only while
+ * moving and only to the player on turn; ``match_id`` the GNU Backgammon Match ID of the
+ * decision the game waits for (:func:`gammon.formats.match_id.match_key`: what the engine's
+ * ``/api/hint`` and ``/api/eval`` take), null when no one decides.
+ */
+export interface GameView {
+  phase: "opening" | "before_roll" | "moving" | "cube_offered" | "resign_offered" | "game_over" | "match_over";
+  game: number;
+  turn: number;
+  score: number[];
+  length: number;
+  crawford: boolean;
+  cube: CubeStateView;
+  board: number[];
+  position_id: string;
+  dice: number[] | null;
+  dice_left: number[];
+  resign_offer: ResignOfferView | null;
+  winner: number | null;
+  can_double: boolean;
+  can_beaver: boolean;
+  resign_floor: number;
+  match_id: string | null;
+  legal?: { [key: string]: { [key: string]: number } };
+  reach?: { [key: string]: { [key: string]: number[] } };
+  can_confirm?: boolean;
+  can_undo?: boolean;
+}
+
+export interface HintRequest {
+  position_id: string;
+  dice: string;
+  plies?: number;
+  match_id?: string | null;
+}
+
+/** ``POST /api/hint``: every legal play, best first. */
+export interface HintView {
+  engine: string;
+  plies: number;
+  plays: RankedPlayView[];
+}
+
+export interface HistoryEntry {
+  id: string;
+  status: "open" | "playing" | "finished" | "cancelled";
+  config: ConfigView;
+  players: (string | null)[];
+  winner: number | null;
+  result: ResultView | null;
+  rated: boolean;
+  created_at: number;
+  finished_at: number | null;
+}
+
+/** A match's ``info`` (``state``, ``GET /api/games/{id}``, the lobby's answers). */
+export interface InfoView {
+  id: string;
+  status: "open" | "playing" | "finished" | "cancelled";
+  kind: "single" | "money" | "match";
+  length: number;
+  cube: boolean;
+  clock: "none" | "italian" | "italian_per_point" | "polish";
+  bot: number | null;
+  jacoby: boolean;
+  beavers: boolean;
+  winner_rolls_anew: boolean;
+  private: boolean;
+  rated: boolean;
+  seats: (SeatView | null)[];
+  seed_hash: string;
+  client_seeds: string[];
+  server_seed: string | null;
+  rematch_of: string | null;
+  result: ResultView | null;
+}
+
+export interface Join {
+  client_seed?: string;
+}
+
+export interface LeaderboardEntry {
+  id: number;
+  name: string;
+  kind: "user" | "guest" | "bot";
+  rating: number;
+  experience: number;
+  bot: boolean;
+  rank: number;
+}
+
+export interface LobbyFeedMessage {
+  id?: number | string | null;
+  type: "subscribe_lobby" | "unsubscribe_lobby";
+}
+
+/** The open public games (as ``GET /api/games``), to a socket following the lobby. */
+export interface LobbyMessage {
+  type: "lobby";
+  games: OpenGame[];
+}
+
+export interface LogoutAllResponse {
+  ok: true;
+  revoked: number;
+}
+
+export interface MatchEndedView {
+  type: "match_ended";
+  winner: number;
+  reason: "points" | "abandon" | "timeout";
+  score: number[];
+  v: number;
+}
+
+export interface MeResponse {
+  user: UserView;
+  options: Options;
+}
+
+export interface MoveView {
+  from: number;
+  to: number;
+  hit: boolean;
+  text: string;
+}
+
+export interface MuteMessage {
+  id?: number | string | null;
+  match: string;
+  v?: number | null;
+  type: "mute";
+  muted: boolean;
+}
+
+export interface MutedMessage {
+  type: "muted";
+  match: string;
+  muted: boolean;
+}
+
+export interface NewGame {
+  kind?: "single" | "money" | "match";
+  length?: number;
+  cube?: boolean;
+  clock?: "none" | "italian" | "italian_per_point" | "polish";
+  private?: boolean;
+  bot?: number | null;
+  jacoby?: boolean;
+  beavers?: boolean;
+  winner_rolls_anew?: boolean;
+  client_seed?: string;
+  opponent?: string | null;
+}
+
+export interface NewToken {
+  description: string;
+  scopes?: "bot:play"[];
+}
+
+export interface NoLegalMoveView {
+  type: "no_legal_move";
+  player: number;
+  roll: number[];
+  v: number;
+}
+
+export interface OkResponse {
+  ok: true;
+}
+
+/** An open public game in the lobby: its settings, when and by whom it was created. */
+export interface OpenGame {
+  kind: "single" | "money" | "match";
+  length: number;
+  cube: boolean;
+  clock: "none" | "italian" | "italian_per_point" | "polish";
+  bot: number | null;
+  jacoby: boolean;
+  beavers: boolean;
+  winner_rolls_anew: boolean;
+  private: boolean;
+  clock_scale: number;
+  id: string;
+  created_at: number;
+  creator: UserView | null;
+}
+
+export interface OpeningRecord {
+  t: "opening";
+  first: number;
+  throws: number[][];
+  roll: number[];
+}
+
+export interface OpeningRolledView {
+  type: "opening_rolled";
+  first: number;
+  throws: number[][];
+  roll: number[];
+  v: number;
+}
+
+/** A player's options (RULES.md §8), kept for future games. */
+export interface Options {
+  confirm_turn?: boolean;
+  auto_roll?: boolean;
+  graphics?: "high" | "low";
+  flip?: boolean;
+  auto_bearoff?: boolean;
+  sound?: boolean;
+  language?: string;
+  numbering?: boolean;
+  tap_longest?: boolean;
+}
+
+/** The cube views' cubeless probabilities, with their cubeless equity. */
+export interface OutcomesView {
+  win: number | null;
+  win_gammon: number | null;
+  win_backgammon: number | null;
+  lose_gammon: number | null;
+  lose_backgammon: number | null;
+  equity: number | null;
+}
+
+export interface PingMessage {
+  id?: number | string | null;
+  type: "ping";
+}
+
+export interface PlayMessage {
+  id?: number | string | null;
+  match: string;
+  v?: number | null;
+  type: "play";
+  play: string;
+}
+
+export interface PongMessage {
+  id?: number | string | null;
+  type: "pong";
+  n: number;
+}
+
+/** The five cubeless probabilities of the side to play (gammons include backgammons). */
+export interface ProbabilitiesView {
+  win: number;
+  win_gammon: number;
+  win_backgammon: number;
+  lose_gammon: number;
+  lose_backgammon: number;
+}
+
+/**
+ * One legal play, ranked by the engine: ``moves`` its checkers' moves (as a
+ * ``turn_ended`` event lists them), ``position_id`` the position after it seen from the
+ * opponent, ``ply`` the depth its evaluation comes from.
+ */
+export interface RankedPlayView {
+  play: string;
+  moves: MoveView[];
+  position_id: string;
+  equity: number;
+  ply: number;
+  probabilities: ProbabilitiesView;
+}
+
+export interface RatingChange {
+  match: string;
+  before: number;
+  after: number;
+  at: number;
+}
+
+export interface RatingsResponse {
+  user: UserView;
+  history: RatingChange[];
+}
+
+/**
+ * ``GET /readyz`` (200 ready, 503 not): what each dependency answered (``ok`` or the
+ * error) and whether all did.
+ */
+export interface ReadyResponse {
+  ok: boolean;
+  checks: { [key: string]: string };
+}
+
+export interface RematchMessage {
+  type: "rematch";
+  match: string;
+  new: string;
+  by: string;
+}
+
+/** The answer to a resignation: accept or reject. */
+export interface ResignDecisionView {
+  action: "accept" | "reject";
+  player: number;
+  level: string;
+  equities: ResignEquities;
+  probabilities: OutcomesView;
+  ply: number | null;
+  efficiency: number;
+  cube: string;
+}
+
+export interface ResignEquities {
+  accept: number | null;
+  play_on: number | null;
+}
+
+export interface ResignEventView {
+  type: "resign_offered" | "resign_accepted" | "resign_rejected";
+  player: number;
+  level: number;
+  v: number;
+}
+
+export interface ResignMessage {
+  id?: number | string | null;
+  match: string;
+  v?: number | null;
+  type: "resign";
+  level: number;
+}
+
+export interface ResignOfferView {
+  player: number;
+  level: number;
+}
+
+/** How a match ended (stored with the match). */
+export interface ResultView {
+  winner: number;
+  reason: "points" | "abandon" | "timeout";
+  score: number[];
+}
+
+export interface RollMessage {
+  id?: number | string | null;
+  match: string;
+  v?: number | null;
+  type: "roll";
+}
+
+export interface RollRecord {
+  t: "roll";
+  p: number;
+  roll: number[];
+}
+
+export interface SeatView {
+  id: number;
+  name: string;
+  kind: "user" | "guest" | "bot";
+  rating: number;
+  bot: boolean;
+}
+
+export interface ServerPing {
+  type: "ping";
+  n: number;
+  server_time: number;
+}
+
+export interface ServerPong {
+  type: "pong";
+  server_time: number;
+  id: number | string | null;
+}
+
+export interface SimpleActionMessage {
+  id?: number | string | null;
+  match: string;
+  v?: number | null;
+  type: "undo" | "confirm" | "double" | "take" | "drop" | "beaver" | "accept_resign" | "reject_resign" | "abandon";
+}
+
+/** The whole match: ``you`` is the viewer's seat (None for a spectator). */
+export interface StateMessage {
+  type: "state";
+  match: string;
+  v: number;
+  you: number | null;
+  info: InfoView;
+  game: GameView | null;
+  clock: ClockView | null;
+  chat: ChatLine[];
+}
+
+export interface StepMessage {
+  id?: number | string | null;
+  match: string;
+  v?: number | null;
+  type: "step";
+  from: number;
+  die: number;
+}
+
+export interface StepUndoneView {
+  type: "step_undone";
+  player: number;
+  move: MoveView;
+  die: number;
+  v: number;
+}
+
+export interface SubscribeMessage {
+  id?: number | string | null;
+  match: string;
+  v?: number | null;
+  type: "subscribe";
+  since?: number | null;
+  key?: string | null;
+}
+
+/** The answer to a double: take, pass or beaver. */
+export interface TakeDecisionView {
+  action: "take" | "pass" | "beaver";
+  player: number;
+  equities: TakeEquities;
+  mwc?: TakeMwc;
+  probabilities: OutcomesView;
+  take_point: number | null;
+  ply: number | null;
+  efficiency: number;
+  cube: string;
+}
+
+export interface TakeEquities {
+  take: number | null;
+  pass: number | null;
+  beaver?: number | null;
+}
+
+export interface TakeMwc {
+  take: number | null;
+  pass: number | null;
+}
+
+/**
+ * An API token as its owner sees it: never its secret, which only the answer that
+ * created it holds.
+ */
+export interface TokenView {
+  id: number;
+  description: string;
+  scopes: "bot:play"[];
+  created_at: number;
+  last_used_at: number | null;
+}
+
+/**
+ * ``play``: the moves in notation (:func:`gammon.core.notation.format_play`, '' for a
+ * pass), as the move list writes them; the view's own field, not the core event's.
+ */
+export interface TurnEndedView {
+  type: "turn_ended";
+  player: number;
+  moves: MoveView[];
+  play: string;
+  v: number;
+}
+
+export interface UnsubscribeMessage {
+  id?: number | string | null;
+  match: string;
+  v?: number | null;
+  type: "unsubscribe";
+}
+
+/** The events since the client's version, and the game and clock after them. */
+export interface UpdateMessage {
+  type: "update";
+  match: string;
+  v: number;
+  events: (GameStartedView | OpeningRolledView | DiceRolledView | CheckerMovedView | StepUndoneView | NoLegalMoveView | TurnEndedView | CubeEventView | ResignEventView | GameEndedView | MatchEndedView | ClockPausedView)[];
+  game: GameView | null;
+  clock: ClockView | null;
+  info?: InfoView;
+}
+
+export interface UserResponse {
+  user: UserView;
+}
+
+/**
+ * A player as anyone may see them; ``bot``: a program plays it (the server's own bot,
+ * ``kind`` 'bot', or a bot account of the Bot API, ``kind`` 'user').
+ */
+export interface UserView {
+  id: number;
+  name: string;
+  kind: "user" | "guest" | "bot";
+  rating: number;
+  experience: number;
+  bot: boolean;
+}
+
+export interface WelcomeMessage {
+  type: "welcome";
+  user: UserView;
+  server_time: number;
+}
