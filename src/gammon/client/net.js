@@ -41,19 +41,30 @@ export async function api(method, path, body) {
 }
 
 export class MatchFeed extends EventTarget {
+  /** @param {Socket} socket
+   *  @param {string} matchId */
   constructor(socket, matchId) {
     super();
     this.socket = socket;
     this.id = matchId;
+    /** @type {string | null} */
     this.key = null; // the invite key of a private match, when seen through its link
+    /** @type {number | null} */
     this.v = null; // the version held; null until the first state
+    /** @type {import("./wire.js").InfoView | null} */
     this.info = null;
+    /** @type {import("./wire.js").GameView | null} */
     this.game = null;
+    /** @type {import("./wire.js").ClockView | null} */
     this.clock = null;
     this.clockAt = 0; // performance.now() when the clock reading arrived
+    /** @type {number | null} */
     this.you = null;
+    /** @type {import("./wire.js").ChatLine[]} */
     this.chat = [];
+    /** @type {import("./wire.js").EventView[]} */
     this.events = [];
+    /** @type {import("./wire.js").EventView[]} */
     this.history = [];
     this.backfilling = false;
   }
@@ -74,6 +85,7 @@ export class MatchFeed extends EventTarget {
     this.socket.send({ ...this.subscribeMessage(), since: 0 });
   }
 
+  /** @param {import("./wire.js").ServerMessage} message */
   onMessage(message) {
     switch (message.type) {
       case "state": {
@@ -92,7 +104,8 @@ export class MatchFeed extends EventTarget {
         if (this.backfilling && events.length && events[0].v === 1) {
           // the answer to backfill(): the match so far, for the log only
           this.backfilling = false;
-          this.history = events.filter((e) => e.v <= this.v);
+          const held = this.v;
+          this.history = events.filter((e) => e.v <= held);
           this.events = this.history.slice();
           this.emit("history", {});
         }
@@ -131,6 +144,7 @@ export class MatchFeed extends EventTarget {
     }
   }
 
+  /** @param {import("./wire.js").ClockView | null} clock */
   setClock(clock) {
     this.clock = clock;
     this.clockAt = performance.now();
@@ -247,6 +261,7 @@ export class Socket extends EventTarget {
     }, delay);
   }
 
+  /** @param {import("./wire.js").ServerMessage} message */
   onMessage(message) {
     switch (message.type) {
       case "welcome":
@@ -269,7 +284,7 @@ export class Socket extends EventTarget {
     }
     if (message.type === "lobby") this.dispatchEvent(new CustomEvent("lobby", { detail: message.games }));
     if (message.type === "challenges") this.dispatchEvent(new CustomEvent("challenges", { detail: message }));
-    const feed = message.match ? this.feeds.get(message.match) : null;
+    const feed = "match" in message && message.match ? this.feeds.get(message.match) : null;
     if (feed) feed.onMessage(message);
     this.dispatchEvent(new CustomEvent("message", { detail: message }));
   }
