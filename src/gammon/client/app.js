@@ -237,6 +237,13 @@ function ratedBetween(g, a, b) {
 }
 
 class LobbyPage extends Page {
+  constructor(app) {
+    super(app);
+    // set when mounted
+    /** @type {Set<string>} */
+    this.withdrawn;
+  }
+
   mount(main) {
     this.list = h("div", { "aria-live": "polite" }, h("p", { class: "muted" }, t("common.loading")));
     this.mine = h("div");
@@ -331,6 +338,8 @@ class LobbyPage extends Page {
       form.querySelector("[name=private]").disabled = challenge;
       submit.textContent = challenge ? t("lobby.challenge") : t("lobby.create");
     };
+    /** @param {string} text
+     *  @param {HTMLElement | null} [field] */
     const showError = (text, field = null) => {
       error.textContent = text || "";
       error.hidden = !text;
@@ -451,10 +460,10 @@ class LobbyPage extends Page {
         }))));
     }
     // the focus stays on the button it was on, or, its row gone, goes to the card (the page)
-    const active = this.challengeCard.contains(document.activeElement) ? document.activeElement : null;
+    const active = /** @type {HTMLElement | null} */ (this.challengeCard.contains(document.activeElement) ? document.activeElement : null);
     const row = active?.closest("tr");
     const attr = row?.hasAttribute("data-challenge") ? "data-challenge" : "data-sent";
-    const same = row && active.dataset.act ? `tr[${attr}="${row.getAttribute(attr)}"] [data-act="${active.dataset.act}"]` : null;
+    const same = row && active?.dataset.act ? `tr[${attr}="${row.getAttribute(attr)}"] [data-act="${active.dataset.act}"]` : null;
     this.challengeList.replaceChildren(...sections);
     this.challengeCard.hidden = !sections.length;
     if (active && !this.challengeCard.contains(document.activeElement)) {

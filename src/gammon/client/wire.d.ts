@@ -7,7 +7,7 @@
 // this file.
 
 /** Every message the server sends on the socket (its `type` tells which). */
-export type ServerMessage = WelcomeMessage | StateMessage | UpdateMessage | ChatLine | MutedMessage | RematchMessage | CancelledMessage | LobbyMessage | AnalysisMessage | ServerPing | ServerPong | ErrorMessage;
+export type ServerMessage = WelcomeMessage | StateMessage | UpdateMessage | ChatLine | MutedMessage | RematchMessage | CancelledMessage | LobbyMessage | ChallengesMessage | AnalysisMessage | ServerPing | ServerPong | ErrorMessage;
 
 /** Every message a client may send on the socket. */
 export type ClientMessage = SubscribeMessage | UnsubscribeMessage | RollMessage | PlayMessage | StepMessage | SimpleActionMessage | ResignMessage | ChatMessage | MuteMessage | LobbyFeedMessage | PingMessage | PongMessage;
@@ -22,6 +22,7 @@ export interface Responses {
   ok: OkResponse;
   logout_all: LogoutAllResponse;
   open_games: OpenGame[];
+  sent_challenges: SentChallenge[];
   created: CreatedGame;
   state: GameState;
   info: InfoView;
@@ -125,6 +126,17 @@ export interface AnalysisView {
 export interface CancelledMessage {
   type: "cancelled";
   match: string;
+}
+
+/**
+ * The open games reserved for the socket's player (``received``, as ``GET
+ * /api/challenges``) and those they made for another (``sent``, as ``GET
+ * /api/challenges/sent``), to a socket following the lobby.
+ */
+export interface ChallengesMessage {
+  type: "challenges";
+  received: OpenGame[];
+  sent: SentChallenge[];
 }
 
 export interface ChatLine {
@@ -722,6 +734,24 @@ export interface SeatView {
   kind: "user" | "guest" | "bot";
   rating: number;
   bot: boolean;
+}
+
+/** An open game its creator reserved for another player (a challenge, a rematch). */
+export interface SentChallenge {
+  kind: "single" | "money" | "match";
+  length: number;
+  cube: boolean;
+  clock: "none" | "italian" | "italian_per_point" | "polish";
+  bot: number | null;
+  jacoby: boolean;
+  beavers: boolean;
+  winner_rolls_anew: boolean;
+  private: boolean;
+  clock_scale: number;
+  id: string;
+  created_at: number;
+  creator: UserView | null;
+  opponent: UserView | null;
 }
 
 export interface ServerPing {
