@@ -41,7 +41,8 @@ def test_the_hint_gives_the_cube_advice_then_the_engines_best_plays(pages: Pages
     me = state["you"]
     assert page.locator("[data-act=hint]").is_visible()
 
-    # before the roll: the cube advice, asked with the GNU Backgammon Match ID of the game
+    # before the roll: the cube advice, asked with the GNU Backgammon Match ID of the game,
+    # the one the server sends with the game view
     page.click("[data-act=hint]")
     panel = page.locator("[data-hint]")
     panel.locator("[data-win]").wait_for()
@@ -50,7 +51,7 @@ def test_the_hint_gives_the_cube_advice_then_the_engines_best_plays(pages: Pages
     key = MatchKey(cube=game["cube"]["value"], cube_owner=game["cube"]["owner"], dice_owner=me,
                    crawford=game["crawford"], turn=me, match_length=5,
                    score=(game["score"][0], game["score"][1]))
-    assert body["match_id"] == key.id()
+    assert body["match_id"] == key.id() == game["match_id"]
     assert body["position_id"] == game["position_id"]
     expected = post(page, "/api/eval", body)
     assert panel.locator("[data-cube-action]").get_attribute("data-cube-action") \
@@ -60,14 +61,15 @@ def test_the_hint_gives_the_cube_advice_then_the_engines_best_plays(pages: Pages
     page.click("[data-act=hint-close]")
     assert panel.is_hidden()
 
-    # after the roll: the best plays of the roll at the match score (the same Match ID),
-    # the first the server's first
+    # after the roll: the best plays of the roll at the match score (the view's Match ID,
+    # now with the dice), the first the server's first
     state = roll_until_movable(page)
     game = state["game"]
     page.click("[data-act=hint]")
     plays = panel.locator(".hint-play")
     plays.first.wait_for(timeout=30_000)
     asked = page.evaluate(f"{PAGE}.ctrl.hints.request().body")
+    assert asked["match_id"] == game["match_id"]
     assert MatchKey.from_id(asked["match_id"]).score == key.score
     ranked = post(page, "/api/hint", {"position_id": game["position_id"],
                                       "dice": "".join(map(str, game["dice"])), "plies": 2,
@@ -88,45 +90,13 @@ def test_the_hint_gives_the_cube_advice_then_the_engines_best_plays(pages: Pages
     drawn = page.evaluate(f"{PAGE}.view.state.last")
     assert drawn["seat"] == me
     assert drawn["moves"] == page.evaluate(
-        "(async () => (await import('./round/hints.js'))"
+        "(async () => (await import('./rules.js'))"
         f".playMoves({ranked['plays'][0]['play']!r}))()")
 
     # the hint stays while checkers move, and goes with the turn; closing drops the drawing
     page.click("[data-act=hint-close]")
     assert panel.is_hidden()
     assert page.evaluate(f"{PAGE}.view.state.last") is None
-
-
-def test_play_notation_becomes_the_moves_the_board_draws(pages: Pages) -> None:
-    page = pages.new()
-    moves = page.evaluate("""(async () => { const m = await import('./round/hints.js');
-        return [m.playMoves('24/18 13/9*'), m.playMoves('6/4(2)'), m.playMoves('bar/20*/14'),
-                m.playMoves('6/off 5/off')]; })()""")
-    assert moves[0] == [{"from": 24, "to": 18, "hit": False}, {"from": 13, "to": 9, "hit": True}]
-    assert moves[1] == [{"from": 6, "to": 4, "hit": False}] * 2
-    assert moves[2] == [{"from": 25, "to": 20, "hit": True}, {"from": 20, "to": 14, "hit": False}]
-    assert moves[3] == [{"from": 6, "to": 0, "hit": False}, {"from": 5, "to": 0, "hit": False}]
-
-
-def test_the_match_id_the_page_sends_reads_back_as_the_game(pages: Pages) -> None:
-    page = pages.new()
-    cases = [
-        ({"cube": {"value": 1, "owner": None}, "turn": 0, "crawford": False, "length": 7,
-          "score": [3, 5]}, MatchKey(match_length=7, score=(3, 5))),
-        ({"cube": {"value": 4, "owner": 1}, "turn": 1, "crawford": False, "length": 9,
-          "score": [0, 8]}, MatchKey(cube=4, cube_owner=1, dice_owner=1, turn=1, match_length=9,
-                                     score=(0, 8))),
-        ({"cube": {"value": 1, "owner": None}, "turn": 1, "crawford": True, "length": 3,
-          "score": [2, 0]}, MatchKey(dice_owner=1, turn=1, crawford=True, match_length=3,
-                                     score=(2, 0))),
-        ({"cube": {"value": 2, "owner": 0}, "turn": 0, "crawford": False, "length": 0,
-          "score": [6, 2]}, MatchKey(cube=2, cube_owner=0)),  # money: no score in the key
-    ]
-    for game, key in cases:
-        got = page.evaluate(
-            """async (g) => (await import('./round/matchid.js')).gnubgMatchId(g, {})""", game)
-        assert got == key.id(), (game, got, key.id())
-        assert MatchKey.from_id(got) == key
 
 
 def register(page: Any) -> str:

@@ -646,6 +646,12 @@ class ReplayPage extends Page {
     this.key = key || null;
     this.query = this.key ? `?key=${encodeURIComponent(this.key)}` : "";
     this.at = at !== undefined && /^\d+$/.test(at) ? Number(at) : null;
+    /** @type {import("./wire.js").InfoView} the match's info, read before anything is drawn */
+    this.info;
+    /** @type {FrameStepper} the board that steps through the frames (when mounted) */
+    this.stepper;
+    /** @type {(event: KeyboardEvent) => void} */
+    this.keys;
   }
 
   mount(main) {

@@ -85,17 +85,10 @@ export class ReviewPage {
     this.pointAt = new Map();
     /** @type {import("./wire.js").InfoView} the match's info, read before anything is drawn */
     this.info;
-    // the board and its controls (frameBoard, replay.js, when mounted)
-    /** @type {SVGSVGElement} */
-    this.svg;
-    /** @type {import("./board.js").BoardView} */
-    this.view;
-    /** @type {HTMLElement} */
-    this.caption;
-    /** @type {HTMLInputElement} */
-    this.slider;
-    /** @type {HTMLElement} */
-    this.counter;
+    /** @type {FrameStepper} the board that steps through the frames (when mounted) */
+    this.stepper;
+    /** @type {DecisionPanel} the decision shown (when mounted) */
+    this.panel;
     /** @type {(event: KeyboardEvent) => void} */
     this.keys;
   }

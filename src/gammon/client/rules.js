@@ -4,7 +4,7 @@
 // put on a board, and the moves of a play written in notation. Everything else the server
 // decides and says (the rules library, gammon.core; PROTOCOL.md). Each fact here is the
 // core's, and tests/client/js/rules.test.mjs checks it against the core on the positions
-// of tests/data/movegen_reference.tsv (tests/client/test_node_units.py writes what the core
+// of tests/data/movegen_reference.tsv (tests/client/test_client_modules.py writes what the core
 // says of them).
 //
 // A board is the server's `game.board` (GameView): 26 signed counts in player 0's view,

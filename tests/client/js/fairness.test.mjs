@@ -1,5 +1,5 @@
 // fairness.js: the browser's dice check gives gammon verify's verdict on the same records
-// (fair ones and tampered ones: tests/client/test_node_units.py).
+// (fair ones and tampered ones: tests/client/test_client_modules.py).
 
 import assert from "node:assert/strict";
 import { test } from "node:test";

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { mock, test } from "node:test";
 
 import { MatchFeed } from "../../../src/gammon/client/net.js";
-import { INITIAL } from "../../../src/gammon/client/replay.js";
+import { INITIAL } from "../../../src/gammon/client/rules.js";
 import { RoundCtrl } from "../../../src/gammon/client/round/ctrl.js";
 import { bearOffStep, longestMove } from "../../../src/gammon/client/round/moves.js";
 

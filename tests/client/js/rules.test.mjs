@@ -1,5 +1,5 @@
 // rules.js against the core (tests/data/movegen_reference.tsv's positions, as
-// gammon.core says them: tests/client/test_node_units.py).
+// gammon.core says them: tests/client/test_client_modules.py).
 
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";

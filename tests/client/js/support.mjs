@@ -1,5 +1,5 @@
 // What the client's unit tests share: the client's modules, what the core says of the
-// reference positions (written by tests/client/test_node_units.py), and a fetch that serves
+// reference positions (written by tests/client/test_client_modules.py), and a fetch that serves
 // the client's files (i18n.js loads its strings with it).
 
 import { readFileSync } from "node:fs";
@@ -7,13 +7,13 @@ import { fileURLToPath } from "node:url";
 
 export const CLIENT = new URL("../../../src/gammon/client/", import.meta.url);
 
-/** The core's facts (core_facts() of test_node_units.py), or null when run without them. */
+/** The core's facts (core_facts() of test_client_modules.py), or null when run without them. */
 export function coreFacts() {
   const path = process.env.GAMMON_CORE_FACTS;
   return path ? JSON.parse(readFileSync(path, "utf8")) : null;
 }
 
-export const NO_FACTS = "run through tests/client/test_node_units.py, which writes the core's facts";
+export const NO_FACTS = "run through tests/client/test_client_modules.py, which writes the core's facts";
 
 /** A fetch of the client's own files (relative to its folder); `edit(path, json)` may
  *  change a JSON file as served. */

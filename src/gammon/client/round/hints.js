@@ -1,40 +1,18 @@
 // @ts-check
 // round/hints.js — what a hint asks the server (practice against the computer): the ranked
-// plays of the roll while moving, the cube decision before it; and a play's moves in the
-// form the board draws; the hint's part of the controller (HintCtrl). No DOM.
+// plays of the roll while moving, the cube decision before it, each at the game's GNU
+// Backgammon Match ID as the server sends it (the game view's `match_id`); the hint's part
+// of the controller (HintCtrl). No DOM.
 
 import { t } from "../i18n.js";
-import { gnubgMatchId } from "./matchid.js";
 
 /** A hint's look-ahead (as `gammon hint --plies`) and how many of its plays are listed. */
 export const HINT_PLIES = 2;
 export const HINT_PLAYS = 5;
 
-/** @typedef {{from: number, to: number, hit: boolean}} Move */
+/** @typedef {import("../rules.js").Move} Move */
 /** @typedef {{kind: "undo", key: "undo"} | {kind: "plays" | "cube", key: string, path: string,
  *    body: Record<string, unknown>}} HintRequest */
-
-/** The moves of a play in notation ("24/18 13/9*", "6/4(2)", "bar/20", "6/off"; a path
- *  through a hit, 13/7* then /5, is two moves) as the board draws a last move:
- *  [{from, to, hit}] in the mover's numbering (25 the bar, 0 off).
- *  @param {string} text @returns {Move[]} */
-export function playMoves(text) {
-  /** @param {string} word */
-  const at = (word) => {
-    const w = word.replace("*", "").toLowerCase();
-    return w === "bar" ? 25 : w === "off" ? 0 : Number(w);
-  };
-  /** @type {Move[]} */
-  const moves = [];
-  for (const token of text.split(/\s+/).filter(Boolean)) {
-    const [, path, count] = /** @type {RegExpExecArray} */ (/^(.*?)(?:\((\d)\))?$/.exec(token));
-    const points = path.split("/");
-    for (let n = 0; n < Number(count || 1); n++) {
-      for (let i = 1; i < points.length; i++) moves.push({ from: at(points[i - 1]), to: at(points[i]), hit: points[i].endsWith("*") });
-    }
-  }
-  return moves;
-}
 
 /** Hints are for practice: only in an unrated match without a clock against the computer
  *  (the server refuses them for a position of a rated match in play: 403 rated_match_live).
@@ -45,9 +23,9 @@ export function hintAllowed(info) {
 
 /** What a hint asks the server for game `g` on the player's turn: the ranked plays of the
  *  roll while moving (`undo` when the turn's start is not known: after a reload mid-move);
- *  before the roll, the cube decision (POST /api/eval with the GNU Backgammon Match ID), or
+ *  before the roll, the cube decision (POST /api/eval with the game's Match ID), or
  *  only the chances when the game has no cube to turn; null in any other phase.
- *  @param {any} g @param {any} info
+ *  @param {import("../wire.js").GameView} g @param {import("../wire.js").InfoView} info
  *  @param {{position_id: string, dice: string} | null} turnStart the position the turn started from
  *  @returns {HintRequest | null} */
 export function hintRequestOf(g, info, turnStart) {
@@ -56,15 +34,15 @@ export function hintRequestOf(g, info, turnStart) {
     const { position_id, dice } = turnStart;
     /** @type {Record<string, unknown>} */
     const body = { position_id, dice, plies: HINT_PLIES };
-    // the plays valued at the score and cube (the Match ID's dice do not matter here)
-    if (g.length || g.cube?.enabled) body.match_id = gnubgMatchId(g, info);
+    // the plays valued at the score and cube
+    if ((g.length || g.cube?.enabled) && g.match_id) body.match_id = g.match_id;
     return { kind: "plays", key: `plays:${g.game}:${position_id}:${dice}`, path: "/api/hint", body };
   }
   if (g.phase === "before_roll") {
     /** @type {Record<string, unknown>} */
     const body = { position_id: g.position_id, plies: HINT_PLIES };
-    if (g.cube?.enabled) {
-      body.match_id = gnubgMatchId(g, info);
+    if (g.cube?.enabled && g.match_id) {
+      body.match_id = g.match_id;
       body.beavers = !!info.beavers;
     }
     return { kind: "cube", key: `cube:${g.game}:${g.position_id}:${body.match_id || ""}`, path: "/api/eval", body };

@@ -5,7 +5,7 @@
 
 import { t } from "../../i18n.js";
 import { diceValues } from "../../movelist.js";
-import { INITIAL } from "../../replay.js";
+import { INITIAL } from "../../rules.js";
 
 /** @typedef {import("../ctrl.js").RoundCtrl} RoundCtrl */
 /** @typedef {import("../frames.js").LiveFrame} LiveFrame */

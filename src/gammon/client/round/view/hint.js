@@ -5,7 +5,8 @@
 
 import { language, t } from "../../i18n.js";
 import { h } from "../../ui.js";
-import { HINT_PLAYS, playMoves } from "../hints.js";
+import { playMoves } from "../../rules.js";
+import { HINT_PLAYS } from "../hints.js";
 
 /** @typedef {import("../ctrl.js").RoundCtrl} RoundCtrl */
 
