@@ -73,7 +73,7 @@ def test_plural_forms_cover_the_language() -> None:
 def test_every_key_the_client_uses_exists() -> None:
     english = strings("en")
     used: set[str] = set()
-    for path in CLIENT.glob("*.js"):
+    for path in CLIENT.rglob("*.js"):
         used |= set(re.findall(r"""\bt\(\s*["']([a-z_]+\.[a-z0-9_]+)["']""", path.read_text()))
     html = (CLIENT / "index.html").read_text()
     used |= set(re.findall(r'data-i18n(?:-label|-title|-placeholder)?="([^"]+)"', html))
