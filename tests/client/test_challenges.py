@@ -37,7 +37,7 @@ def registered(pages: Pages, prefix: str, viewport: dict[str, int] | None = None
 
 
 def lobby_ready(page: Any) -> None:
-    page.wait_for_function(f"{PAGE} && {PAGE}.sent !== undefined && {PAGE}.sent !== null")
+    page.wait_for_function(f"{PAGE} && {PAGE}.ctrl && {PAGE}.ctrl.sent !== null")
 
 
 def challenge(page: Any, opponent: str, *, length: int = 3) -> None:

@@ -1,10 +1,13 @@
 // @ts-check
 // pages/lobby.js — the lobby (#/): the open games and the challenges, kept current by the
 // socket; the new-game form (a match, a single or money game, against a player, a named
-// opponent or the computer).
+// opponent or the computer). The page draws its controller (pages/lobby/ctrl.js: the
+// games, the challenges and the actions, no DOM) and turns the forms and buttons into its
+// actions.
 
 import { language, t } from "../i18n.js";
 import { api } from "../net.js";
+import { LobbyCtrl } from "./lobby/ctrl.js";
 import { Page, field, check, select, clockOptions, playerCell, botMark } from "./page.js";
 import { h, kindText, toast } from "../ui.js";
 
@@ -22,9 +25,11 @@ function ratedBetween(g, a, b) {
 export class LobbyPage extends Page {
   constructor(app) {
     super(app);
-    // set when mounted
-    /** @type {Set<string>} */
-    this.withdrawn;
+    this.ctrl = new LobbyCtrl({
+      me: () => this.app.me, api, navigate: (hash) => this.app.navigate(hash), notify: toast,
+      current: () => this.app.page === this,
+      changed: (part) => (part === "games" ? this.showGames() : this.showChallenges()),
+    });
   }
 
   mount(main) {
@@ -34,9 +39,6 @@ export class LobbyPage extends Page {
     this.challengeList = h("div", { "aria-live": "polite" });
     this.challengeCard = h("section", { class: "card", "aria-labelledby": "challenges-title", "data-card": "challenges", hidden: true },
       this.challengeTitle, this.challengeList);
-    this.sent = null; // the challenges this player made, as last shown (null: none shown yet)
-    this.received = null;
-    this.withdrawn = new Set(); // the challenges withdrawn here (not "declined" when they go)
     main.replaceChildren(
       h("h1", {}, t("lobby.title")),
       h("div", { class: "grid" },
@@ -46,8 +48,8 @@ export class LobbyPage extends Page {
         h("section", { class: "card", "aria-labelledby": "open-title" },
           h("h2", { id: "open-title" }, t("lobby.open_games")), this.list, this.mine)));
     // the open games and the challenges come by the socket, now and at every change (no polling)
-    this.onLobby = (e) => this.show(e.detail);
-    this.onChallenges = (e) => this.showChallenges(e.detail);
+    this.onLobby = (e) => this.ctrl.setGames(e.detail);
+    this.onChallenges = (e) => this.ctrl.setChallenges(e.detail);
     this.app.socket.addEventListener("lobby", this.onLobby);
     this.app.socket.addEventListener("challenges", this.onChallenges);
     this.app.socket.followLobby(true);
@@ -73,8 +75,8 @@ export class LobbyPage extends Page {
       e.preventDefault();
       const data = new FormData(form);
       try {
-        await this.create({ bot: Number(data.get("bot")), kind: data.get("kind"), length: Number(data.get("length")) || 1, cube: true });
-      } catch (err) { toast(this.refusal(err), { error: true }); }
+        await this.ctrl.create({ bot: Number(data.get("bot")), kind: data.get("kind"), length: Number(data.get("length")) || 1, cube: true });
+      } catch (err) { toast(this.ctrl.refusal(err), { error: true }); }
     });
     return h("section", { class: "card", "aria-labelledby": "bot-title" }, h("h2", { id: "bot-title" }, t("lobby.bot_title")),
       h("p", { class: "muted small" }, t("lobby.bot_text")),
@@ -138,7 +140,7 @@ export class LobbyPage extends Page {
       const name = opponent.value.trim();
       showError("");
       try {
-        await this.create({
+        await this.ctrl.create({
           kind: data.get("kind"), length: Number(data.get("length")) || 1, clock: data.get("clock"),
           cube: kind.value === "single" ? false : flag("cube"), jacoby: flag("jacoby"), beavers: flag("beavers"),
           winner_rolls_anew: flag("winner_rolls_anew"), private: !name && flag("private"),
@@ -150,31 +152,16 @@ export class LobbyPage extends Page {
         }
       } catch (err) {
         const aboutOpponent = Boolean(name) && ["not_found", "own_game"].includes(err.code);
-        showError(this.refusal(err, name), aboutOpponent ? opponent : null);
+        showError(this.ctrl.refusal(err, name), aboutOpponent ? opponent : null);
       }
     });
     return h("section", { class: "card", "aria-labelledby": "create-title" }, h("h2", { id: "create-title" }, t("lobby.create_title")), form);
   }
 
-  /** Create a game (refused: throws). A challenge stays in the lobby, waiting for its
-   *  player to answer; any other game opens at once. */
-  async create(body) {
-    if (body.kind !== "match") body.length = 1;
-    const info = await api("POST", "/api/games", body);
-    if (body.opponent) toast(t("lobby.challenge_sent", { name: body.opponent }));
-    else this.app.navigate(info.invite.replace(/^\//, "")); // with the key of a private match
-  }
-
-  /** What to tell of a refused game: in the player's language where the reason is known. */
-  refusal(err, opponent = "") {
-    if (err.code === "too_many_games") return t("error.too_many_games");
-    if (opponent && err.code === "not_found") return t("lobby.error_no_player", { name: opponent });
-    if (opponent && err.code === "own_game") return t("lobby.error_yourself");
-    return err.message;
-  }
-
-  show(games) {
+  /** The open games. */
+  showGames() {
     const me = this.app.me?.id;
+    const games = this.ctrl.games ?? [];
     if (!games.length) {
       this.list.replaceChildren(h("p", { class: "empty" }, t("lobby.no_games")));
       return;
@@ -187,29 +174,17 @@ export class LobbyPage extends Page {
         h("td", {}, kindText(g), rules ? h("div", { class: "muted small" }, rules) : null),
         h("td", { class: "actions" }, mine
           ? h("a", { class: "button", href: `#/match/${g.id}` }, t("lobby.your_game"))
-          : h("button", { type: "button", class: "primary", "data-act": "join", onclick: () => this.join(g.id) }, t("lobby.join"))));
+          : h("button", { type: "button", class: "primary", "data-act": "join", onclick: () => this.ctrl.join(g.id) }, t("lobby.join"))));
     });
     this.list.replaceChildren(h("table", { class: "stackable" }, tableHead(), h("tbody", {}, rows)));
   }
 
   /** The games reserved for this player (`received`: challenges and rematches to answer)
    *  and by them for another (`sent`: waiting for that player). */
-  showChallenges({ received, sent }) {
+  showChallenges() {
     const me = this.app.me;
-    if (this.shownFor !== me?.id) { // another account signed in here: nothing of theirs was shown
-      this.shownFor = me?.id;
-      this.received = this.sent = null;
-    }
-    if (this.received) {
-      for (const g of received) {
-        if (!this.received.some((old) => old.id === g.id)) toast(t("lobby.challenged_by", { name: g.creator?.name ?? "?" }));
-      }
-    }
-    if (this.sent) {
-      for (const old of this.sent) if (!sent.some((g) => g.id === old.id)) this.answered(old);
-    }
-    this.received = received;
-    this.sent = sent;
+    const received = this.ctrl.received ?? [];
+    const sent = this.ctrl.sent ?? [];
     const details = (g, rated) => {
       const rules = rulesText(g);
       return h("div", { class: "muted small" }, [rules, rated ? t("lobby.rated") : t("lobby.unrated")].filter(Boolean).join(" · "));
@@ -224,9 +199,9 @@ export class LobbyPage extends Page {
             h("td", {}, kindText(g), details(g, ratedBetween(g, g.creator, me))),
             h("td", { class: "actions" }, h("div", { class: "row" },
               h("button", { type: "button", class: "primary", "data-act": "accept", "aria-label": t("lobby.accept_label", { name }),
-                onclick: () => this.join(g.id) }, t("lobby.accept")),
+                onclick: () => this.ctrl.join(g.id) }, t("lobby.accept")),
               h("button", { type: "button", "data-act": "decline", "aria-label": t("lobby.decline_label", { name }),
-                onclick: (e) => this.answer(e.currentTarget, "POST", `/api/games/${g.id}/decline`, t("lobby.declined")) }, t("lobby.decline")))));
+                onclick: (e) => this.answer(e.currentTarget, () => this.ctrl.decline(g.id)) }, t("lobby.decline")))));
         }))));
     }
     if (sent.length) {
@@ -239,7 +214,7 @@ export class LobbyPage extends Page {
             h("td", { class: "actions" }, h("div", { class: "row" },
               h("a", { class: "button", href: `#/match/${g.id}`, "data-act": "open" }, t("lobby.your_game")),
               h("button", { type: "button", class: "danger", "data-act": "withdraw", "aria-label": t("lobby.withdraw_label", { name }),
-                onclick: (e) => this.withdraw(e.currentTarget, g) }, t("lobby.withdraw")))));
+                onclick: (e) => this.answer(e.currentTarget, () => this.ctrl.withdraw(g)) }, t("lobby.withdraw")))));
         }))));
     }
     // the focus stays on the button it was on, or, its row gone, goes to the card (the page)
@@ -255,48 +230,14 @@ export class LobbyPage extends Page {
     }
   }
 
-  /** Decline or withdraw a challenge from its row's `button` (whether it was done); the
-   *  server's `challenges` message then takes the row away. */
-  async answer(button, method, path, done) {
+  /** Decline or withdraw a challenge from its row's `button`, once at a time; the server's
+   *  `challenges` message then takes the row away.
+   *  @param {HTMLElement} button @param {() => Promise<boolean>} action whether it was done */
+  async answer(button, action) {
     // aria-disabled, not disabled: a disabled button would lose the keyboard's focus
-    if (button.getAttribute("aria-disabled") === "true") return false;
+    if (button.getAttribute("aria-disabled") === "true") return;
     button.setAttribute("aria-disabled", "true");
-    try {
-      await api(method, path);
-      toast(done);
-      return true;
-    } catch (err) {
-      button.removeAttribute("aria-disabled");
-      toast(err.message, { error: true });
-      return false;
-    }
-  }
-
-  async withdraw(button, challenge) {
-    if (button.getAttribute("aria-disabled") === "true") return; // under way
-    this.withdrawn.add(challenge.id);
-    if (await this.answer(button, "DELETE", `/api/games/${challenge.id}`, t("lobby.withdrawn"))) return;
-    // refused: taken (or declined) meanwhile, and maybe already gone from the list
-    this.withdrawn.delete(challenge.id);
-    if (!this.sent.some((g) => g.id === challenge.id)) this.answered(challenge);
-  }
-
-  /** A challenge of this player's is no longer waiting: taken (the match opens), or
-   *  declined (said so) — unless it was withdrawn here. */
-  async answered(challenge) {
-    if (this.withdrawn.has(challenge.id)) return;
-    let status = "cancelled";
-    try { status = (await api("GET", `/api/games/${challenge.id}`)).info.status; } catch { /* gone: cancelled */ }
-    if (this.app.page !== this) return;
-    if (status === "playing") this.app.navigate(`#/match/${challenge.id}`);
-    else if (status === "cancelled") toast(t("lobby.challenge_declined", { name: challenge.opponent?.name ?? "?" }));
-  }
-
-  async join(id) {
-    try {
-      await api("POST", `/api/games/${id}/join`, {});
-      this.app.navigate(`#/match/${id}`);
-    } catch (err) { toast(err.message, { error: true }); }
+    if (!(await action())) button.removeAttribute("aria-disabled");
   }
 }
 
