@@ -52,7 +52,7 @@ def core_facts() -> dict[str, Any]:
                            "notation": play.notation(), "after": list(play.position.board)}
                           for play in plays[::step][:PLAYS_A_POSITION]],
             })
-    from tests.server.test_verify_browser import _cases
+    from tests.client.test_fairness import _cases
 
     records = [{"record": record, "fair": not verify(record)} for record in _cases()]
     return {"initial": list(Position.initial().board), "positions": positions,

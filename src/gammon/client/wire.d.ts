@@ -203,8 +203,6 @@ export interface ConfigView {
 }
 
 export interface CreatedGame {
-  id: string;
-  status: "open" | "playing" | "finished" | "cancelled";
   kind: "single" | "money" | "match";
   length: number;
   cube: boolean;
@@ -214,6 +212,8 @@ export interface CreatedGame {
   beavers: boolean;
   winner_rolls_anew: boolean;
   private: boolean;
+  id: string;
+  status: "open" | "playing" | "finished" | "cancelled";
   rated: boolean;
   seats: (SeatView | null)[];
   seed_hash: string;
@@ -430,10 +430,11 @@ export interface HistoryEntry {
   finished_at: number | null;
 }
 
-/** A match's ``info`` (``state``, ``GET /api/games/{id}``, the lobby's answers). */
+/**
+ * A match's ``info`` (``state``, ``GET /api/games/{id}``, the lobby's answers): its
+ * choices as played (``length`` 0 in money, ``jacoby`` and ``beavers`` only there).
+ */
 export interface InfoView {
-  id: string;
-  status: "open" | "playing" | "finished" | "cancelled";
   kind: "single" | "money" | "match";
   length: number;
   cube: boolean;
@@ -443,6 +444,8 @@ export interface InfoView {
   beavers: boolean;
   winner_rolls_anew: boolean;
   private: boolean;
+  id: string;
+  status: "open" | "playing" | "finished" | "cancelled";
   rated: boolean;
   seats: (SeatView | null)[];
   seed_hash: string;
@@ -516,6 +519,10 @@ export interface MutedMessage {
   muted: boolean;
 }
 
+/**
+ * A new game's choices: the wire form of a :class:`~gammon.views.MatchConfig`
+ * (:meth:`config`, where its rules are).
+ */
 export interface NewGame {
   kind?: "single" | "money" | "match";
   length?: number;
