@@ -58,7 +58,8 @@ def walk(rules: Rules, seed: int, steps: int = 1500) -> tuple[set[str], list[str
                 action = A.PlayMove(game.turn, rng.choice(plays))
             else:
                 # resignations end games fast: seldom offered, mostly refused
-                offers = [o for o in options if not isinstance(o, A.OfferResign)]
+                offers: list[A.Action] = [o for o in options
+                                          if not isinstance(o, A.OfferResign)]
                 if offers and rng.random() < 0.97:
                     options = offers
                 action = rng.choice(options)
