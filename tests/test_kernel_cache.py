@@ -80,8 +80,10 @@ KERNEL_SOURCE = "from numba import njit\n\n\n@njit(cache=True)\ndef twice(x):\n 
 RUN_KERNEL = """
 import json, os, sys
 from pathlib import Path
-from gammon import _kernel_cache
+from gammon import _kernel_cache  # configures gammon's own cache: undo that
 os.environ.pop("NUMBA_CACHE_DIR", None)
+if len(sys.argv) > 2:  # the folder a parent process left in the environment
+    os.environ["NUMBA_CACHE_DIR"] = sys.argv[2]
 package = Path(sys.argv[1])
 _kernel_cache.configure(package)
 sys.path.insert(0, str(package.parent))
@@ -92,10 +94,15 @@ print(json.dumps({"hits": len(twice.stats.cache_hits), "misses": len(twice.stats
 """
 
 
-def run_kernel(package: Path, cache: Path) -> dict[str, object]:
+def run_kernel(package: Path, cache: Path, numba_cache_dir: str | None = None
+               ) -> dict[str, object]:
+    """Run the kernel of ``package`` in a new process, with ``NUMBA_CACHE_DIR`` as a parent
+    process left it (None: unset)."""
     environment = {**os.environ, "XDG_CACHE_HOME": str(cache)}
     environment.pop("NUMBA_CACHE_DIR", None)
-    done = subprocess.run([sys.executable, "-c", RUN_KERNEL, str(package)], env=environment,
+    inherited = [] if numba_cache_dir is None else [numba_cache_dir]
+    done = subprocess.run([sys.executable, "-c", RUN_KERNEL, str(package), *inherited],
+                          env=environment,
                           capture_output=True, text=True, check=True, timeout=300)
     answer: dict[str, object] = json.loads(done.stdout.splitlines()[-1])
     return answer
@@ -121,3 +128,21 @@ def test_a_second_checkout_of_the_same_sources_loads_the_compiled_kernels(
     assert second["path"] == first["path"]
     changed = run_kernel(checkouts[2], cache)
     assert (changed["hits"], changed["misses"]) == (0, 1)
+
+
+def test_a_child_process_files_its_kernels_as_its_parent_does(tmp_path: Path) -> None:
+    """A process started by one that configured the cache (the server's analysis workers, a
+    test's ``gammon serve``) inherits ``NUMBA_CACHE_DIR`` and still loads the shared kernels."""
+    checkouts = []
+    for name in ("first", "second"):
+        package = tmp_path / name / "kernels"
+        (package / "core").mkdir(parents=True)
+        (package / "core" / "k.py").write_text(KERNEL_SOURCE)
+        checkouts.append(package)
+    cache = tmp_path / "cache"
+    first = run_kernel(checkouts[0], cache)
+    assert (first["hits"], first["misses"]) == (0, 1)
+    chosen = cache / "gammon" / "numba" / _kernel_cache.sources_digest(checkouts[1])
+    child = run_kernel(checkouts[1], cache, numba_cache_dir=str(chosen))
+    assert (child["hits"], child["misses"]) == (1, 0)
+    assert child["path"] == first["path"]

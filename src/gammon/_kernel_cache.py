@@ -11,7 +11,9 @@ numba also files each module's kernels under a hash of the folder the module lie
 second checkout of the same sources (a fresh clone, CI's) compiled everything again. Inside
 the digest's folder our kernels are filed by their path within the package instead
 (:class:`PackageLocator`), so every checkout of the same sources shares one cache.
-``NUMBA_CACHE_DIR`` set by the user wins, with numba's own filing.
+``NUMBA_CACHE_DIR`` set by the user wins, with numba's own filing; set by this module in a
+parent process (a server's analysis workers, a test's ``gammon serve``) it is the same folder,
+and the child files its kernels as the parent does.
 """
 
 from __future__ import annotations
@@ -45,10 +47,13 @@ def cache_root() -> Path:
 
 def configure(package: Path = Path(__file__).parent) -> None:
     """Point numba at this version's cache folder (before numba compiles anything)."""
-    if "NUMBA_CACHE_DIR" in os.environ:
-        return
     root = cache_root()
     folder = root / sources_digest(package)
+    inherited = os.environ.get("NUMBA_CACHE_DIR")
+    if inherited is not None:
+        if Path(inherited) == folder:  # a child of a process that chose it: file as it does
+            PackageLocator.register(package, folder)
+        return
     try:
         fresh = not folder.exists()
         folder.mkdir(parents=True, exist_ok=True)
@@ -99,8 +104,7 @@ class PackageLocator(_locator_base()):  # type: ignore[misc]
         source = Path(py_file).resolve()
         for package, folder in cls.folders.items():
             if source.is_relative_to(package):
-                inside = source.parent.relative_to(package).as_posix()
-                locator = cls(folder / (inside.replace("/", "_") or "_"), source,
+                locator = cls(folder / source.parent.relative_to(package), source,
                               py_func.__code__.co_firstlineno)
                 try:
                     locator.ensure_cache_path()
