@@ -906,11 +906,15 @@ class MatchConfig:
 
     @classmethod
     def from_json(cls, text: str) -> MatchConfig:
-        """The stored configuration (a field it lacks takes its default); ConfigError when
-        it is not one."""
+        """The stored configuration (a field it lacks takes its default, a field this version
+        does not know — written by a newer one during a rolling upgrade — is ignored);
+        ConfigError when it is not one."""
         try:
             data = json.loads(text)
-            return cls(**data)
+            if not isinstance(data, dict):
+                raise TypeError(f"an object, not {type(data).__name__}")
+            known = {field.name for field in dataclasses.fields(cls)}
+            return cls(**{key: value for key, value in data.items() if key in known})
         except (ValueError, TypeError) as error:  # ConfigError is a ValueError
             if isinstance(error, ConfigError):
                 raise

@@ -34,3 +34,10 @@ def test_impossible_analysis_settings_stop_the_server_with_their_reason(
     with pytest.raises(ValidationError) as error:
         settings(**values)
     assert next(iter(values)) in str(error.value)
+
+
+@pytest.mark.parametrize("scale", [0, -1, float("inf"), float("nan")])
+def test_a_clock_scale_that_is_not_a_positive_number_stops_the_server(scale: float) -> None:
+    """Found at start-up, not as every new match's 400 (a player's fault it is not)."""
+    with pytest.raises(ValidationError, match="clock_scale"):
+        settings(clock_scale=scale)

@@ -132,6 +132,7 @@ def parse(data: object) -> BusMessage:
 
 
 def dump(message: BusMessage) -> dict[str, object]:
-    """The JSON-ready dict of ``message`` (fields that are None left out)."""
-    data: dict[str, object] = _ADAPTER.dump_python(message, exclude_none=True)
-    return data
+    """The JSON-ready dict of ``message``, its own fields that are None left out (not those
+    inside a payload: a field of a payload that may be None must still arrive)."""
+    data: dict[str, object] = _ADAPTER.dump_python(message)
+    return {key: value for key, value in data.items() if value is not None}

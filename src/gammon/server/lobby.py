@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import logging
 import secrets
 import time
 from collections.abc import Iterable
@@ -30,6 +31,8 @@ from gammon.server.fairness import commitment, new_seed
 from gammon.server.hub import Connection, Hub, LiveRoom, ServiceError
 from gammon.server.records import MatchRow, Row
 from gammon.server.rooms import Room, rules_for, rules_json, stored_row
+
+log = logging.getLogger(__name__)
 
 
 class Lobby:
@@ -255,16 +258,22 @@ class Lobby:
 
     async def _send_challenges(self) -> None:
         """Each player's challenges, read after what changed them, to their sockets that
-        follow the lobby, until no player is left to tell."""
+        follow the lobby, until no player is left to tell. A failed read (the database
+        away a moment) is logged and costs that player this notice only: the others
+        queued are still told."""
         try:
             while self._challenged:
                 user_id = self._challenged.pop()
                 conns = [c for c in self.hub.lobby_watchers if c.user.id == user_id]
                 if not conns:
                     continue
-                text = jsontext.dumps(protocol.challenges_message(
-                    await self.challenges(conns[0].user),
-                    await self.sent_challenges(conns[0].user)))
+                try:
+                    text = jsontext.dumps(protocol.challenges_message(
+                        await self.challenges(conns[0].user),
+                        await self.sent_challenges(conns[0].user)))
+                except Exception:
+                    log.exception("reading the challenges of player %d failed", user_id)
+                    continue
                 for conn in conns:
                     if conn in self.hub.lobby_watchers:
                         conn.send_text(text)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Self
 
-from pydantic import model_validator
+from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -58,8 +58,9 @@ class Settings(BaseSettings):
     ws_subscribes_per_minute: float = 60.0
     ws_subscribe_burst: int = 30
     """Subscribes load matches from the database: a budget of their own per socket."""
-    clock_scale: float = 1.0
-    """Multiplies every clock duration of new matches (tests use small values)."""
+    clock_scale: float = Field(default=1.0, gt=0, allow_inf_nan=False)
+    """Multiplies every clock duration of new matches (tests use small values); a positive
+    number, checked at start-up (not found out at the first new match)."""
     heartbeat_interval: float = 2.0
     """Seconds between the heartbeats a process writes to the database; at most this much
     server downtime is charged to a running clock after a crash (docs/server.md)."""

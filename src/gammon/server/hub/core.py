@@ -19,6 +19,7 @@ import json
 import logging
 import time
 from collections.abc import Callable, Coroutine
+from typing import assert_never
 
 from gammon.server import protocol
 from gammon.server.bus_messages import (
@@ -249,8 +250,10 @@ class Hub:
                 if events:
                     fanout.broadcast_update(room, events)
                 self.after_change(room, local=False)
-            case _:
+            case Forward():
                 self._forward(message)
+            case _:
+                assert_never(message)
 
     def _forward(self, message: Forward) -> None:
         """A chat line, rematch offer or analysis progress: to the room's sockets."""

@@ -27,13 +27,14 @@ class BusLink:
     async def start(self, receive: Callable[[BusMessage], Awaitable[None]]) -> None:
         """Hand every other process's message to ``receive``."""
         async def handle(data: Message) -> None:
+            if isinstance(data, dict) and data.get("origin") == self.origin:  # our own, echoed
+                return
             try:
                 message = parse(data)
             except BadBusMessage as error:  # dropped: a bus message never stops the hub
                 log.warning("bus message dropped: %s", error)
                 return
-            if message.origin != self.origin:
-                await receive(message)
+            await receive(message)
 
         await self.bus.start(handle)
 
