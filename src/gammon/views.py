@@ -821,7 +821,7 @@ class ConfigError(ValueError):
     """A match configuration refused, with the reason."""
 
 
-class _ChoicesView(TypedDict):
+class ChoicesView(TypedDict):
     """The choices of a :class:`MatchConfig` that both its views show."""
 
     kind: MatchKind
@@ -835,7 +835,7 @@ class _ChoicesView(TypedDict):
     private: bool
 
 
-class ConfigView(_ChoicesView):
+class ConfigView(ChoicesView):
     """What a match's creator chose (stored with the match; in the lobby and history)."""
 
     clock_scale: float
@@ -983,7 +983,7 @@ def result_view(match: Match) -> ResultView:
 MatchStatus: TypeAlias = Literal["open", "playing", "finished", "cancelled"]
 
 
-class InfoView(_ChoicesView):
+class InfoView(ChoicesView):
     """A match's ``info`` (``state``, ``GET /api/games/{id}``, the lobby's answers): its
     choices as played (``length`` 0 in money, ``jacoby`` and ``beavers`` only there)."""
 

@@ -164,6 +164,19 @@ export interface CheckerMovedView {
   v: number;
 }
 
+/** The choices of a :class:`MatchConfig` that both its views show. */
+export interface ChoicesView {
+  kind: "single" | "money" | "match";
+  length: number;
+  cube: boolean;
+  clock: "none" | "italian" | "italian_per_point" | "polish";
+  bot: number | null;
+  jacoby: boolean;
+  beavers: boolean;
+  winner_rolls_anew: boolean;
+  private: boolean;
+}
+
 /** Not a core event: the server's downtime credited to the running clock. */
 export interface ClockPausedView {
   type: "clock_paused";
@@ -189,47 +202,15 @@ export interface ClockView {
 }
 
 /** What a match's creator chose (stored with the match; in the lobby and history). */
-export interface ConfigView {
-  kind: "single" | "money" | "match";
-  length: number;
-  cube: boolean;
-  clock: "none" | "italian" | "italian_per_point" | "polish";
-  bot: number | null;
-  jacoby: boolean;
-  beavers: boolean;
-  winner_rolls_anew: boolean;
-  private: boolean;
+export interface ConfigView extends ChoicesView {
   clock_scale: number;
 }
 
-export interface CreatedGame {
-  kind: "single" | "money" | "match";
-  length: number;
-  cube: boolean;
-  clock: "none" | "italian" | "italian_per_point" | "polish";
-  bot: number | null;
-  jacoby: boolean;
-  beavers: boolean;
-  winner_rolls_anew: boolean;
-  private: boolean;
-  id: string;
-  status: "open" | "playing" | "finished" | "cancelled";
-  rated: boolean;
-  seats: (SeatView | null)[];
-  seed_hash: string;
-  client_seeds: string[];
-  server_seed: string | null;
-  rematch_of: string | null;
-  result: ResultView | null;
+export interface CreatedGame extends InfoView {
   invite: string;
 }
 
-export interface CreatedToken {
-  id: number;
-  description: string;
-  scopes: "bot:play"[];
-  created_at: number;
-  last_used_at: number | null;
+export interface CreatedToken extends TokenView {
   token: string;
 }
 
@@ -361,15 +342,7 @@ export interface GameStartedView {
 }
 
 /** ``GET /api/games/{id}``: a ``state``; the match's players also get the ``invite``. */
-export interface GameState {
-  type: "state";
-  match: string;
-  v: number;
-  you: number | null;
-  info: InfoView;
-  game: GameView | null;
-  clock: ClockView | null;
-  chat: ChatLine[];
+export interface GameState extends StateMessage {
   invite?: string;
 }
 
@@ -434,16 +407,7 @@ export interface HistoryEntry {
  * A match's ``info`` (``state``, ``GET /api/games/{id}``, the lobby's answers): its
  * choices as played (``length`` 0 in money, ``jacoby`` and ``beavers`` only there).
  */
-export interface InfoView {
-  kind: "single" | "money" | "match";
-  length: number;
-  cube: boolean;
-  clock: "none" | "italian" | "italian_per_point" | "polish";
-  bot: number | null;
-  jacoby: boolean;
-  beavers: boolean;
-  winner_rolls_anew: boolean;
-  private: boolean;
+export interface InfoView extends ChoicesView {
   id: string;
   status: "open" | "playing" | "finished" | "cancelled";
   rated: boolean;
@@ -459,13 +423,7 @@ export interface Join {
   client_seed?: string;
 }
 
-export interface LeaderboardEntry {
-  id: number;
-  name: string;
-  kind: "user" | "guest" | "bot";
-  rating: number;
-  experience: number;
-  bot: boolean;
+export interface LeaderboardEntry extends UserView {
   rank: number;
 }
 
@@ -554,17 +512,7 @@ export interface OkResponse {
 }
 
 /** An open public game in the lobby: its settings, when and by whom it was created. */
-export interface OpenGame {
-  kind: "single" | "money" | "match";
-  length: number;
-  cube: boolean;
-  clock: "none" | "italian" | "italian_per_point" | "polish";
-  bot: number | null;
-  jacoby: boolean;
-  beavers: boolean;
-  winner_rolls_anew: boolean;
-  private: boolean;
-  clock_scale: number;
+export interface OpenGame extends ConfigView {
   id: string;
   created_at: number;
   creator: UserView | null;
@@ -744,20 +692,7 @@ export interface SeatView {
 }
 
 /** An open game its creator reserved for another player (a challenge, a rematch). */
-export interface SentChallenge {
-  kind: "single" | "money" | "match";
-  length: number;
-  cube: boolean;
-  clock: "none" | "italian" | "italian_per_point" | "polish";
-  bot: number | null;
-  jacoby: boolean;
-  beavers: boolean;
-  winner_rolls_anew: boolean;
-  private: boolean;
-  clock_scale: number;
-  id: string;
-  created_at: number;
-  creator: UserView | null;
+export interface SentChallenge extends OpenGame {
   opponent: UserView | null;
 }
 
