@@ -9,6 +9,7 @@ reason code and the status of :data:`STATUS`."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any, cast
 
 from fastapi import Depends, Query, Request, Response
@@ -55,45 +56,26 @@ def returns(kind: str, status: int = 200) -> dict[str, Any]:
 # -- the services ------------------------------------------------------------------------
 
 
-def _settings(conn: HTTPConnection) -> Settings:
-    return conn.app.state.settings  # type: ignore[no-any-return]
+def _service(name: str) -> Callable[[HTTPConnection], Any]:
+    """The dependency that reads the app's service ``name`` (``app.state.<name>``)."""
 
+    def service(conn: HTTPConnection) -> Any:
+        return getattr(conn.app.state, name)
 
-def _repo(conn: HTTPConnection) -> Repository:
-    return conn.app.state.repo  # type: ignore[no-any-return]
-
-
-def _hub(conn: HTTPConnection) -> Hub:
-    return conn.app.state.hub  # type: ignore[no-any-return]
-
-
-def _lobby(conn: HTTPConnection) -> Lobby:
-    return conn.app.state.lobby  # type: ignore[no-any-return]
-
-
-def _play(conn: HTTPConnection) -> Play:
-    return conn.app.state.play  # type: ignore[no-any-return]
-
-
-def _sessions(conn: HTTPConnection) -> Sessions:
-    return conn.app.state.sessions  # type: ignore[no-any-return]
-
-
-def _limiter(conn: HTTPConnection) -> RateLimiter | RedisRateLimiter:
-    return conn.app.state.limiter  # type: ignore[no-any-return]
+    return service
 
 
 def _dice_cache(conn: HTTPConnection) -> dict[str, Any]:
     return conn.app.state.__dict__.setdefault("dice_cache", {})  # type: ignore[no-any-return]
 
 
-SettingsDep = Annotated[Settings, Depends(_settings)]
-RepoDep = Annotated[Repository, Depends(_repo)]
-HubDep = Annotated[Hub, Depends(_hub)]
-LobbyDep = Annotated[Lobby, Depends(_lobby)]
-PlayDep = Annotated[Play, Depends(_play)]
-SessionsDep = Annotated[Sessions, Depends(_sessions)]
-LimiterDep = Annotated[RateLimiter | RedisRateLimiter, Depends(_limiter)]
+SettingsDep = Annotated[Settings, Depends(_service("settings"))]
+RepoDep = Annotated[Repository, Depends(_service("repo"))]
+HubDep = Annotated[Hub, Depends(_service("hub"))]
+LobbyDep = Annotated[Lobby, Depends(_service("lobby"))]
+PlayDep = Annotated[Play, Depends(_service("play"))]
+SessionsDep = Annotated[Sessions, Depends(_service("sessions"))]
+LimiterDep = Annotated[RateLimiter | RedisRateLimiter, Depends(_service("limiter"))]
 DiceCache = Annotated[dict[str, Any], Depends(_dice_cache)]
 """This app's cache of the dice statistics."""
 
