@@ -433,6 +433,13 @@ class AnalysisView(TypedDict):
     cube_decisions: list[AnalysedCubeView]
 
 
+def _fields(record: Any, left_out: str) -> dict[str, Any]:
+    """A record's fields but ``left_out`` (the graded alternatives, which the puzzles read
+    from the records and the analysis's JSON does not carry)."""
+    return {name: value for name, value in dataclasses.asdict(record).items()
+            if name != left_out}
+
+
 def analysis_view(analysis: Analysis) -> AnalysisView:
     """An analysis as the command line prints it and the server stores and answers it: each
     record's fields, with its loss (4 decimals) and mark, and each player's error rate and
@@ -445,10 +452,10 @@ def analysis_view(analysis: Analysis) -> AnalysisView:
             "performance_rating": round(s.performance_rating, 1)})
             for s in analysis.summaries()],
         "decisions": [cast(AnalysedPlayView, {
-            **dataclasses.asdict(d), "loss": round(d.loss, 4), "mark": d.mark})
+            **_fields(d, "alternatives"), "loss": round(d.loss, 4), "mark": d.mark})
             for d in analysis.decisions],
         "cube_decisions": [cast(AnalysedCubeView, {
-            **dataclasses.asdict(c), "loss": round(c.loss, 4), "mark": c.mark})
+            **_fields(c, "options"), "loss": round(c.loss, 4), "mark": c.mark})
             for c in analysis.cube],
     }
 
