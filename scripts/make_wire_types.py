@@ -49,6 +49,7 @@ REQUESTS: dict[str, Any] = {
     "credentials": protocol.Credentials, "options": protocol.Options,
     "new_game": protocol.NewGame, "join": protocol.Join, "new_token": protocol.NewToken,
     "hint": protocol.HintRequest, "eval": protocol.EvalRequest,
+    "puzzle_answer": protocol.PuzzleAnswer,
 }
 """The HTTP request bodies a client sends, by the name ``Requests`` gives them."""
 

@@ -36,6 +36,9 @@ export interface Responses {
   ready: ReadyResponse;
   token: CreatedToken;
   tokens: TokenView[];
+  puzzle: PuzzleView;
+  next_puzzle: NextPuzzleView;
+  puzzle_verdict: PuzzleVerdictView;
 }
 
 /** The body of each kind of HTTP request a client sends. */
@@ -47,6 +50,7 @@ export interface Requests {
   new_token: NewToken;
   hint: HintRequest;
   eval: EvalRequest;
+  puzzle_answer: PuzzleAnswer;
 }
 
 /** One cube decision, rated (:class:`gammon.engine.analysis.CubeRecord`). */
@@ -500,6 +504,12 @@ export interface NewToken {
   scopes?: "bot:play"[];
 }
 
+/** ``GET /api/puzzles/next``: the puzzle and the player's rating. */
+export interface NextPuzzleView {
+  puzzle: PuzzleView;
+  rating: PuzzleRatingView;
+}
+
 export interface NoLegalMoveView {
   type: "no_legal_move";
   player: number;
@@ -585,6 +595,90 @@ export interface ProbabilitiesView {
 }
 
 /**
+ * The answer to a puzzle: a checker play in the project's notation, or a cube action
+ * (one of them, as the puzzle asks).
+ */
+export interface PuzzleAnswer {
+  play?: string | null;
+  cube?: "double" | "no double" | "take" | "drop" | "beaver" | null;
+}
+
+/** A graded answer and its equity (EMG at the puzzle's score and cube). */
+export interface PuzzleAnswerView {
+  answer: string;
+  equity: number;
+}
+
+/**
+ * A puzzle's context as the player to answer sees it: ``length`` 0 for money play,
+ * ``score`` [theirs, the opponent's].
+ */
+export interface PuzzleContextView {
+  length: number;
+  score: number[];
+  cube: number;
+  cube_owner: "centred" | "you" | "opponent";
+  crawford: boolean;
+  jacoby: boolean;
+}
+
+/** A player's puzzle rating (Glicko-2). */
+export interface PuzzleRatingView {
+  rating: number;
+  rd: number;
+  attempts: number;
+  solved: number;
+}
+
+/** Where the puzzle was met in a public match, and the answer given there. */
+export interface PuzzleSourceView {
+  match: string;
+  game: number;
+  move_number: number;
+  played: string;
+  error: number;
+}
+
+/**
+ * The answer to a puzzle, graded: ``error`` what it loses to the best (0 when right),
+ * graded by ``graded_by``; ``top`` the graded answers, best first; the player's and the
+ * puzzle's ratings before and after it.
+ */
+export interface PuzzleVerdictView {
+  puzzle: number;
+  answer: string;
+  right: boolean;
+  error: number;
+  graded_by: string;
+  best: string;
+  top: PuzzleAnswerView[];
+  source: PuzzleSourceView | null;
+  rating: PuzzleRatingView;
+  rating_change: RatingChangeView;
+  puzzle_rating: RatingChangeView;
+}
+
+/**
+ * A puzzle, without its answer: ``position_id`` seen from the side on roll (for a take,
+ * the doubler, as GNU Backgammon writes a pending double), ``match_id`` its context with
+ * the player to answer as player 0, ``dice`` for a checker play, ``choices`` for a cube
+ * question; ``rating`` the puzzle's own.
+ */
+export interface PuzzleView {
+  id: number;
+  kind: "checker" | "double" | "take";
+  position_id: string;
+  match_id: string;
+  dice: number[] | null;
+  choices: string[];
+  context: PuzzleContextView;
+  themes: string[];
+  rating: number;
+  attempts: number;
+  solved: number;
+}
+
+/**
  * One legal play, ranked by the engine: ``moves`` its checkers' moves (as a
  * ``turn_ended`` event lists them), ``position_id`` the position after it seen from the
  * opponent, ``ply`` the depth its evaluation comes from.
@@ -603,6 +697,11 @@ export interface RatingChange {
   before: number;
   after: number;
   at: number;
+}
+
+export interface RatingChangeView {
+  before: number;
+  after: number;
 }
 
 export interface RatingsResponse {

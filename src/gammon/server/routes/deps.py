@@ -24,6 +24,7 @@ from gammon.server.limits import RateLimiter, RedisRateLimiter
 from gammon.server.lobby import Lobby
 from gammon.server.play import Play
 from gammon.server.protocol import RESPONSES, Text
+from gammon.server.puzzles import PuzzleStore
 from gammon.server.settings import Settings
 
 STATUS: dict[protocol.HTTPErrorCode, int] = {
@@ -31,7 +32,7 @@ STATUS: dict[protocol.HTTPErrorCode, int] = {
     "unauthenticated": 401, "bad_credentials": 401, "bad_token": 401,
     "not_a_player": 403, "reserved": 403, "rated_match_live": 403, "not_a_bot": 403,
     "session_required": 403,
-    "not_found": 404, "method_not_allowed": 405,
+    "not_found": 404, "no_puzzle": 404, "method_not_allowed": 405, "illegal_answer": 422,
     "too_many_games": 429, "too_many_tokens": 429, "rate_limited": 429,
     "internal": 500, "busy": 503, "analysis_busy": 503,
 }
@@ -75,6 +76,7 @@ HubDep = Annotated[Hub, Depends(_service("hub"))]
 LobbyDep = Annotated[Lobby, Depends(_service("lobby"))]
 PlayDep = Annotated[Play, Depends(_service("play"))]
 SessionsDep = Annotated[Sessions, Depends(_service("sessions"))]
+PuzzlesDep = Annotated[PuzzleStore, Depends(_service("puzzles"))]
 LimiterDep = Annotated[RateLimiter | RedisRateLimiter, Depends(_service("limiter"))]
 DiceCache = Annotated[dict[str, Any], Depends(_dice_cache)]
 """This app's cache of the dice statistics."""
