@@ -13,6 +13,7 @@ from gammon.core.game import Game, Rules
 from gammon.core.match import Match
 from gammon.core.position import Position
 from gammon.engine.analysis import Analysis, CheckerDecision, analyse_actions
+from gammon.engine.cube import CubeInfo
 from gammon.engine.player import Engine
 from gammon.engine.puzzles import (
     CLEAR_MARGIN,
@@ -51,6 +52,10 @@ def test_an_opening_blunder_is_a_puzzle_whose_answer_is_the_best_play(engine: En
         (a.equity for a in puzzle.answers), reverse=True)
     assert "24/23 13/10" in [a.text for a in puzzle.answers]
     assert puzzle.graded_by == "0-ply" and puzzle.plies == 0
+    ranked = engine.rank_plays(Position.initial(), Roll(3, 1), plies=0,
+                               context=CubeInfo.match(3, 3))
+    assert ranked[0].play.notation() == puzzle.best
+    assert ranked[0].equity - ranked[1].equity >= CLEAR_MARGIN
     key = MatchKey.from_id(puzzle.match_id)
     assert (key.match_length, key.score, key.cube, key.turn, key.dice) == (3, (0, 0), 1, 0,
                                                                             (3, 1))
