@@ -21,6 +21,7 @@ from gammon.server.db import Repository, User
 from gammon.server.hub import Hub, LiveRoom, ServiceError
 from gammon.server.limits import RateLimiter, RedisRateLimiter
 from gammon.server.lobby import Lobby
+from gammon.server.matchmaking import Matchmaker
 from gammon.server.play import Play
 from gammon.server.protocol import RESPONSES, Text
 from gammon.server.settings import Settings
@@ -71,6 +72,10 @@ def _lobby(conn: HTTPConnection) -> Lobby:
     return conn.app.state.lobby  # type: ignore[no-any-return]
 
 
+def _matchmaker(conn: HTTPConnection) -> Matchmaker:
+    return conn.app.state.matchmaker  # type: ignore[no-any-return]
+
+
 def _play(conn: HTTPConnection) -> Play:
     return conn.app.state.play  # type: ignore[no-any-return]
 
@@ -91,6 +96,7 @@ SettingsDep = Annotated[Settings, Depends(_settings)]
 RepoDep = Annotated[Repository, Depends(_repo)]
 HubDep = Annotated[Hub, Depends(_hub)]
 LobbyDep = Annotated[Lobby, Depends(_lobby)]
+MatchmakerDep = Annotated[Matchmaker, Depends(_matchmaker)]
 PlayDep = Annotated[Play, Depends(_play)]
 SessionsDep = Annotated[Sessions, Depends(_sessions)]
 LimiterDep = Annotated[RateLimiter | RedisRateLimiter, Depends(_limiter)]
