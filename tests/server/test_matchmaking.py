@@ -2,6 +2,7 @@
 into one match, made as the lobby makes every match, and told on their sockets; a third is
 not paired twice and keeps waiting; the pools' counts go to the lobby's watchers; a player
 cancels, or leaves (their socket closed: not paired, removed after the grace time); a
+place no process sees (its process died) is not paired and goes after the grace time; a
 restart while waiting keeps the place; the bot after N seconds; rated pools for registered
 players only; bad input is refused with a clear code and changes nothing.
 
@@ -19,6 +20,7 @@ from fastapi.testclient import TestClient
 
 from gammon.server.app import create_app
 from gammon.server.matchmaking import Matchmaker
+from gammon.server.records import Seek
 from gammon.server.settings import Settings
 from tests.server.conftest import Browser
 
@@ -249,3 +251,24 @@ def test_rated_pools_pair_registered_players_into_a_rated_match(
     match = until(wa, "paired")["match"]
     assert until(wb, "paired")["match"] == match
     assert a.get(f"/api/games/{match}").json()["info"]["rated"] is True
+
+
+def test_a_place_no_process_sees_is_not_paired_and_goes_after_the_grace_time(
+        client: TestClient, sockets: list[Any]) -> None:
+    """A place whose server process died (no socket anywhere, nobody to mark it left) is
+    not paired once it is no longer seen, and is removed after the grace time."""
+    a, b = guest(client), guest(client)
+    me = a.get("/api/me").json()["user"]["id"]
+    mm = matchmaker(client)
+    long_ago = time.time() - 10  # seen last 10 s ago (5 passes: not present), then gone
+    place = Seek(kind="match", length=3, clock="none", rated=False, since=long_ago)
+    assert client.portal is not None
+    assert client.portal.call(mm.repo.add_seek, me, place)
+    wb = lobby(b)
+    sockets.append(wb)
+    wb.send_json(MATCH3)
+    until(wb, "seeking")
+    assert pair_now(client) == []  # b is not paired with a place nobody holds
+    assert waiting(client, a) is not None  # within the grace time
+    assert pair_now(client, long_ago + mm.settings.pairing_grace + 1) == []
+    assert waiting(client, a) is None and waiting(client, b) is not None
