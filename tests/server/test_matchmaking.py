@@ -226,6 +226,8 @@ def test_the_bot_takes_a_player_after_the_seconds_they_chose(
     wa.send_json({**MATCH3, "clock": "polish", "bot": 2, "bot_after": 20})
     since = until(wa, "seeking")["seek"]["since"]
     assert pair_now(client, since + 19) == []
+    assert client.portal is not None  # the bot's user is made when a fallback needs it
+    assert client.portal.call(matchmaker(client).repo.user_by_name, "bot-2") is None
     (made,) = pair_now(client, since + 20)
     assert until(wa, "paired")["match"] == made
     info = a.get(f"/api/games/{made}").json()["info"]

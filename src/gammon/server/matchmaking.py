@@ -58,7 +58,8 @@ class Matchmaker:
         """The sockets here of each waiting player: the one that sent ``seek``, and those
         following the lobby."""
         self._pass = asyncio.Lock()  # one pass at a time in this process
-        self._bots: dict[int, User] = {}
+        self._bots: dict[int, User] = {}  # the server's bots, by level, once read
+        self._bots_wanted: set[int] = set()  # levels a place fell back on, not yet read
         self._counts: list[tuple[str, int, str, bool, int]] | None = None  # last sent
         self._recount = False
         self._fresh: set[Connection] = set()
@@ -192,27 +193,20 @@ class Matchmaker:
 
     async def pair_now(self, now: float | None = None) -> list[str]:
         """One pairing pass at ``now`` (the clock's time by default): the ids of the
-        matches it made."""
+        matches it made. (A bot fallback due whose bot this process has not read yet
+        reads it, then passes once more at the same time.)"""
+        made: list[Made] = []
+        gone: list[int] = []
         async with self._pass:
             now = time.time() if now is None else now
-            for level in views.BOT_LEVELS:  # the bots a place may fall back on
-                if level not in self._bots:
+            for _ in range(2):
+                for level in self._bots_wanted - set(self._bots):  # made on first use
                     self._bots[level] = await self.lobby.bot_user(level)
-            settings = self.settings
-            present_since = now - PRESENT_PASSES * settings.pairing_interval
-            gone_before = now - max(settings.pairing_grace,
-                                    PRESENT_PASSES * settings.pairing_interval)
-            for attempt in range(3):
-                try:
-                    made, gone = await self.repo.pair(
-                        list(self.sockets), now, present_since, gone_before,
-                        lambda waiting: self._choose(waiting, now))
+                more, left = await self._pass_at(now)
+                made += more
+                gone += left
+                if not self._bots_wanted - set(self._bots):
                     break
-                except SeekTaken:
-                    if attempt == 2:
-                        raise
-            else:  # pragma: no cover (the loop breaks or raises)
-                return []
         for row, _, players in made:
             await self.lobby.opened(row)
             for user_id in players:
@@ -224,6 +218,23 @@ class Matchmaker:
         self._recount = True
         self._send_counts()
         return [row.id for row, _, _ in made]
+
+    async def _pass_at(self, now: float) -> tuple[list[Made], list[int]]:
+        """One transaction of :meth:`Repository.pair <gammon.server.db.Repository.pair>`
+        (again, up to three times, when a place it took was taken meanwhile)."""
+        settings = self.settings
+        present_since = now - PRESENT_PASSES * settings.pairing_interval
+        gone_before = now - max(settings.pairing_grace,
+                                PRESENT_PASSES * settings.pairing_interval)
+        for attempt in range(3):
+            try:
+                return await self.repo.pair(list(self.sockets), now, present_since,
+                                            gone_before,
+                                            lambda waiting: self._choose(waiting, now))
+            except SeekTaken:
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def _choose(self, waiting: list[tuple[User, Seek]], now: float) -> list[Made]:
         """The matches of one pass: in each pool, the pairs of the rule; then each place
@@ -244,6 +255,9 @@ class Matchmaker:
             for user, seek in by_id.values():
                 if seek.bot is not None and seek.bot_after is not None \
                         and now - seek.since >= seek.bot_after:
+                    if seek.bot not in self._bots:  # read after this pass, for the next
+                        self._bots_wanted.add(seek.bot)
+                        continue
                     config = self._config(seek, bot=seek.bot)
                     row, opening = self.lobby.started(user, self._bots[seek.bot], config,
                                                       rated=False)
