@@ -11,14 +11,17 @@ must pass: no test sleeps."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
 from gammon.server.app import create_app
+from gammon.server.db import pool_seekers
 from gammon.server.matchmaking import Matchmaker
 from gammon.server.records import Seek
 from gammon.server.settings import Settings
@@ -77,6 +80,24 @@ def waiting(client: TestClient, browser: Browser) -> dict[str, Any] | None:
     seeks = client.portal.call(matchmaker(client).repo.seeks, [me])
     seek = seeks.get(me)
     return None if seek is None else {"pool": seek.pool, "since": seek.since}
+
+
+def until_left(client: TestClient, browser: Browser) -> None:
+    """Wait until the database holds that the player's last socket went (the server
+    handles a close after the client's side of it returns)."""
+    me = browser.get("/api/me").json()["user"]["id"]
+    query = sa.select(pool_seekers.c.left_at).where(pool_seekers.c.user_id == me)
+
+    async def left() -> None:
+        for _ in range(500):
+            async with matchmaker(client).repo.engine.connect() as conn:
+                if await conn.scalar(query) is not None:
+                    return
+            await asyncio.sleep(0.01)
+        raise AssertionError("the socket's close was never seen")
+
+    assert client.portal is not None
+    client.portal.call(left)
 
 
 @pytest.fixture
@@ -166,7 +187,7 @@ def test_a_player_who_cancels_or_leaves_is_not_paired(client: TestClient,
     wa.send_json({**MATCH3, "clock": "italian"})
     until(wa, "seeking")
     wa.__exit__(None, None, None)
-    assert pair_now(client) == []  # the socket's close is seen
+    until_left(client, a)  # the server has seen the socket close
     wb.send_json({**MATCH3, "clock": "italian"})
     until(wb, "seeking")
     assert pair_now(client) == []

@@ -740,6 +740,11 @@ class Repository:
                 pool_seekers.c.user_id.in_(list(user_ids))))).all()
         return {row.user_id: _seek(row) for row in rows}
 
+    async def anyone_seeking(self) -> bool:
+        """Whether anybody waits in a pool (one indexed read: the idle server's pass)."""
+        async with self._single.connect() as conn:
+            return (await conn.scalar(sa.select(pool_seekers.c.user_id).limit(1))) is not None
+
     async def seekers_seen(self, user_ids: Sequence[int], now: float) -> None:
         """These waiting players have a socket here at ``now`` (back, if they had left)."""
         if user_ids:

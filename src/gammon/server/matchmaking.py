@@ -141,7 +141,8 @@ class Matchmaker:
                 self.hub.spawn(self._left(user_id))
 
     async def _left(self, user_id: int) -> None:
-        await self.repo.seeker_left(user_id, time.time())
+        async with self._pass:  # before any pass of this process that starts after the close
+            await self.repo.seeker_left(user_id, time.time())
         await self.hub.publish(SeeksChanged(users=(user_id,)))
         self._counts_changed()
 
@@ -222,6 +223,8 @@ class Matchmaker:
     async def _pass_at(self, now: float) -> tuple[list[Made], list[int]]:
         """One transaction of :meth:`Repository.pair <gammon.server.db.Repository.pair>`
         (again, up to three times, when a place it took was taken meanwhile)."""
+        if not self.sockets and not await self.repo.anyone_seeking():
+            return [], []  # nobody waits anywhere: no write transaction each second
         settings = self.settings
         present_since = now - PRESENT_PASSES * settings.pairing_interval
         gone_before = now - max(settings.pairing_grace,
