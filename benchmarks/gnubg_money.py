@@ -21,12 +21,19 @@ and the wins, gammons and backgammons each side scored. Results are kept a line 
 ``benchmarks/results/``, appended every ``--batch`` pairs (one gnubg run); a run with the
 same arguments resumes, and a longer ``--games`` extends it.
 
+``--weights FILE`` plays another network (``gammon external --weights``; the results file's
+name gains ``-w`` and the file's SHA-256 prefix), and ``--baseline RESULTS`` compares two
+networks on the same dice: the difference of this run's and the baseline file's mean points
+over the pairs both have played, with its 95% interval over those pairs. Each pair starts
+with the same rolls in both files, so much of the luck cancels again.
+
 Run: ``nice -n 19 gammon bench gnubg_money --games 20000 --seed 1 --jobs 1``
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import re
 import sys
@@ -41,6 +48,7 @@ from gnubg_play import (
     external_server,
     interval,
     load_replayed,
+    read_results,
     rolls,
     run_gnubg,
     run_pairs,
@@ -123,6 +131,17 @@ def describe(counts: dict[str, float]) -> str:
             f"(single games ± {counts['single_half']:.3f}); {won('gammon')}, {won('gnubg')}")
 
 
+def paired_difference(results: dict[int, tuple[int, ...]],
+                      baseline: dict[int, tuple[int, ...]]) -> tuple[float, float, int]:
+    """This run's mean points a game minus the baseline's over the pairs both played: the
+    mean of the pairs' differences, its 95% half-width and the number of pairs."""
+    common = sorted(set(results) & set(baseline))
+    if not common:
+        raise SystemExit("the baseline results file has none of this run's pairs")
+    mean, half = interval([(sum(results[p]) - sum(baseline[p])) / 2 for p in common])
+    return mean, half, len(common)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=2000, help="games (two per pair)")
@@ -135,6 +154,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--results", type=Path, default=None,
                         help="the results file (default: named after the settings, under "
                              "benchmarks/results/)")
+    parser.add_argument("--weights", type=Path, default=None,
+                        help="gammon's networks (default: the shipped ones)")
+    parser.add_argument("--baseline", type=Path, default=None,
+                        help="another run's results file: print the paired difference")
     args = parser.parse_args(argv)
     if args.games < 2 or args.jobs < 1 or args.batch < 1 or args.gnubg_ply < 0:
         parser.error("--games is at least 2, --jobs and --batch at least 1, --gnubg-ply >= 0")
@@ -142,8 +165,13 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"GNU Backgammon is not installed ({GNUBG})")
 
     pairs = args.games // 2
+    extra = ["--no-resign"]
+    tag = ""
+    if args.weights is not None:
+        extra += ["--weights", str(args.weights)]
+        tag = "-w" + hashlib.sha256(args.weights.read_bytes()).hexdigest()[:12]
     store = args.results or RESULTS / (f"gnubg-money-cubeless-{args.level}"
-                                       f"-vs-gnubg{args.gnubg_ply}ply-seed{args.seed}.txt")
+                                       f"-vs-gnubg{args.gnubg_ply}ply-seed{args.seed}{tag}.txt")
     print(f"gammon ({args.level}) vs GNU Backgammon {args.gnubg_ply}-ply, cubeless money, "
           f"{2 * pairs} games on duplicate dice, seed {args.seed}: {store}", flush=True)
 
@@ -152,10 +180,15 @@ def main(argv: list[str] | None = None) -> int:
 
     done = run_pairs(
         store, 2, pairs, args.jobs, args.batch,
-        lambda job: external_server(args.level, 0, args.seed * 7919 + job, ["--no-resign"]),
+        lambda job: external_server(args.level, 0, args.seed * 7919 + job, extra),
         play, lambda done: describe(summary(list(done.values()))).split(";")[0],
         every=max(args.batch, 50))
     print(describe(summary([done[p] for p in range(pairs)])))
+    if args.baseline is not None:
+        mean, half, common = paired_difference(
+            {p: done[p] for p in range(pairs)}, read_results(args.baseline, 2))
+        print(f"paired against {args.baseline.name}: {mean:+.4f} ± {half:.4f} ppg "
+              f"over {common} pairs")
     return 0
 
 

@@ -15,7 +15,11 @@ the same arguments (any ``--games``) and it resumes from there, also after an in
 threads (the compiled games release the GIL); the results do not depend on it.
 
 The result is points per game for the player with a 95% confidence interval computed over
-pairs (mean ± 1.96·sd/√pairs), the win rate and the gammon rates.
+pairs (mean ± 1.96·sd/√pairs), the win rate and the gammon rates. ``--baseline WEIGHTS``
+also prints the paired difference from another weights file's saved run of the same
+arguments (its results file must exist: run the same command with ``--weights WEIGHTS``
+first): the mean over the pairs both have of the two pairs' differences, with its 95%
+interval — the same dice, so far narrower than the two intervals apart.
 
 Run: ``python benchmarks/strength.py --opponent pubeval --games 2000 --seed 1``
 (also ``gammon bench strength ...``). The last line is the summary to quote; for a 95%
@@ -135,6 +139,18 @@ def play_pairs_on_threads(pool: ThreadPoolExecutor, jobs: int, kind: int, oppone
     return [pair for part in parts for pair in part]
 
 
+def paired_difference(pairs: np.ndarray, baseline: np.ndarray) -> tuple[float, float, int]:
+    """The player's points a game minus the baseline's over the pairs both played (the
+    first ``min`` of each: pair ``p`` is the same dice in both): the mean of the pairs'
+    differences, its 95% half-width and the number of pairs."""
+    count = min(len(pairs), len(baseline))
+    if count < 2:
+        raise ValueError("a paired difference needs at least two pairs in both runs")
+    differences = pairs[:count].mean(axis=1) - baseline[:count].mean(axis=1)
+    return (float(differences.mean()),
+            1.96 * float(differences.std(ddof=1)) / math.sqrt(count), count)
+
+
 def summarise(pairs: np.ndarray) -> dict[str, float]:
     """Points per game with its 95% half-width over pairs, and result rates per game."""
     per_pair = pairs.mean(axis=1)
@@ -183,6 +199,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="folder of the results files (default benchmarks/results)")
     parser.add_argument("--fresh", action="store_true",
                         help="ignore (and overwrite) the saved results of these arguments")
+    parser.add_argument("--baseline", type=Path, default=None,
+                        help="another weights file whose run of the same arguments is saved: "
+                             "print the paired difference from it")
     args = parser.parse_args(argv)
 
     if args.games < 2:
@@ -245,6 +264,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"note: {100 * s['unfinished']:.2f}% of games hit the ply limit and score 0")
     print(f"{args.player} vs {opponent_name} (weights {weights_hash}, seed {args.seed}): "
           f"{describe(s)}")
+    if args.baseline is not None:
+        baseline_hash = file_hash(args.baseline)
+        baseline_path = results_path(args, baseline_hash, opponent_hash)
+        saved = load_pairs(baseline_path, {**meta, "weights": baseline_hash,
+                                           "opponent_weights": opponent_hash or baseline_hash})
+        if not saved:
+            raise SystemExit(f"no saved run of the baseline ({baseline_path}): run the same "
+                             f"command with --weights {args.baseline} first")
+        mean, half, count = paired_difference(np.array(pairs[:pairs_wanted]), np.array(saved))
+        print(f"paired against {args.baseline.name} ({baseline_hash}): {mean:+.4f} ± "
+              f"{half:.4f} ppg over {count:,} pairs")
     return 0
 
 

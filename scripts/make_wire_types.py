@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import TypeAdapter
-from typing_extensions import TypedDict
+from typing_extensions import TypedDict, is_typeddict
 
 from gammon import views
 from gammon.server import protocol
@@ -49,20 +49,47 @@ REQUESTS: dict[str, Any] = {
     "credentials": protocol.Credentials, "options": protocol.Options,
     "new_game": protocol.NewGame, "join": protocol.Join, "new_token": protocol.NewToken,
     "hint": protocol.HintRequest, "eval": protocol.EvalRequest,
+    "puzzle_answer": protocol.PuzzleAnswer,
 }
 """The HTTP request bodies a client sends, by the name ``Requests`` gives them."""
+
+
+TYPED_DICTS: dict[str, Any] = {
+    name: value
+    for module in (views, protocol)
+    for name, value in vars(module).items()
+    if is_typeddict(value) and value.__name__ == name
+}
+"""The server's TypedDicts by name, as the schema names its definitions."""
+
+
+def typeddict_bases(name: str) -> list[Any]:
+    """The TypedDicts the wire type ``name`` is declared on (none for a model or a union)."""
+    definition = TYPED_DICTS.get(name)
+    return [base for base in getattr(definition, "__orig_bases__", ()) if is_typeddict(base)]
 
 
 def wire_schema() -> dict[str, Any]:
     """One JSON schema of everything on the wire: a pydantic schema of an object whose
     fields are the two directions of the socket, the HTTP answers and the request bodies
-    (its definitions shared, so each type has one name)."""
+    (its definitions shared, so each type has one name). The TypedDicts that wire types
+    are declared on are definitions too, so that those types can extend them."""
     fields: dict[str, Any] = {
         "server_message": protocol.ServerMessage, "client_message": protocol.ClientMessage,
         "event": views.EventView, "analysis": views.AnalysisView,
         **{f"response_{kind}": kind_type for kind, kind_type in protocol.RESPONSES.items()},
         **{f"request_{kind}": model for kind, model in REQUESTS.items()},
     }
+    while True:
+        schema = _schema(fields)
+        missing = {base.__name__: base for name in schema["$defs"]
+                   for base in typeddict_bases(name) if base.__name__ not in schema["$defs"]}
+        if not missing:
+            return schema
+        fields |= {f"base_{name}": base for name, base in missing.items()}
+
+
+def _schema(fields: dict[str, Any]) -> dict[str, Any]:
     wire = TypedDict("Wire", fields)  # type: ignore[misc]  # the fields are made here
     # validation mode: the client messages as the server reads them (``from``, not ``from_``)
     schema: dict[str, Any] = TypeAdapter(wire).json_schema(mode="validation")
@@ -118,7 +145,11 @@ def _object(schema: dict[str, Any], indent: str) -> str:
         if isinstance(extra, dict):
             return f"{{ [key: string]: {type_of(extra, indent)} }}"
         return "Record<string, unknown>" if extra is not False else "Record<string, never>"
-    required = set(schema.get("required", ()))
+    return _members(properties, set(schema.get("required", ())), indent)
+
+
+def _members(properties: dict[str, Any], required: set[str], indent: str) -> str:
+    """The body ``{ ... }`` of an object type: one line per property, its doc above it."""
     inner = indent + "  "
     lines = ["{"]
     for name, field in properties.items():
@@ -140,12 +171,39 @@ def _comment(text: str, indent: str) -> str:
                       f"{indent} */"])
 
 
-def declaration(name: str, schema: dict[str, Any]) -> str:
-    """``export interface`` for an object with properties, ``export type`` otherwise."""
+def declaration(name: str, schema: dict[str, Any],
+                definitions: dict[str, Any] | None = None) -> str:
+    """``export interface`` for an object with properties, ``export type`` otherwise.
+
+    A TypedDict declared on others (``class InfoView(ChoicesView)``) extends their
+    interfaces in ``definitions`` and lists only its own properties, when it inherits
+    theirs unchanged."""
     doc = _comment(schema["description"], "") + "\n" if schema.get("description") else ""
     if schema.get("type") == "object" and schema.get("properties"):
+        bases = [base.__name__ for base in typeddict_bases(name)]
+        own = _own_properties(schema, [(definitions or {}).get(base) for base in bases])
+        if bases and own is not None:
+            body = _members(own, set(schema.get("required", ())), "")
+            return f"{doc}export interface {name} extends {', '.join(bases)} {body}\n"
         return f"{doc}export interface {name} {_object(schema, '')}\n"
     return f"{doc}export type {name} = {type_of(schema)};\n"
+
+
+def _own_properties(schema: dict[str, Any],
+                    bases: list[dict[str, Any] | None]) -> dict[str, Any] | None:
+    """The properties of ``schema`` that none of ``bases`` has; None when a base is not a
+    definition or a property of one is not inherited as it is (another type, optional)."""
+    properties: dict[str, Any] = dict(schema["properties"])
+    required = set(schema.get("required", ()))
+    for base in bases:
+        if base is None:
+            return None
+        for name, field in base.get("properties", {}).items():
+            inherited = properties.pop(name, None)
+            if inherited is None or type_of(inherited) != type_of(field) \
+                    or (name in required) != (name in base.get("required", ())):
+                return None
+    return properties
 
 
 def _pascal(snake: str) -> str:
@@ -177,7 +235,7 @@ def render() -> str:
     parts.append(declaration("AnalysisView", top["analysis"])
                  if "$ref" not in top["analysis"] else "")
     for name, definition in sorted(schema["$defs"].items()):
-        parts.append(declaration(name, definition))
+        parts.append(declaration(name, definition, schema["$defs"]))
     return "\n".join(part for part in parts if part)
 
 

@@ -9,7 +9,8 @@ engine's values:
 * the engine's answers: :func:`probabilities_view`, :func:`ranked_play_view` (``gammon hint
   --json``, ``POST /api/hint``), :func:`cube_view` (``gammon cube --json``, ``POST
   /api/eval``'s ``cube``), :func:`analysis_view` (``gammon analyze --format json``, ``GET
-  /api/games/{id}/analysis``);
+  /api/games/{id}/analysis``), :func:`puzzle_view` and the answer's verdict
+  (``/api/puzzles``);
 * a match as a client sees it: :func:`game_view` (the ``game`` of ``state`` and ``update``),
   :func:`clock_view`, :func:`event_view` (every event of an ``update``, with its version),
   :func:`info_view` and :func:`seat_view` (``info``), :func:`result_view`;
@@ -56,6 +57,7 @@ if TYPE_CHECKING:
     from gammon.engine.analysis import Analysis
     from gammon.engine.cube import CubeDecision, Outcomes, ResignDecision, TakeDecision
     from gammon.engine.player import Engine, Probabilities, RankedPlay
+    from gammon.engine.puzzles import Puzzle
     from gammon.formats.match_id import MatchKey
 
 PROBABILITIES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
@@ -433,6 +435,13 @@ class AnalysisView(TypedDict):
     cube_decisions: list[AnalysedCubeView]
 
 
+def _fields(record: Any, left_out: str) -> dict[str, Any]:
+    """A record's fields but ``left_out`` (the graded alternatives, which the puzzles read
+    from the records and the analysis's JSON does not carry)."""
+    return {name: value for name, value in dataclasses.asdict(record).items()
+            if name != left_out}
+
+
 def analysis_view(analysis: Analysis) -> AnalysisView:
     """An analysis as the command line prints it and the server stores and answers it: each
     record's fields, with its loss (4 decimals) and mark, and each player's error rate and
@@ -445,12 +454,131 @@ def analysis_view(analysis: Analysis) -> AnalysisView:
             "performance_rating": round(s.performance_rating, 1)})
             for s in analysis.summaries()],
         "decisions": [cast(AnalysedPlayView, {
-            **dataclasses.asdict(d), "loss": round(d.loss, 4), "mark": d.mark})
+            **_fields(d, "alternatives"), "loss": round(d.loss, 4), "mark": d.mark})
             for d in analysis.decisions],
         "cube_decisions": [cast(AnalysedCubeView, {
-            **dataclasses.asdict(c), "loss": round(c.loss, 4), "mark": c.mark})
+            **_fields(c, "options"), "loss": round(c.loss, 4), "mark": c.mark})
             for c in analysis.cube],
     }
+
+
+# -- puzzles --------------------------------------------------------------------------------
+
+PuzzleKind: TypeAlias = Literal["checker", "double", "take"]
+"""What a puzzle asks (:data:`gammon.engine.puzzles.Kind`)."""
+CUBE_CHOICES: dict[str, tuple[str, ...]] = {
+    "checker": (), "double": ("double", "no double"), "take": ("take", "drop", "beaver")}
+"""The answers a cube question may take (``beaver`` only where the puzzle graded one)."""
+
+
+class PuzzleContextView(TypedDict):
+    """A puzzle's context as the player to answer sees it: ``length`` 0 for money play,
+    ``score`` [theirs, the opponent's]."""
+
+    length: int
+    score: list[int]
+    cube: int
+    cube_owner: Literal["centred", "you", "opponent"]
+    crawford: bool
+    jacoby: bool
+
+
+class PuzzleView(TypedDict):
+    """A puzzle, without its answer: ``position_id`` seen from the side on roll (for a take,
+    the doubler, as GNU Backgammon writes a pending double), ``match_id`` its context with
+    the player to answer as player 0, ``dice`` for a checker play, ``choices`` for a cube
+    question; ``rating`` the puzzle's own."""
+
+    id: int
+    kind: PuzzleKind
+    position_id: str
+    match_id: str
+    dice: list[int] | None
+    choices: list[str]
+    context: PuzzleContextView
+    themes: list[str]
+    rating: float
+    attempts: int
+    solved: int
+
+
+class PuzzleAnswerView(TypedDict):
+    """A graded answer and its equity (EMG at the puzzle's score and cube)."""
+
+    answer: str
+    equity: float
+
+
+class PuzzleSourceView(TypedDict):
+    """Where the puzzle was met in a public match, and the answer given there."""
+
+    match: str
+    game: int
+    move_number: int
+    played: str
+    error: float
+
+
+class PuzzleRatingView(TypedDict):
+    """A player's puzzle rating (Glicko-2)."""
+
+    rating: float
+    rd: float
+    attempts: int
+    solved: int
+
+
+class NextPuzzleView(TypedDict):
+    """``GET /api/puzzles/next``: the puzzle and the player's rating."""
+
+    puzzle: PuzzleView
+    rating: PuzzleRatingView
+
+
+class RatingChangeView(TypedDict):
+    before: float
+    after: float
+
+
+class PuzzleVerdictView(TypedDict):
+    """The answer to a puzzle, graded: ``error`` what it loses to the best (0 when right),
+    graded by ``graded_by``; ``top`` the graded answers, best first; the player's and the
+    puzzle's ratings before and after it."""
+
+    puzzle: int
+    answer: str
+    right: bool
+    error: float
+    graded_by: str
+    best: str
+    top: list[PuzzleAnswerView]
+    source: PuzzleSourceView | None
+    rating: PuzzleRatingView
+    rating_change: RatingChangeView
+    puzzle_rating: RatingChangeView
+
+
+def puzzle_context_view(key: MatchKey) -> PuzzleContextView:
+    """The context of a puzzle's Match ID (the player to answer is 0)."""
+    owner = key.cube_owner
+    return {"length": key.match_length, "score": list(key.score), "cube": key.cube,
+            "cube_owner": "centred" if owner is None else "you" if owner == 0 else "opponent",
+            "crawford": key.crawford, "jacoby": key.jacoby}
+
+
+def puzzle_view(puzzle_id: int, puzzle: Puzzle, *, rating: float, attempts: int,
+                solved: int) -> PuzzleView:
+    """A stored puzzle as a player is asked it (no answer, no error, no source)."""
+    from gammon.formats.match_id import MatchKey
+
+    texts = {a.text for a in puzzle.answers}
+    return {"id": puzzle_id, "kind": puzzle.kind, "position_id": puzzle.position_id,
+            "match_id": puzzle.match_id,
+            "dice": [int(d) for d in puzzle.dice] if puzzle.dice else None,
+            "choices": [c for c in CUBE_CHOICES[puzzle.kind] if c in texts],
+            "context": puzzle_context_view(MatchKey.from_id(puzzle.match_id)),
+            "themes": list(puzzle.themes), "rating": round(rating, 1), "attempts": attempts,
+            "solved": solved}
 
 
 # -- a match as a client sees it ------------------------------------------------------------
@@ -821,7 +949,7 @@ class ConfigError(ValueError):
     """A match configuration refused, with the reason."""
 
 
-class _ChoicesView(TypedDict):
+class ChoicesView(TypedDict):
     """The choices of a :class:`MatchConfig` that both its views show."""
 
     kind: MatchKind
@@ -835,7 +963,7 @@ class _ChoicesView(TypedDict):
     private: bool
 
 
-class ConfigView(_ChoicesView):
+class ConfigView(ChoicesView):
     """What a match's creator chose (stored with the match; in the lobby and history)."""
 
     clock_scale: float
@@ -983,7 +1111,7 @@ def result_view(match: Match) -> ResultView:
 MatchStatus: TypeAlias = Literal["open", "playing", "finished", "cancelled"]
 
 
-class InfoView(_ChoicesView):
+class InfoView(ChoicesView):
     """A match's ``info`` (``state``, ``GET /api/games/{id}``, the lobby's answers): its
     choices as played (``length`` 0 in money, ``jacoby`` and ``beavers`` only there)."""
 

@@ -111,3 +111,15 @@ def test_summary_counts_each_side_and_pairs_the_interval() -> None:
 def test_dice_are_the_same_for_as_long_as_both_games_last() -> None:
     assert play.same_dice([(1, 2), (3, 3)], [(1, 2), (3, 3), (5, 6)])
     assert not play.same_dice([(1, 2), (3, 4)], [(1, 2), (3, 3)])
+
+
+def test_two_networks_are_compared_over_the_pairs_both_played() -> None:
+    ours = {0: (1, -1), 1: (2, 1), 2: (-3, -1), 5: (1, 1)}
+    baseline = {0: (-1, -1), 1: (2, 1), 2: (-1, -1), 3: (3, 3)}
+    mean, half, pairs = money.paired_difference(ours, baseline)
+    # pairs 0, 1, 2: differences of the pairs' means (0 - -1, 1.5 - 1.5, -2 - -1)
+    assert pairs == 3
+    assert mean == pytest.approx((1 + 0 - 1) / 3)
+    assert half == pytest.approx(1.96 * statistics.stdev([1, 0, -1]) / 3 ** 0.5)
+    with pytest.raises(SystemExit, match="none of this run's pairs"):
+        money.paired_difference({7: (1, 1)}, baseline)

@@ -35,3 +35,11 @@ def test_every_server_message_and_view_the_client_reads_has_a_type() -> None:
                  "ClockView", "AnalysisView", "Responses", "Requests"):
         assert f"export type {name} =" in text or f"export interface {name} " in text, name
     assert "match_id: string | null;" in text.split("export interface GameView ")[1]
+
+
+def test_a_type_declared_on_another_extends_its_interface_with_only_its_own_fields() -> None:
+    text = (ROOT / "src" / "gammon" / "client" / "wire.d.ts").read_text(encoding="utf-8")
+    assert "export interface ChoicesView {" in text
+    assert "export interface InfoView extends ChoicesView {" in text
+    created = text.split("export interface CreatedGame extends InfoView {")[1].split("}")[0]
+    assert [line.strip() for line in created.strip().splitlines()] == ["invite: string;"]

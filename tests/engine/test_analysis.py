@@ -163,6 +163,15 @@ def test_a_flagged_error_is_graded_again_by_rollouts_of_both_plays(engine: Engin
         result = engine.rollout(after, games=144, truncate=3, seed=5, context=context.swap(),
                                 pruned=True)
         assert equity == pytest.approx(play_equity(result.mean.inverted(), context, after))
+    # the plays rolled out are the graded alternatives: the best, the runner-up at the
+    # analysis's ply and the play made, best first
+    rolled = [text for text, _ in plain.alternatives[:2]]
+    rolled += [] if "24/23 13/10" in rolled else ["24/23 13/10"]
+    assert sorted(text for text, _ in checked.alternatives) == sorted(rolled)
+    assert checked.alternatives[0] == (checked.best, checked.best_equity)
+    assert ("24/23 13/10", checked.played_equity) in checked.alternatives
+    assert [v for _, v in checked.alternatives] == sorted(
+        (v for _, v in checked.alternatives), reverse=True)
     good = analyse_actions([opening(0, Roll(3, 1)), PlayMove(0, "8/5 6/5")], rules,
                            engine=engine, recheck=recheck).decisions[0]
     assert good.graded_by == "0-ply" and good.loss < ERROR

@@ -174,3 +174,12 @@ def test_every_view_and_message_type_validates_strictly() -> None:
         for value in vars(module).values():
             if is_typeddict(value) and value.__module__ == module.__name__:
                 assert value.__pydantic_config__ == {"extra": "forbid", "strict": True}, value
+
+
+def test_the_puzzle_examples_are_answers_of_their_types() -> None:
+    """The next puzzle and the verdict in *Puzzles* validate strictly as the answers of
+    ``GET /api/puzzles/next`` and ``POST /api/puzzles/{id}/answer``."""
+    text = section("Puzzles")
+    first, second = (json.loads(block.split("```")[0]) for block in text.split("```json")[1:3])
+    protocol.response_adapter("next_puzzle").validate_python(first)
+    protocol.response_adapter("puzzle_verdict").validate_python(second)

@@ -27,7 +27,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any, TextIO
 
-from gammon.cli.main import UsageError
+from gammon.cli.main import UsageError, answer_lines
 from gammon.core.position import Position
 from gammon.formats.match_id import GameState, MatchKey, Resignation
 from gammon.views import analyse_match_key, cube_view, outcomes_view
@@ -90,20 +90,12 @@ def cmd_cube(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
 
 def _batch(engine: Engine, stdin: TextIO, out: TextIO, *, plies: int, beavers: bool) -> int:
     """One JSON object per non-blank line; a failing line gets ``{"error": ...}``."""
-    for line in stdin:
-        words = line.split()
-        if not words:
-            continue
-        try:
-            if len(words) != 2:
-                raise UsageError(f"expected 'POSITION_ID MATCH_ID', got {line.strip()!r}")
-            position, key = parse_ids(words[0], words[1])
-            answer: object = cube_view(engine, position, key, plies=plies, beavers=beavers)
-        except ValueError as error:
-            answer = {"error": str(error)}
-        out.write(json.dumps(answer) + "\n")
-        out.flush()
-    return 0
+
+    def answer(fields: list[str]) -> object:
+        position, key = parse_ids(fields[0], fields[1])
+        return cube_view(engine, position, key, plies=plies, beavers=beavers)
+
+    return answer_lines(stdin, out, answer, usage="POSITION_ID MATCH_ID", fields=2)
 
 
 # -- reading the IDs ---------------------------------------------------------------------------

@@ -20,10 +20,10 @@ import json
 import math
 import random
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
-from gammon.cli.main import UsageError
+from gammon.cli.main import UsageError, answer_lines
 from gammon.core.dice import Roll
 from gammon.core.position import Position
 from gammon.formats.match_id import MatchKey, Resignation
@@ -195,26 +195,6 @@ def _cube_hint(args: argparse.Namespace, key: MatchKey, out: TextIO) -> int:
     else:
         out.writelines(line + "\n" for line in
                        cube_hint_lines(engine, position, key, plies=args.ply))
-    return 0
-
-
-def answer_lines(stdin: TextIO, out: TextIO, answer: Callable[[list[str]], object], *,
-                 usage: str, fields: int) -> int:
-    """Batch mode: one JSON answer per non-blank input line of ``fields`` words, flushed
-    at once; a line that fails (any ``ValueError``) gets ``{"error": ...}`` and the rest
-    go on."""
-    for line in stdin:
-        words = line.split()
-        if not words:
-            continue
-        try:
-            if len(words) != fields:
-                raise UsageError(f"expected '{usage}', got {line.strip()!r}")
-            result = answer(words)
-        except ValueError as error:
-            result = {"error": str(error)}
-        out.write(json.dumps(result) + "\n")
-        out.flush()
     return 0
 
 

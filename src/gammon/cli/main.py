@@ -18,7 +18,7 @@ import json
 import runpy
 import sys
 import sysconfig
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TextIO
 
@@ -29,6 +29,26 @@ from gammon.core.position import Position
 
 class UsageError(ValueError):
     """Bad input on the command line: reported in one line, exit status 2."""
+
+
+def answer_lines(stdin: TextIO, out: TextIO, answer: Callable[[list[str]], object], *,
+                 usage: str, fields: int) -> int:
+    """Batch mode: one JSON answer per non-blank input line of ``fields`` words, flushed
+    at once; a line that fails (any ``ValueError``) gets ``{"error": ...}`` and the rest
+    go on."""
+    for line in stdin:
+        words = line.split()
+        if not words:
+            continue
+        try:
+            if len(words) != fields:
+                raise UsageError(f"expected '{usage}', got {line.strip()!r}")
+            result = answer(words)
+        except ValueError as error:
+            result = {"error": str(error)}
+        out.write(json.dumps(result) + "\n")
+        out.flush()
+    return 0
 
 
 def _plays_for(position_id: str, dice: str) -> list[dict[str, str]]:
@@ -42,7 +62,8 @@ def _plays_for(position_id: str, dice: str) -> list[dict[str, str]]:
 
 def cmd_moves(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
     if args.position_id is None:
-        return _moves_batch(stdin, out)
+        return answer_lines(stdin, out, lambda fields: _plays_for(fields[0], fields[1]),
+                            usage="POSITION_ID DICE", fields=2)
     if args.dice is None:
         raise UsageError("moves needs DICE after the Position ID, e.g. 'gammon moves ID 31'")
     plays = _plays_for(args.position_id, args.dice)
@@ -51,23 +72,6 @@ def cmd_moves(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
     else:
         for play in plays:
             out.write(f"{play['play']}\t{play['position_id']}\n")
-    return 0
-
-
-def _moves_batch(stdin: TextIO, out: TextIO) -> int:
-    """One JSON array per input line; a bad line gets ``{"error": ...}`` and the rest go on."""
-    for line in stdin:
-        fields = line.split()
-        if not fields:
-            continue
-        try:
-            if len(fields) != 2:
-                raise UsageError(f"expected 'POSITION_ID DICE', got {line.strip()!r}")
-            answer: object = _plays_for(fields[0], fields[1])
-        except ValueError as error:
-            answer = {"error": str(error)}
-        out.write(json.dumps(answer) + "\n")
-        out.flush()
     return 0
 
 

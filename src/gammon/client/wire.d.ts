@@ -36,6 +36,9 @@ export interface Responses {
   ready: ReadyResponse;
   token: CreatedToken;
   tokens: TokenView[];
+  puzzle: PuzzleView;
+  next_puzzle: NextPuzzleView;
+  puzzle_verdict: PuzzleVerdictView;
 }
 
 /** The body of each kind of HTTP request a client sends. */
@@ -47,6 +50,7 @@ export interface Requests {
   new_token: NewToken;
   hint: HintRequest;
   eval: EvalRequest;
+  puzzle_answer: PuzzleAnswer;
 }
 
 /** One cube decision, rated (:class:`gammon.engine.analysis.CubeRecord`). */
@@ -164,6 +168,19 @@ export interface CheckerMovedView {
   v: number;
 }
 
+/** The choices of a :class:`MatchConfig` that both its views show. */
+export interface ChoicesView {
+  kind: "single" | "money" | "match";
+  length: number;
+  cube: boolean;
+  clock: "none" | "italian" | "italian_per_point" | "polish";
+  bot: number | null;
+  jacoby: boolean;
+  beavers: boolean;
+  winner_rolls_anew: boolean;
+  private: boolean;
+}
+
 /** Not a core event: the server's downtime credited to the running clock. */
 export interface ClockPausedView {
   type: "clock_paused";
@@ -189,47 +206,15 @@ export interface ClockView {
 }
 
 /** What a match's creator chose (stored with the match; in the lobby and history). */
-export interface ConfigView {
-  kind: "single" | "money" | "match";
-  length: number;
-  cube: boolean;
-  clock: "none" | "italian" | "italian_per_point" | "polish";
-  bot: number | null;
-  jacoby: boolean;
-  beavers: boolean;
-  winner_rolls_anew: boolean;
-  private: boolean;
+export interface ConfigView extends ChoicesView {
   clock_scale: number;
 }
 
-export interface CreatedGame {
-  kind: "single" | "money" | "match";
-  length: number;
-  cube: boolean;
-  clock: "none" | "italian" | "italian_per_point" | "polish";
-  bot: number | null;
-  jacoby: boolean;
-  beavers: boolean;
-  winner_rolls_anew: boolean;
-  private: boolean;
-  id: string;
-  status: "open" | "playing" | "finished" | "cancelled";
-  rated: boolean;
-  seats: (SeatView | null)[];
-  seed_hash: string;
-  client_seeds: string[];
-  server_seed: string | null;
-  rematch_of: string | null;
-  result: ResultView | null;
+export interface CreatedGame extends InfoView {
   invite: string;
 }
 
-export interface CreatedToken {
-  id: number;
-  description: string;
-  scopes: "bot:play"[];
-  created_at: number;
-  last_used_at: number | null;
+export interface CreatedToken extends TokenView {
   token: string;
 }
 
@@ -361,15 +346,7 @@ export interface GameStartedView {
 }
 
 /** ``GET /api/games/{id}``: a ``state``; the match's players also get the ``invite``. */
-export interface GameState {
-  type: "state";
-  match: string;
-  v: number;
-  you: number | null;
-  info: InfoView;
-  game: GameView | null;
-  clock: ClockView | null;
-  chat: ChatLine[];
+export interface GameState extends StateMessage {
   invite?: string;
 }
 
@@ -434,16 +411,7 @@ export interface HistoryEntry {
  * A match's ``info`` (``state``, ``GET /api/games/{id}``, the lobby's answers): its
  * choices as played (``length`` 0 in money, ``jacoby`` and ``beavers`` only there).
  */
-export interface InfoView {
-  kind: "single" | "money" | "match";
-  length: number;
-  cube: boolean;
-  clock: "none" | "italian" | "italian_per_point" | "polish";
-  bot: number | null;
-  jacoby: boolean;
-  beavers: boolean;
-  winner_rolls_anew: boolean;
-  private: boolean;
+export interface InfoView extends ChoicesView {
   id: string;
   status: "open" | "playing" | "finished" | "cancelled";
   rated: boolean;
@@ -459,13 +427,7 @@ export interface Join {
   client_seed?: string;
 }
 
-export interface LeaderboardEntry {
-  id: number;
-  name: string;
-  kind: "user" | "guest" | "bot";
-  rating: number;
-  experience: number;
-  bot: boolean;
+export interface LeaderboardEntry extends UserView {
   rank: number;
 }
 
@@ -542,6 +504,12 @@ export interface NewToken {
   scopes?: "bot:play"[];
 }
 
+/** ``GET /api/puzzles/next``: the puzzle and the player's rating. */
+export interface NextPuzzleView {
+  puzzle: PuzzleView;
+  rating: PuzzleRatingView;
+}
+
 export interface NoLegalMoveView {
   type: "no_legal_move";
   player: number;
@@ -554,17 +522,7 @@ export interface OkResponse {
 }
 
 /** An open public game in the lobby: its settings, when and by whom it was created. */
-export interface OpenGame {
-  kind: "single" | "money" | "match";
-  length: number;
-  cube: boolean;
-  clock: "none" | "italian" | "italian_per_point" | "polish";
-  bot: number | null;
-  jacoby: boolean;
-  beavers: boolean;
-  winner_rolls_anew: boolean;
-  private: boolean;
-  clock_scale: number;
+export interface OpenGame extends ConfigView {
   id: string;
   created_at: number;
   creator: UserView | null;
@@ -664,6 +622,90 @@ export interface ProbabilitiesView {
 }
 
 /**
+ * The answer to a puzzle: a checker play in the project's notation, or a cube action
+ * (one of them, as the puzzle asks).
+ */
+export interface PuzzleAnswer {
+  play?: string | null;
+  cube?: "double" | "no double" | "take" | "drop" | "beaver" | null;
+}
+
+/** A graded answer and its equity (EMG at the puzzle's score and cube). */
+export interface PuzzleAnswerView {
+  answer: string;
+  equity: number;
+}
+
+/**
+ * A puzzle's context as the player to answer sees it: ``length`` 0 for money play,
+ * ``score`` [theirs, the opponent's].
+ */
+export interface PuzzleContextView {
+  length: number;
+  score: number[];
+  cube: number;
+  cube_owner: "centred" | "you" | "opponent";
+  crawford: boolean;
+  jacoby: boolean;
+}
+
+/** A player's puzzle rating (Glicko-2). */
+export interface PuzzleRatingView {
+  rating: number;
+  rd: number;
+  attempts: number;
+  solved: number;
+}
+
+/** Where the puzzle was met in a public match, and the answer given there. */
+export interface PuzzleSourceView {
+  match: string;
+  game: number;
+  move_number: number;
+  played: string;
+  error: number;
+}
+
+/**
+ * The answer to a puzzle, graded: ``error`` what it loses to the best (0 when right),
+ * graded by ``graded_by``; ``top`` the graded answers, best first; the player's and the
+ * puzzle's ratings before and after it.
+ */
+export interface PuzzleVerdictView {
+  puzzle: number;
+  answer: string;
+  right: boolean;
+  error: number;
+  graded_by: string;
+  best: string;
+  top: PuzzleAnswerView[];
+  source: PuzzleSourceView | null;
+  rating: PuzzleRatingView;
+  rating_change: RatingChangeView;
+  puzzle_rating: RatingChangeView;
+}
+
+/**
+ * A puzzle, without its answer: ``position_id`` seen from the side on roll (for a take,
+ * the doubler, as GNU Backgammon writes a pending double), ``match_id`` its context with
+ * the player to answer as player 0, ``dice`` for a checker play, ``choices`` for a cube
+ * question; ``rating`` the puzzle's own.
+ */
+export interface PuzzleView {
+  id: number;
+  kind: "checker" | "double" | "take";
+  position_id: string;
+  match_id: string;
+  dice: number[] | null;
+  choices: string[];
+  context: PuzzleContextView;
+  themes: string[];
+  rating: number;
+  attempts: number;
+  solved: number;
+}
+
+/**
  * One legal play, ranked by the engine: ``moves`` its checkers' moves (as a
  * ``turn_ended`` event lists them), ``position_id`` the position after it seen from the
  * opponent, ``ply`` the depth its evaluation comes from.
@@ -682,6 +724,11 @@ export interface RatingChange {
   before: number;
   after: number;
   at: number;
+}
+
+export interface RatingChangeView {
+  before: number;
+  after: number;
 }
 
 export interface RatingsResponse {
@@ -807,20 +854,7 @@ export interface SeekingMessage {
 }
 
 /** An open game its creator reserved for another player (a challenge, a rematch). */
-export interface SentChallenge {
-  kind: "single" | "money" | "match";
-  length: number;
-  cube: boolean;
-  clock: "none" | "italian" | "italian_per_point" | "polish";
-  bot: number | null;
-  jacoby: boolean;
-  beavers: boolean;
-  winner_rolls_anew: boolean;
-  private: boolean;
-  clock_scale: number;
-  id: string;
-  created_at: number;
-  creator: UserView | null;
+export interface SentChallenge extends OpenGame {
   opponent: UserView | null;
 }
 

@@ -16,9 +16,9 @@ engine choosing one) pays for those alone.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import FrozenInstanceError, dataclass
-from typing import ClassVar
+from typing import Any, ClassVar, Generic, NoReturn, TypeVar, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -94,6 +94,43 @@ def _to_moves(row: list[list[int]]) -> tuple[Move, ...]:
                   if source != _movegen.NO_MOVE])
 
 
+Value = TypeVar("Value")
+
+
+class FrozenField(Generic[Value]):
+    """A field of an immutable class with slots (a :class:`Play`, an engine's ranked play)
+    that reads like a frozen dataclass's: kept in the slot of its name with a leading
+    underscore (``moves`` in ``_moves``), refusing assignment with
+    :class:`~dataclasses.FrozenInstanceError`. Made from a function (``@FrozenField``), the
+    field is filled by it the first time it is read while the slot holds None, so that a
+    value made in bulk reads its fields only when asked."""
+
+    def __init__(self, fill: Callable[[Any], Value] | None = None) -> None:
+        self._fill = fill
+        self.__doc__ = None if fill is None else fill.__doc__
+
+    def __set_name__(self, owner: type[Any], name: str) -> None:
+        self._name = name
+        self._slot = "_" + name
+
+    @overload
+    def __get__(self, instance: None, owner: type[Any] | None = None) -> FrozenField[Value]: ...
+    @overload
+    def __get__(self, instance: object, owner: type[Any] | None = None) -> Value: ...
+
+    def __get__(self, instance: object, owner: type[Any] | None = None) -> Any:
+        if instance is None:
+            return self
+        value = getattr(instance, self._slot)
+        if value is None and self._fill is not None:
+            value = self._fill(instance)
+            setattr(instance, self._slot, value)
+        return value
+
+    def __set__(self, instance: object, value: object) -> NoReturn:
+        raise FrozenInstanceError(f"cannot assign to field {self._name!r}")
+
+
 class Play:
     """A whole legal play: its moves in the order played and the position it leads to.
 
@@ -131,31 +168,17 @@ class Play:
             plays.append(play)
         return tuple(plays)
 
-    @property
+    @FrozenField
     def moves(self) -> tuple[Move, ...]:
         """The moves in the order played."""
-        moves = self._moves
-        if moves is None:
-            assert self._generated is not None
-            moves = self._moves = self._generated.play_moves(self._index)
-        return moves
+        assert self._generated is not None
+        return self._generated.play_moves(self._index)
 
-    @moves.setter
-    def moves(self, value: object) -> None:
-        raise FrozenInstanceError("cannot assign to field 'moves'")
-
-    @property
+    @FrozenField
     def position(self) -> Position:
         """The position the play leads to, seen from the side that moved."""
-        position = self._position
-        if position is None:
-            assert self._generated is not None
-            position = self._position = self._generated.position(self._index)
-        return position
-
-    @position.setter
-    def position(self, value: object) -> None:
-        raise FrozenInstanceError("cannot assign to field 'position'")
+        assert self._generated is not None
+        return self._generated.position(self._index)
 
     @property
     def next_position(self) -> Position:

@@ -56,6 +56,9 @@ from gammon.formats.match_id import match_key
 ERROR = 0.040
 BLUNDER = 0.080
 CLOSE_CUBE = 0.040
+ALTERNATIVES = 5
+"""How many of the best plays a checker decision keeps (its ``alternatives``, the played one
+added when it is not among them), each graded at the decision's grade."""
 
 ALL_ROLLS = [Roll(a, b) for a in range(1, 7) for b in range(1, a + 1)]
 
@@ -102,6 +105,13 @@ class CheckerDecision:
     match_winning_chance: float | None = None
     """In a match, the player's chance of winning the match after the play (its value at
     the score, through the match equity table); None in money play."""
+    alternatives: tuple[tuple[str, float], ...] = ()
+    """The plays graded at ``graded_by``, best first, each with its equity (valued as
+    ``best_equity``): at the analysis's ply, the search's ``ALTERNATIVES`` best candidates
+    at that depth and the play made; rechecked by rollouts, the plays rolled out (the best,
+    the runner-up at the analysis's ply, the play made). The first is ``best``; the second,
+    the runner-up a puzzle's margin is measured against (:mod:`gammon.engine.puzzles`).
+    Not in the analysis's JSON view."""
 
     @property
     def loss(self) -> float:
@@ -155,6 +165,11 @@ class CubeRecord:
     match_id: str = ""
     """Where the decision was (GNU Backgammon's Match ID, no dice; a double pending for a
     take or drop): ``POST /api/eval`` with it gives the cube decision's equities."""
+    options: tuple[tuple[str, float], ...] = ()
+    """The answers to the question, best first, with their equities for ``player`` at the
+    analysis's ply: ``double`` (after the opponent's right answer) and ``no double`` before
+    the roll; ``take``, ``drop`` (and ``beaver`` where beavers are on) to a double. Not in the
+    analysis's JSON view."""
 
     @property
     def mark(self) -> str:
@@ -384,6 +399,7 @@ def _rate_cube(engine: Evaluator, match: Match, action: Action, game_number: int
             chosen, value = "no double", decision.no_double
         proper = str(decision.action).replace("-", " ")
         loss = max(decision.equity - float(value), 0.0)
+        options = [("double", float(doubled)), ("no double", float(decision.no_double))]
     elif isinstance(action, Take | Drop | Beaver) and game.phase is Phase.CUBE_OFFERED:
         player = action.player
         doubler = game.turn
@@ -400,11 +416,15 @@ def _rate_cube(engine: Evaluator, match: Match, action: Action, game_number: int
         proper = {Response.TAKE: "take", Response.PASS: "drop",
                   Response.BEAVER: "beaver"}[answer.response]
         loss = max(best - value, 0.0)
+        options = [(name, float(v)) for name, v in (
+            ("take", answer.take), ("drop", answer.pass_), ("beaver", answer.beaver))
+            if v is not None]
     else:
         return None
     return CubeRecord(game=game_number, move_number=move_number, player=player,
                       position_id=game.position.id(), chosen=chosen, proper=proper, loss=loss,
-                      match_id=decision_match_id(match, player))
+                      match_id=decision_match_id(match, player),
+                      options=tuple(sorted(options, key=lambda o: -o[1])))
 
 
 def decision_match_id(match: Match, player: int) -> str:
@@ -431,19 +451,28 @@ def _rate_play(engine: Evaluator, position: Position, roll: Roll, action: PlayMo
         after = engine.evaluate(played.next_position, plies=best.ply)
         played_equity = play_equity(after.inverted(), context, played.next_position)
     best_play, best_equity, graded_by = best.play, best.equity, f"{best.ply}-ply"
+    graded = [(r.play, r.equity) for r in ranked if r.ply == best.ply][:ALTERNATIVES]
+    if all(play.position != played.position for play, _ in graded):
+        graded.append((played, played_equity))
+        graded.sort(key=lambda pair: -pair[1])
     rollout = getattr(engine, "rollout", None)
     if (recheck is not None and rollout is not None and best_equity - played_equity >= ERROR
             and best.play.position != played.position):
-        values = []
-        for play in (best.play, played):
+        # the best, the runner-up at the analysis's ply (the margin a puzzle is measured
+        # against) and the play made, each rolled out on the same dice
+        rolled = [play for play, _ in graded[:2]]
+        if all(play.position != played.position for play in rolled):
+            rolled.append(played)
+        graded = []
+        for play in rolled:
             after_play = play.next_position  # the opponent on roll
             result = rollout(after_play, games=recheck.games, truncate=recheck.truncate,
                              seed=recheck.seed, context=context.swap(), pruned=True)
-            values.append(play_equity(result.mean.inverted(), context, after_play))
-        best_equity, played_equity = values
+            graded.append((play, play_equity(result.mean.inverted(), context, after_play)))
+        graded.sort(key=lambda pair: -pair[1])  # stable: ties keep the analysis's order
+        best_play, best_equity = graded[0]
+        played_equity = next(v for play, v in graded if play.position == played.position)
         graded_by = recheck.describe()
-        if played_equity >= best_equity:  # the rollout prefers the play made
-            best_play, best_equity = played, played_equity
     return CheckerDecision(
         game=game_number, move_number=move_number, player=action.player,
         position_id=position.id(), roll=f"{roll.die1}{roll.die2}",
@@ -453,4 +482,5 @@ def _rate_play(engine: Evaluator, position: Position, roll: Roll, action: PlayMo
         win_chance=mine.probabilities.win, match_id=match_id, graded_by=graded_by,
         match_winning_chance=(None if context.score is None else
                               eq2mwc(played_equity, context.score, context.value)),
+        alternatives=tuple((play.notation(), equity) for play, equity in graded),
     )

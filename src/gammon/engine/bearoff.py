@@ -45,11 +45,11 @@ import tempfile
 import threading
 import time
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from math import comb
 from pathlib import Path
-from typing import Final
+from typing import Final, Generic, TypeVar
 
 import numba as nb
 import numpy as np
@@ -529,18 +529,7 @@ class BearoffDatabase:
         """The database, once per process and cache file: read from the cache, or built
         and written there first (see :func:`build_database`). If the cache cannot be
         written the tables are still returned, built in memory."""
-        path = cache_path(cache_dir)
-        with _LOCK:
-            database = _LOADED.get(path)
-            if database is None:
-                database = _read(path)
-                if database is None:
-                    database = cls.compute()
-                    # A read-only cache only costs a rebuild next time.
-                    with contextlib.suppress(OSError):
-                        _write(path, database)
-                _LOADED[path] = database
-            return database
+        return _CACHE.load(cache_path(cache_dir), cls.compute)
 
     def rolls_to_finish(self, counts: Sequence[int] | npt.ArrayLike) -> npt.NDArray[np.float32]:
         """``P(n rolls to bear off all)`` for ``n = 0 .. MAX_ROLLS - 1`` (a read-only row).
@@ -582,8 +571,35 @@ class BearoffDatabase:
         return result
 
 
-_LOCK = threading.Lock()
-_LOADED: dict[Path, BearoffDatabase] = {}
+Tables = TypeVar("Tables")
+
+
+class TableCache(Generic[Tables]):
+    """Tables kept once per process and cache file: read from the file, or computed and
+    written there first (:meth:`load`). ``read`` returns None for a file that is missing
+    or not whole; ``write`` puts the tables in the file."""
+
+    def __init__(self, read: Callable[[Path], Tables | None],
+                 write: Callable[[Path, Tables], None]) -> None:
+        self.read = read
+        self.write = write
+        self.lock = threading.Lock()
+        self.loaded: dict[Path, Tables] = {}
+
+    def load(self, path: Path, compute: Callable[[], Tables]) -> Tables:
+        """The tables of the cache file ``path``; if it cannot be written they are still
+        returned, computed in memory."""
+        with self.lock:
+            tables = self.loaded.get(path)
+            if tables is None:
+                tables = self.read(path)
+                if tables is None:
+                    tables = compute()
+                    # A read-only cache only costs a rebuild next time.
+                    with contextlib.suppress(OSError):
+                        self.write(path, tables)
+                self.loaded[path] = tables
+            return tables
 
 
 def _read(path: Path) -> BearoffDatabase | None:
@@ -613,17 +629,20 @@ def _write(path: Path, database: BearoffDatabase) -> None:
         raise
 
 
+_CACHE = TableCache(_read, _write)
+
+
 def build_database(cache_dir: str | os.PathLike[str] | None = None, *,
                    force: bool = False) -> Path:
     """Build the database now and write it to the cache (if it is not there already, or
     always with ``force``); returns the file's path. Errors writing it are raised."""
     path = cache_path(cache_dir)
-    with _LOCK:
+    with _CACHE.lock:
         database = None if force else _read(path)
         if database is None:
             database = BearoffDatabase.compute()
             _write(path, database)
-        _LOADED[path] = database
+        _CACHE.loaded[path] = database
     return path
 
 

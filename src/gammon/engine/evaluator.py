@@ -27,14 +27,14 @@ from __future__ import annotations
 import inspect
 import random
 from collections.abc import Sequence
-from dataclasses import FrozenInstanceError, dataclass
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
 from gammon.core.dice import Roll
-from gammon.core.moves import Play, legal_plays
+from gammon.core.moves import FrozenField, Play, legal_plays
 from gammon.core.position import Position
 from gammon.engine.cube import DEFAULT_EFFICIENCY, CubeEfficiency, CubeInfo, play_equity
 
@@ -130,34 +130,13 @@ class RankedPlay:
         entry._equity = equity
         return entry
 
-    @property
-    def play(self) -> Play:
-        return self._play
+    play: FrozenField[Play] = FrozenField()
+    ply: FrozenField[int] = FrozenField()
 
-    @play.setter
-    def play(self, value: object) -> None:
-        raise FrozenInstanceError("cannot assign to field 'play'")
-
-    @property
+    @FrozenField
     def probabilities(self) -> Probabilities:
-        probabilities = self._probabilities
-        if probabilities is None:
-            assert self._rows is not None
-            probabilities = Probabilities.from_array(self._rows[self._row])
-            self._probabilities = probabilities
-        return probabilities
-
-    @probabilities.setter
-    def probabilities(self, value: object) -> None:
-        raise FrozenInstanceError("cannot assign to field 'probabilities'")
-
-    @property
-    def ply(self) -> int:
-        return self._ply
-
-    @ply.setter
-    def ply(self, value: object) -> None:
-        raise FrozenInstanceError("cannot assign to field 'ply'")
+        assert self._rows is not None
+        return Probabilities.from_array(self._rows[self._row])
 
     @property
     def equity(self) -> float:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from gammon.engine.features import POINT_UNITS, _side_counts
+from gammon.engine.features import POINT_UNITS, _both_sides, _encode_points, _rearmost
 
 CRASHED_CHECKERS = 6
 
@@ -262,6 +262,20 @@ def _hits_non_double_masks(mine: np.ndarray, occupied: int, blocked: int, blot_m
 @_jit
 def _hit_features(mine: np.ndarray, opp: np.ndarray) -> tuple[float, float, float]:
     """(share of rolls hitting one blot or more, two or more, expected pips lost / 24)."""
+    return _hit_shares(mine, opp, True)
+
+
+@_jit
+def _hit_features_reference(mine: np.ndarray, opp: np.ndarray) -> tuple[float, float, float]:
+    """:func:`_hit_features` by the direct loops only (kept to test the masks against)."""
+    return _hit_shares(mine, opp, False)
+
+
+@_jit
+def _hit_shares(mine: np.ndarray, opp: np.ndarray,
+                masks: bool) -> tuple[float, float, float]:
+    """:func:`_hit_features`, counting a non-double's hits without checkers on the bar on
+    bit masks (:func:`_hits_non_double_masks`) when ``masks``, else by the direct loops."""
     blots = np.empty(15, dtype=np.int64)
     count = 0
     occupied = 0
@@ -286,40 +300,10 @@ def _hit_features(mine: np.ndarray, opp: np.ndarray) -> tuple[float, float, floa
             if a == b:
                 hits, farthest = _hits_double(mine, opp, blots, count, a)
                 weight = 1
-            elif mine[25] == 0:
+            elif masks and mine[25] == 0:
                 hits, farthest = _hits_non_double_masks(mine, occupied, blocked, blot_mask,
                                                         blots, count, a, b)
                 weight = 2
-            else:
-                hits, farthest = _hits_non_double(mine, opp, blots, count, a, b)
-                weight = 2
-            if hits >= 1:
-                one += weight
-                loss += weight * farthest
-            if hits >= 2:
-                two += weight
-    return one / 36.0, two / 36.0, loss / 36.0 / 24.0
-
-
-@_jit
-def _hit_features_reference(mine: np.ndarray, opp: np.ndarray) -> tuple[float, float, float]:
-    """:func:`_hit_features` by the direct loops only (kept to test the masks against)."""
-    blots = np.empty(15, dtype=np.int64)
-    count = 0
-    for t in range(1, 25):
-        if opp[t] == 1:
-            blots[count] = t
-            count += 1
-    if count == 0:
-        return 0.0, 0.0, 0.0
-    one = 0
-    two = 0
-    loss = 0
-    for a in range(1, 7):
-        for b in range(1, a + 1):
-            if a == b:
-                hits, farthest = _hits_double(mine, opp, blots, count, a)
-                weight = 1
             else:
                 hits, farthest = _hits_non_double(mine, opp, blots, count, a, b)
                 weight = 2
@@ -355,17 +339,6 @@ def _enter_loss(mine: np.ndarray, theirs: np.ndarray) -> float:
 
 
 @_jit
-def _encode_raw(mine: np.ndarray, out: np.ndarray, offset: int) -> None:
-    for p in range(1, 25):
-        n = mine[p]
-        base = offset + (p - 1) * POINT_UNITS
-        out[base] = 1.0 if n == 1 else 0.0
-        out[base + 1] = 1.0 if n == 2 else 0.0
-        out[base + 2] = 1.0 if n >= 3 else 0.0
-        out[base + 3] = (n - 3) / 2.0 if n > 3 else 0.0
-
-
-@_jit
 def _expert_side(mine: np.ndarray, theirs: np.ndarray, out: np.ndarray, offset: int) -> None:
     """The ``EXPERT_NAMES`` features of the side with checkers ``mine``, from ``offset``."""
     in_play = 0
@@ -377,11 +350,7 @@ def _expert_side(mine: np.ndarray, theirs: np.ndarray, out: np.ndarray, offset: 
     opp = np.zeros(26, dtype=np.int64)  # their checkers on our points 1..24
     for q in range(1, 25):
         opp[25 - q] = theirs[q]
-    their_back = 0  # their rearmost checker, on their own point (25: the bar)
-    for q in range(25, 0, -1):
-        if theirs[q] > 0:
-            their_back = q
-            break
+    their_back = _rearmost(theirs)  # their rearmost checker, on their own point (25: the bar)
     contact_point = 25 - their_back  # the same on our points (0: the bar)
 
     f = offset
@@ -400,11 +369,7 @@ def _expert_side(mine: np.ndarray, theirs: np.ndarray, out: np.ndarray, offset: 
     out[f + 4] = to_break / 167.0
     out[f + 5] = free / 100.0
 
-    back = 0
-    for p in range(25, 0, -1):
-        if mine[p] > 0:
-            back = p
-            break
+    back = _rearmost(mine)
     out[f + 6] = (back - 1) / 24.0 if back > 0 else 0.0
     anchor = 0
     for p in range(24, 0, -1):
@@ -497,7 +462,7 @@ def _expert_side(mine: np.ndarray, theirs: np.ndarray, out: np.ndarray, offset: 
 @_jit
 def _raw_side(mine: np.ndarray, out: np.ndarray, offset: int) -> None:
     """The ``RAW_SIDE`` inputs: the points, the bar, the checkers off."""
-    _encode_raw(mine, out, offset)
+    _encode_points(mine, out, offset)
     in_play = 0
     for p in range(1, 26):
         in_play += mine[p]
@@ -515,10 +480,7 @@ def _contact_side(mine: np.ndarray, theirs: np.ndarray, out: np.ndarray, offset:
 @_jit
 def encode_contact(board: np.ndarray, out: np.ndarray) -> None:
     """Write the ``CONTACT_INPUTS`` inputs of ``board`` (side on roll first) into ``out``."""
-    mine = np.empty(26, dtype=np.int64)
-    theirs = np.empty(26, dtype=np.int64)
-    _side_counts(board, 0, mine)
-    _side_counts(board, 1, theirs)
+    mine, theirs = _both_sides(board)
     _contact_side(mine, theirs, out, 0)
     _contact_side(theirs, mine, out, CONTACT_SIDE)
 
@@ -527,10 +489,7 @@ def encode_contact(board: np.ndarray, out: np.ndarray) -> None:
 def encode_prune(board: np.ndarray, out: np.ndarray) -> None:
     """Write the ``PRUNE_INPUTS`` inputs of the pruning network (the raw encoding of each
     side, no hand-made features: cheap to compute) into ``out``."""
-    mine = np.empty(26, dtype=np.int64)
-    theirs = np.empty(26, dtype=np.int64)
-    _side_counts(board, 0, mine)
-    _side_counts(board, 1, theirs)
+    mine, theirs = _both_sides(board)
     _raw_side(mine, out, 0)
     _raw_side(theirs, out, RAW_SIDE)
 
@@ -580,7 +539,7 @@ def _add_raw_side_sums(board: np.ndarray, side: int, w1: np.ndarray, offset: int
 
 @_jit
 def _race_side(mine: np.ndarray, out: np.ndarray, offset: int) -> None:
-    _encode_raw(mine, out, offset)
+    _encode_points(mine, out, offset)
     in_play = 0
     pips = 0
     crossovers = 0
@@ -598,10 +557,7 @@ def _race_side(mine: np.ndarray, out: np.ndarray, offset: int) -> None:
 @_jit
 def encode_race(board: np.ndarray, out: np.ndarray) -> None:
     """Write the ``RACE_INPUTS`` inputs of a race ``board`` (side on roll first)."""
-    mine = np.empty(26, dtype=np.int64)
-    theirs = np.empty(26, dtype=np.int64)
-    _side_counts(board, 0, mine)
-    _side_counts(board, 1, theirs)
+    mine, theirs = _both_sides(board)
     _race_side(mine, out, 0)
     _race_side(theirs, out, RACE_SIDE)
 
@@ -620,10 +576,7 @@ def _active(counts: np.ndarray) -> int:
 @_jit
 def is_crashed(board: np.ndarray) -> bool:
     """A side has at most ``CRASHED_CHECKERS`` active checkers (see the module text)."""
-    mine = np.empty(26, dtype=np.int64)
-    theirs = np.empty(26, dtype=np.int64)
-    _side_counts(board, 0, mine)
-    _side_counts(board, 1, theirs)
+    mine, theirs = _both_sides(board)
     return _active(mine) <= CRASHED_CHECKERS or _active(theirs) <= CRASHED_CHECKERS
 
 

@@ -41,6 +41,38 @@ def _side_counts(board: np.ndarray, side: int, counts: np.ndarray) -> None:
 
 
 @_jit
+def _both_sides(board: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The :func:`_side_counts` of the side on roll, then of its opponent."""
+    mine = np.empty(26, dtype=np.int64)
+    theirs = np.empty(26, dtype=np.int64)
+    _side_counts(board, 0, mine)
+    _side_counts(board, 1, theirs)
+    return mine, theirs
+
+
+@_jit
+def _encode_points(counts: np.ndarray, out: np.ndarray, offset: int) -> None:
+    """The four units of each of the side's points 1..24 (see the module doc), from
+    ``offset``."""
+    for p in range(1, 25):
+        n = counts[p]
+        base = offset + (p - 1) * POINT_UNITS
+        out[base] = 1.0 if n == 1 else 0.0
+        out[base + 1] = 1.0 if n == 2 else 0.0
+        out[base + 2] = 1.0 if n >= 3 else 0.0
+        out[base + 3] = (n - 3) / 2.0 if n > 3 else 0.0
+
+
+@_jit
+def _rearmost(counts: np.ndarray) -> int:
+    """The side's rearmost point holding a checker (25: the bar), 0 when none is left."""
+    for p in range(25, 0, -1):
+        if counts[p] > 0:
+            return p
+    return 0
+
+
+@_jit
 def _shot_fraction(mine: np.ndarray, theirs: np.ndarray) -> float:
     """Share of the 36 rolls with which the opponent can hit one of our blots.
 
@@ -77,16 +109,12 @@ def _shot_fraction(mine: np.ndarray, theirs: np.ndarray) -> float:
 
 @_jit
 def _encode_side(mine: np.ndarray, theirs: np.ndarray, out: np.ndarray, offset: int) -> None:
+    _encode_points(mine, out, offset)
     on_board = 0
     pips = 0
     blots = 0
     for p in range(1, 25):
         n = mine[p]
-        base = offset + (p - 1) * POINT_UNITS
-        out[base] = 1.0 if n == 1 else 0.0
-        out[base + 1] = 1.0 if n == 2 else 0.0
-        out[base + 2] = 1.0 if n >= 3 else 0.0
-        out[base + 3] = (n - 3) / 2.0 if n > 3 else 0.0
         on_board += n
         pips += n * p
         if n == 1:
@@ -114,11 +142,7 @@ def _encode_side(mine: np.ndarray, theirs: np.ndarray, out: np.ndarray, offset: 
     back = bar
     for p in range(19, 25):
         back += mine[p]
-    rear = 0
-    for p in range(25, 0, -1):
-        if mine[p] > 0:
-            rear = p
-            break
+    rear = _rearmost(mine)
     blocked = 0
     for p in range(rear - 1, max(rear - 7, 0), -1):
         # our point p is the opponent's point 25 - p
@@ -138,10 +162,7 @@ def _encode_side(mine: np.ndarray, theirs: np.ndarray, out: np.ndarray, offset: 
 @_jit
 def encode(board: np.ndarray, out: np.ndarray) -> None:
     """Write the ``INPUTS`` inputs of ``board`` (side on roll first) into ``out``."""
-    mine = np.empty(26, dtype=np.int64)
-    theirs = np.empty(26, dtype=np.int64)
-    _side_counts(board, 0, mine)
-    _side_counts(board, 1, theirs)
+    mine, theirs = _both_sides(board)
     _encode_side(mine, theirs, out, 0)
     _encode_side(theirs, mine, out, SIDE_INPUTS)
 
@@ -159,11 +180,7 @@ def encode_batch(boards: np.ndarray) -> np.ndarray:
 @_jit
 def is_race(board: np.ndarray) -> bool:
     """No contact: the side on roll's rearmost checker is past the opponent's rearmost."""
-    mine_back = 0
-    for p in range(25, 0, -1):
-        if board[p] > 0:
-            mine_back = p
-            break
+    mine_back = _rearmost(board)
     theirs_back = 26
     for p in range(0, 25):
         if board[p] < 0:

@@ -31,10 +31,8 @@ database (``$GAMMON_CACHE_DIR``), the format version in the file name.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import tempfile
-import threading
 import zipfile
 from dataclasses import dataclass
 from functools import lru_cache
@@ -194,21 +192,7 @@ class TwoSidedDatabase:
     @classmethod
     def load(cls, cache_dir: str | os.PathLike[str] | None = None) -> TwoSidedDatabase:
         """The database, once per process: read from the cache, or built and written."""
-        path = bearoff.cache_path(cache_dir).with_name(_FILE_NAME)
-        with _LOCK:
-            database = _LOADED.get(path)
-            if database is None:
-                database = _read(path)
-                if database is None:
-                    database = cls.compute()
-                    with contextlib.suppress(OSError):  # a read-only cache: rebuilt next time
-                        _write(path, database)
-                _LOADED[path] = database
-            return database
-
-
-_LOCK = threading.Lock()
-_LOADED: dict[Path, TwoSidedDatabase] = {}
+        return _CACHE.load(bearoff.cache_path(cache_dir).with_name(_FILE_NAME), cls.compute)
 
 
 def _read(path: Path) -> TwoSidedDatabase | None:
@@ -224,6 +208,9 @@ def _write(path: Path, database: TwoSidedDatabase) -> None:
     with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".npz", delete=False) as tmp:
         np.savez_compressed(tmp, win=database.win, no_double=database.no_double)
     os.replace(tmp.name, path)
+
+
+_CACHE = bearoff.TableCache(_read, _write)
 
 
 def _places(position: Position) -> tuple[int, int] | None:

@@ -186,24 +186,9 @@ class MatchKey:
                 raise InvalidMatchIdError(f"{name} must be a bool, got {getattr(self, name)!r}")
         object.__setattr__(self, "game_state", _enum(GameState, "game_state", self.game_state))
         object.__setattr__(self, "resignation", _enum(Resignation, "resignation", self.resignation))
-        if self.dice is not None:
-            if not isinstance(self.dice, tuple) or len(self.dice) != 2:
-                raise InvalidMatchIdError(f"dice must be a pair or None, got {self.dice!r}")
-            for die in self.dice:
-                _check_int("a die", die, 1, 6)
-        _check_int("match_length", self.match_length, 0, MAX_MATCH_LENGTH)
-        if not isinstance(self.score, tuple) or len(self.score) != 2:
-            raise InvalidMatchIdError(f"score must be a pair, got {self.score!r}")
-        for points in self.score:
-            _check_int("a score", points, 0, MAX_MATCH_LENGTH)
-        if self.match_length:
-            if max(self.score) >= self.match_length:
-                raise InvalidMatchIdError(
-                    f"score {self.score[0]}-{self.score[1]} has already won a "
-                    f"{self.match_length}-point match"
-                )
-        elif self.crawford:
-            raise InvalidMatchIdError("a money game cannot be the Crawford game")
+        _check_dice_and_score(self.dice, self.match_length, self.score, MAX_MATCH_LENGTH,
+                              InvalidMatchIdError)
+        _check_score_in_match(self.score, self.match_length, self.crawford, InvalidMatchIdError)
 
     # -- the ID ---------------------------------------------------------------------------
 
@@ -332,9 +317,47 @@ def match_key(match: Match) -> MatchKey | None:
                     jacoby=rules.jacoby)
 
 
-def _check_int(name: str, value: object, low: int, high: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise InvalidMatchIdError(f"{name} must be an int from {low} to {high}, got {value!r}")
+def _check_int(name: str, value: object, low: int, high: int | None,
+               error: type[ValueError] = InvalidMatchIdError) -> None:
+    """``error`` unless ``value`` is an int (not a bool) from ``low`` to ``high`` (None: no
+    limit)."""
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int)
+        or value < low
+        or (high is not None and value > high)
+    ):
+        limit = f"from {low} to {high}" if high is not None else f"of at least {low}"
+        raise error(f"{name} must be an int {limit}, got {value!r}")
+
+
+def _check_dice_and_score(dice: object, match_length: object, score: object,
+                          max_points: int | None, error: type[ValueError]) -> None:
+    """What a Match ID and an XGID both require of a match state's numbers, or ``error``:
+    ``dice`` a pair of dice or None, ``match_length`` (0: money) and each side's ``score``
+    from 0 to ``max_points`` (None: no limit)."""
+    if dice is not None:
+        if not isinstance(dice, tuple) or len(dice) != 2:
+            raise error(f"dice must be a pair or None, got {dice!r}")
+        for die in dice:
+            _check_int("a die", die, 1, 6, error)
+    _check_int("match_length", match_length, 0, max_points, error)
+    if not isinstance(score, tuple) or len(score) != 2:
+        raise error(f"score must be a pair, got {score!r}")
+    for points in score:
+        _check_int("a score", points, 0, max_points, error)
+
+
+def _check_score_in_match(score: tuple[int, int], match_length: int, crawford: bool,
+                          error: type[ValueError]) -> None:
+    """``error`` for a score that has already won the match, or a Crawford game in money
+    play (``match_length`` 0)."""
+    if match_length:
+        if max(score) >= match_length:
+            raise error(f"score {score[0]}-{score[1]} has already won a "
+                        f"{match_length}-point match")
+    elif crawford:
+        raise error("a money game cannot be the Crawford game")
 
 
 def _check_player(name: str, value: object) -> None:

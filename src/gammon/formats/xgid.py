@@ -53,7 +53,12 @@ from typing import Final
 from gammon.core.dice import Roll
 from gammon.core.game import Phase, player_to_act
 from gammon.core.position import BAR, OPPONENT_BAR, SLOTS, InvalidPositionError, Position
-from gammon.formats.match_id import GameState, MatchKey
+from gammon.formats.match_id import (
+    GameState,
+    MatchKey,
+    _check_dice_and_score,
+    _check_score_in_match,
+)
 
 __all__ = ["InvalidXgidError", "PendingDouble", "Seat", "Xgid"]
 
@@ -154,31 +159,15 @@ class Xgid:
                 )
         if self.cube > self.max_cube:
             raise InvalidXgidError(f"cube {self.cube} is above the max cube {self.max_cube}")
-        if self.dice is not None:
-            if self.cube_action is not PendingDouble.NONE:
-                raise InvalidXgidError("the dice field holds either dice or a cube action")
-            if not isinstance(self.dice, tuple) or len(self.dice) != 2:
-                raise InvalidXgidError(f"dice must be a pair or None, got {self.dice!r}")
-            for die in self.dice:
-                _check_int("a die", die, 1, 6)
-        _check_int("match_length", self.match_length, 0, None)
-        if not isinstance(self.score, tuple) or len(self.score) != 2:
-            raise InvalidXgidError(f"score must be a pair, got {self.score!r}")
-        for points in self.score:
-            _check_int("a score", points, 0, None)
+        if self.dice is not None and self.cube_action is not PendingDouble.NONE:
+            raise InvalidXgidError("the dice field holds either dice or a cube action")
+        _check_dice_and_score(self.dice, self.match_length, self.score, None, InvalidXgidError)
         for name in ("crawford", "jacoby", "beaver"):
             if not isinstance(getattr(self, name), bool):
                 raise InvalidXgidError(f"{name} must be a bool, got {getattr(self, name)!r}")
-        if self.match_length:
-            if max(self.score) >= self.match_length:
-                raise InvalidXgidError(
-                    f"score {self.score[0]}-{self.score[1]} has already won a "
-                    f"{self.match_length}-point match"
-                )
-            if self.jacoby or self.beaver:
-                raise InvalidXgidError("the Jacoby and beaver rules are for money play only")
-        elif self.crawford:
-            raise InvalidXgidError("a money game cannot be the Crawford game")
+        _check_score_in_match(self.score, self.match_length, self.crawford, InvalidXgidError)
+        if self.match_length and (self.jacoby or self.beaver):
+            raise InvalidXgidError("the Jacoby and beaver rules are for money play only")
 
     # -- the ID ---------------------------------------------------------------------------
 
@@ -379,12 +368,3 @@ def _player(seat: Seat) -> int:
     return 1 if seat is Seat.BOTTOM else 0
 
 
-def _check_int(name: str, value: object, low: int, high: int | None) -> None:
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int)
-        or value < low
-        or (high is not None and value > high)
-    ):
-        limit = f"from {low} to {high}" if high is not None else f"of at least {low}"
-        raise InvalidXgidError(f"{name} must be an int {limit}, got {value!r}")

@@ -18,7 +18,10 @@ import os
 import threading
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gammon.engine.puzzles import Puzzle
 
 _progress: Any = None
 """The queue the child reports progress on: ``(match_id, plies, games done, games)``."""
@@ -53,15 +56,18 @@ def _report(match_id: str, plies: int, done: int, total: int) -> None:
 
 
 def analyse(match_id: str, plies: int, rules: str, names: Sequence[str],
-            actions: Sequence[str], recheck: tuple[int, int] | None = None) -> str:
+            actions: Sequence[str], recheck: tuple[int, int] | None = None,
+            puzzles: bool = False) -> tuple[str, list[Puzzle]]:
     """The analysis JSON of a match from its stored rules (JSON), players' names and
-    action log (the JSON of each action, clock pauses left out); progress is reported per
-    game as the analysis reaches it. ``recheck``: (games, plies) of the rollouts that
-    grade each flagged checker error again, as ``gammon analyze --recheck-games
-    --recheck-truncate`` (None: no recheck, ``--recheck-games 0``)."""
+    action log (the JSON of each action, clock pauses left out), and, with ``puzzles``, the
+    puzzles of its decisions (:func:`gammon.engine.puzzles.puzzles_of`); progress is
+    reported per game as the analysis reaches it. ``recheck``: (games, plies) of the
+    rollouts that grade each flagged checker error again, as ``gammon analyze
+    --recheck-games --recheck-truncate`` (None: no recheck, ``--recheck-games 0``)."""
     import json
 
     from gammon.engine.analysis import Recheck, analyse_actions
+    from gammon.engine.puzzles import puzzles_of
     from gammon.formats.matchfile import MatchRecord
     from gammon.server import protocol
     from gammon.server.exports import player_name
@@ -83,4 +89,5 @@ def analyse(match_id: str, plies: int, rules: str, names: Sequence[str],
                                plies=plies, start=record.new_match(), progress=progress,
                                recheck=None if recheck is None else Recheck(
                                    games=recheck[0], truncate=recheck[1]))
-    return json.dumps(analysis_view(analysis), indent=2)
+    return (json.dumps(analysis_view(analysis), indent=2),
+            puzzles_of(analysis) if puzzles else [])

@@ -46,6 +46,7 @@ import logging
 import multiprocessing
 import queue
 import time
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -55,10 +56,12 @@ import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from gammon.engine.puzzles import Puzzle
 from gammon.server import analysis_job
 from gammon.server.bus_messages import forward
 from gammon.server.db import match_actions, match_analyses, matches, server_kv, users
 from gammon.server.protocol import AnalysisMessage, AnalysisStatus
+from gammon.server.puzzles import store_puzzles
 from gammon.server.rooms import PAUSE
 from gammon.server.settings import Settings
 
@@ -177,14 +180,18 @@ class AnalysisStore:
                 .values(done=done, total=total, updated_at=time.time()))
         return bool(changed.rowcount)
 
-    async def finish(self, match_id: str, plies: int, origin: str, result: str) -> bool:
-        """Store the analysis and mark it done, in one statement; False (nothing stored)
-        if this process no longer owns it."""
+    async def finish(self, match_id: str, plies: int, origin: str, result: str,
+                     puzzles: Sequence[Puzzle] = ()) -> bool:
+        """Store the analysis and mark it done, in one statement, and its ``puzzles`` in
+        the same transaction (:func:`gammon.server.puzzles.store_puzzles`); False (nothing
+        stored) if this process no longer owns it."""
         async with self.engine.begin() as conn:
             changed = await conn.execute(
                 match_analyses.update().where(self._mine(match_id, plies, origin))
                 .values(status="done", owner=None, done=match_analyses.c.total, result=result,
                         error=None, updated_at=time.time()))
+            if changed.rowcount and puzzles:
+                await store_puzzles(conn, match_id, puzzles)
         return bool(changed.rowcount)
 
     async def fail(self, match_id: str, plies: int, origin: str, error: str) -> bool:
@@ -431,7 +438,7 @@ class AnalysisWorker:
             await self._announce(Status(match_id, plies, "running", 0, 0))
             future = asyncio.wrap_future(self._executor().submit(
                 analysis_job.analyse, match_id, plies, rules, names, actions,
-                self.recheck(plies)))
+                self.recheck(plies), plies == self.settings.puzzle_plies))
             future.add_done_callback(lambda f: f.cancelled() or f.exception())
             look = time.monotonic() + 0.5
             while not future.done():
@@ -441,7 +448,7 @@ class AnalysisWorker:
                     look = time.monotonic() + 0.5
                     if not future.done() and await self._preempt(match_id, plies):
                         return
-            result = future.result()
+            result, puzzles = future.result()
             await self._drain()
         except asyncio.CancelledError:
             raise
@@ -460,7 +467,7 @@ class AnalysisWorker:
             if await store.fail(match_id, plies, origin, f"{type(error).__name__}: {error}"):
                 await self._announce(Status(match_id, plies, "failed", 0, 0))
             return
-        if await store.finish(match_id, plies, origin, result):
+        if await store.finish(match_id, plies, origin, result, puzzles):
             self.jobs += 1
             final = await store.get(match_id, plies)
             if final is not None:

@@ -46,11 +46,13 @@ from gammon.server.matchmaking import Matchmaker
 from gammon.server.play import Play
 from gammon.server.protocol import first_error
 from gammon.server.pubsub import LocalBus, RedisBus, channel_for
+from gammon.server.puzzles import PuzzleStore
 from gammon.server.routes import accounts as account_routes
 from gammon.server.routes import bot_api as bot_api_routes
 from gammon.server.routes import engine as engine_routes
 from gammon.server.routes import history as history_routes
 from gammon.server.routes import lobby as lobby_routes
+from gammon.server.routes import puzzles as puzzle_routes
 from gammon.server.routes import socket as socket_routes
 from gammon.server.routes import wildbg as wildbg_routes
 from gammon.server.routes.deps import returns, status_of
@@ -98,6 +100,7 @@ def create_app(settings: Settings | None = None, *, bus: Any = None) -> FastAPI:
         await hub.start()
         hub.spawn(matchmaker.run())  # Play now's pairing passes (stopped with the hub)
         app.state.analysis = analysis = AnalysisWorker(settings, engine, hub)
+        app.state.puzzles = PuzzleStore(engine)
         await analysis.start()
         # Long-lived objects (modules, compiled kernels, resumed matches) leave the
         # collector's view, so full collections stay short.
@@ -130,6 +133,7 @@ def create_app(settings: Settings | None = None, *, bus: Any = None) -> FastAPI:
     app.add_exception_handler(StarletteHTTPException, _no_route)
     for router in (account_routes.router, bot_api_routes.router, lobby_routes.router,
                    history_routes.router, analysis_api.router, engine_routes.router,
+                   puzzle_routes.router,
                    wildbg_routes.router, socket_routes.router):
         app.include_router(router)
     app.add_api_route("/healthz", _healthz, methods=["GET"], tags=["server"],

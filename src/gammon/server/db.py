@@ -164,6 +164,73 @@ match_analyses = sa.Table(
 )
 sa.Index("ix_match_analyses_status", match_analyses.c.status)
 
+# Puzzles (gammon.server.puzzles): the decisions of analysed matches that became puzzles
+# (gammon.engine.puzzles), one row per question, position and context (``key``), written in
+# the transaction that stores the analysis they come from; where each was met; the
+# players' puzzle ratings (Glicko-2) and their answers, one per player and puzzle.
+puzzles = sa.Table(
+    "puzzles",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("key", sa.String(64), nullable=False, unique=True),  # kind, position, Match ID
+    sa.Column("kind", sa.String(8), nullable=False),  # checker | double | take
+    sa.Column("position_id", sa.String(14), nullable=False),
+    sa.Column("match_id", sa.String(12), nullable=False),  # the player to answer is 0
+    sa.Column("dice", sa.String(2), nullable=False),  # '' for a cube question
+    sa.Column("answers", sa.Text, nullable=False),  # JSON [[answer, equity], ...], best first
+    sa.Column("error", sa.Float, nullable=False),
+    sa.Column("graded_by", sa.String(60), nullable=False),
+    sa.Column("plies", sa.Integer, nullable=False),
+    sa.Column("themes", sa.String(200), nullable=False),  # ',race,bear-off,' (LIKE '%,race,%')
+    sa.Column("public", sa.Boolean, nullable=False),  # met in a public match
+    sa.Column("rating", sa.Float, nullable=False),
+    sa.Column("rd", sa.Float, nullable=False),
+    sa.Column("vol", sa.Float, nullable=False),
+    sa.Column("attempts", sa.Integer, nullable=False),
+    sa.Column("solved", sa.Integer, nullable=False),
+    sa.Column("created_at", sa.Float, nullable=False),
+)
+sa.Index("ix_puzzles_public_rating", puzzles.c.public, puzzles.c.rating)
+
+puzzle_sources = sa.Table(
+    "puzzle_sources",
+    metadata,
+    sa.Column("puzzle_id", sa.Integer, sa.ForeignKey("puzzles.id"), primary_key=True),
+    sa.Column("match_id", sa.String(24), sa.ForeignKey("matches.id"), primary_key=True),
+    sa.Column("game", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("move_number", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("player", sa.Integer, nullable=False),  # the match's seat
+    sa.Column("played", sa.String(60), nullable=False),
+    sa.Column("error", sa.Float, nullable=False),
+    sa.Column("public", sa.Boolean, nullable=False),  # the match was public
+)
+
+puzzle_players = sa.Table(
+    "puzzle_players",
+    metadata,
+    sa.Column("user_id", sa.Integer, sa.ForeignKey("users.id"), primary_key=True,
+              autoincrement=False),
+    sa.Column("rating", sa.Float, nullable=False),
+    sa.Column("rd", sa.Float, nullable=False),
+    sa.Column("vol", sa.Float, nullable=False),
+    sa.Column("attempts", sa.Integer, nullable=False),
+    sa.Column("solved", sa.Integer, nullable=False),
+    sa.Column("updated_at", sa.Float, nullable=False),
+)
+
+puzzle_answers = sa.Table(
+    "puzzle_answers",
+    metadata,
+    sa.Column("puzzle_id", sa.Integer, sa.ForeignKey("puzzles.id"), primary_key=True),
+    sa.Column("user_id", sa.Integer, sa.ForeignKey("users.id"), primary_key=True),
+    sa.Column("answer", sa.String(60), nullable=False),
+    sa.Column("right", sa.Boolean, nullable=False),
+    sa.Column("error", sa.Float, nullable=False),
+    sa.Column("rating_before", sa.Float, nullable=False),
+    sa.Column("rating_after", sa.Float, nullable=False),
+    sa.Column("at", sa.Float, nullable=False),
+)
+
 # Play now's pools (gammon.server.matchmaking): one row per waiting player (the primary key:
 # nobody waits in two pools), kept across restarts. ``seen_at`` is refreshed by the server
 # process holding one of the player's sockets; ``left_at`` is when their last socket there

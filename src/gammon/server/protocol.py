@@ -433,6 +433,24 @@ class EvalRequest(BaseModel):
     beavers: bool = False
 
 
+CubeAnswer: TypeAlias = Literal["double", "no double", "take", "drop", "beaver"]
+
+
+class PuzzleAnswer(BaseModel):
+    """The answer to a puzzle: a checker play in the project's notation, or a cube action
+    (one of them, as the puzzle asks)."""
+
+    model_config = _BODY
+    play: Annotated[Text, Field(max_length=60)] | None = None
+    cube: CubeAnswer | None = None
+
+    @model_validator(mode="after")
+    def _one(self) -> PuzzleAnswer:
+        if (self.play is None) == (self.cube is None):
+            raise ValueError("give one of play and cube")
+        return self
+
+
 # -- server -> client: the WebSocket -----------------------------------------------------------
 
 ChatLine = TypedDict("ChatLine", {
@@ -595,7 +613,7 @@ HTTPErrorCode: TypeAlias = Literal[
     "name_taken", "not_started", "not_finished", "not_exportable", "analysis_failed",
     "too_many_games", "rate_limited", "internal", "busy", "analysis_busy", "method_not_allowed",
     "bad_token", "not_a_bot", "session_required", "already_bot", "not_eligible",
-    "too_many_tokens"]
+    "too_many_tokens", "no_puzzle", "already_answered", "illegal_answer"]
 """Every ``detail.code`` of an HTTP refusal (PROTOCOL.md, *HTTP error codes*, with each
 one's status)."""
 
@@ -858,6 +876,8 @@ RESPONSES: dict[str, Any] = {
     "ratings": RatingsResponse, "leaderboard": list[LeaderboardEntry], "dice_stats": DiceStats,
     "hint": HintView, "eval": EvalView, "ready": ReadyResponse,
     "token": CreatedToken, "tokens": list[TokenView],
+    "puzzle": views.PuzzleView, "next_puzzle": views.NextPuzzleView,
+    "puzzle_verdict": views.PuzzleVerdictView,
 }
 """The response type of each kind of HTTP answer (``app.py`` names them per route)."""
 

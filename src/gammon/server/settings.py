@@ -149,5 +149,12 @@ class Settings(BaseSettings):
         return deep if self.analysis_plies < deep <= self.analysis_max_plies else None
 
     @property
+    def puzzle_plies(self) -> int:
+        """The depth of the analysis that makes a match's puzzles: the deep one, else the
+        quick one (only the deepest analysis makes puzzles: :mod:`gammon.server.puzzles`)."""
+        deep = self.deep_plies
+        return self.analysis_plies if deep is None else deep
+
+    @property
     def bind(self) -> str:
         return f"{self.host}:{self.port}"

@@ -9,6 +9,7 @@ reason code and the status of :data:`STATUS`."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any, cast
 
 from fastapi import Depends, Query, Request, Response
@@ -24,6 +25,7 @@ from gammon.server.lobby import Lobby
 from gammon.server.matchmaking import Matchmaker
 from gammon.server.play import Play
 from gammon.server.protocol import RESPONSES, Text
+from gammon.server.puzzles import PuzzleStore
 from gammon.server.settings import Settings
 
 STATUS: dict[protocol.HTTPErrorCode, int] = {
@@ -31,7 +33,7 @@ STATUS: dict[protocol.HTTPErrorCode, int] = {
     "unauthenticated": 401, "bad_credentials": 401, "bad_token": 401,
     "not_a_player": 403, "reserved": 403, "rated_match_live": 403, "not_a_bot": 403,
     "session_required": 403,
-    "not_found": 404, "method_not_allowed": 405,
+    "not_found": 404, "no_puzzle": 404, "method_not_allowed": 405, "illegal_answer": 422,
     "too_many_games": 429, "too_many_tokens": 429, "rate_limited": 429,
     "internal": 500, "busy": 503, "analysis_busy": 503,
 }
@@ -56,50 +58,28 @@ def returns(kind: str, status: int = 200) -> dict[str, Any]:
 # -- the services ------------------------------------------------------------------------
 
 
-def _settings(conn: HTTPConnection) -> Settings:
-    return conn.app.state.settings  # type: ignore[no-any-return]
+def _service(name: str) -> Callable[[HTTPConnection], Any]:
+    """The dependency that reads the app's service ``name`` (``app.state.<name>``)."""
 
+    def service(conn: HTTPConnection) -> Any:
+        return getattr(conn.app.state, name)
 
-def _repo(conn: HTTPConnection) -> Repository:
-    return conn.app.state.repo  # type: ignore[no-any-return]
-
-
-def _hub(conn: HTTPConnection) -> Hub:
-    return conn.app.state.hub  # type: ignore[no-any-return]
-
-
-def _lobby(conn: HTTPConnection) -> Lobby:
-    return conn.app.state.lobby  # type: ignore[no-any-return]
-
-
-def _matchmaker(conn: HTTPConnection) -> Matchmaker:
-    return conn.app.state.matchmaker  # type: ignore[no-any-return]
-
-
-def _play(conn: HTTPConnection) -> Play:
-    return conn.app.state.play  # type: ignore[no-any-return]
-
-
-def _sessions(conn: HTTPConnection) -> Sessions:
-    return conn.app.state.sessions  # type: ignore[no-any-return]
-
-
-def _limiter(conn: HTTPConnection) -> RateLimiter | RedisRateLimiter:
-    return conn.app.state.limiter  # type: ignore[no-any-return]
+    return service
 
 
 def _dice_cache(conn: HTTPConnection) -> dict[str, Any]:
     return conn.app.state.__dict__.setdefault("dice_cache", {})  # type: ignore[no-any-return]
 
 
-SettingsDep = Annotated[Settings, Depends(_settings)]
-RepoDep = Annotated[Repository, Depends(_repo)]
-HubDep = Annotated[Hub, Depends(_hub)]
-LobbyDep = Annotated[Lobby, Depends(_lobby)]
-MatchmakerDep = Annotated[Matchmaker, Depends(_matchmaker)]
-PlayDep = Annotated[Play, Depends(_play)]
-SessionsDep = Annotated[Sessions, Depends(_sessions)]
-LimiterDep = Annotated[RateLimiter | RedisRateLimiter, Depends(_limiter)]
+SettingsDep = Annotated[Settings, Depends(_service("settings"))]
+RepoDep = Annotated[Repository, Depends(_service("repo"))]
+HubDep = Annotated[Hub, Depends(_service("hub"))]
+LobbyDep = Annotated[Lobby, Depends(_service("lobby"))]
+MatchmakerDep = Annotated[Matchmaker, Depends(_service("matchmaker"))]
+PlayDep = Annotated[Play, Depends(_service("play"))]
+SessionsDep = Annotated[Sessions, Depends(_service("sessions"))]
+PuzzlesDep = Annotated[PuzzleStore, Depends(_service("puzzles"))]
+LimiterDep = Annotated[RateLimiter | RedisRateLimiter, Depends(_service("limiter"))]
 DiceCache = Annotated[dict[str, Any], Depends(_dice_cache)]
 """This app's cache of the dice statistics."""
 

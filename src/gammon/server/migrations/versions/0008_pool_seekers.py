@@ -3,8 +3,8 @@ pools), with the pool chosen (kind, length, clock, rated), the bot to play after
 since when they wait, when a server process last saw a socket of theirs, and when their last
 socket went (PROTOCOL.md, *Play now*).
 
-Revision ID: 0007
-Revises: 0006
+Revision ID: 0008_pool_seekers
+Revises: 0007_puzzles
 Create Date: 2026-12-04
 """
 
@@ -13,8 +13,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0007"
-down_revision = "0006"
+revision = "0008_pool_seekers"
+down_revision = "0007_puzzles"
 branch_labels = None
 depends_on = None
 

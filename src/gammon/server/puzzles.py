@@ -1,0 +1,277 @@
+"""The puzzles on the server: made from the analyses, stored, asked, answered and rated.
+
+* **Made** (:func:`store_puzzles`) in the transaction that stores a finished match's
+  analysis (:meth:`AnalysisStore.finish <gammon.server.analysis_worker.AnalysisStore.finish>`),
+  from that analysis's graded decisions (:func:`gammon.engine.puzzles.puzzles_of`). Only the
+  server's deepest analysis (``Settings.puzzle_plies``: the deep one, else the quick one)
+  makes them: its answers are the best graded (a checker error rechecked by rollouts, the
+  runner-up rolled out with it), and a puzzle once made keeps its id, its answers and its
+  rating: players' answers and ratings refer to it, so a quick analysis's puzzles replaced
+  by the deep one's would take back verdicts already given.
+* **One puzzle per question, position and context** (``puzzles.key``): met again in another
+  match (or twice in one) it gains a source (``puzzle_sources``), not a row.
+* **Private matches never feed the public pool.** Every source records whether its match
+  was public; a puzzle is in the pool (``puzzles.public``) once it has been met in a public
+  match, and only a public source is ever shown. A position met only in private matches
+  stays out of every answer of the API.
+* **Rated** with Glicko-2 (:mod:`gammon.server.glicko`): each answer a game between the
+  player and the puzzle, both updated in the answer's transaction; one answer per player
+  and puzzle (``puzzle_answers``' key).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+import sqlalchemy as sa
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from gammon import views
+from gammon.core.dice import Roll
+from gammon.core.notation import parse_play
+from gammon.core.position import Position
+from gammon.engine.puzzles import THEMES, Answer, Puzzle
+from gammon.server.db import matches, puzzle_answers, puzzle_players, puzzle_sources, puzzles
+from gammon.server.glicko import START, Rating, answered
+from gammon.server.hub import ServiceError
+
+
+async def store_puzzles(conn: AsyncConnection, match_id: str, found: Sequence[Puzzle]) -> None:
+    """Add a match's puzzles in the caller's transaction: a new row for a key not seen
+    before, else a source more (and the pool, when the match is public)."""
+    private = await conn.scalar(sa.select(matches.c.private).where(matches.c.id == match_id))
+    public = not private
+    now = time.time()
+    for puzzle in found:
+        row = (await conn.execute(sa.select(puzzles.c.id, puzzles.c.public, puzzles.c.error)
+                                  .where(puzzles.c.key == puzzle.key))).first()
+        if row is None:
+            try:
+                async with conn.begin_nested():
+                    puzzle_id = (await conn.execute(puzzles.insert().values(
+                        key=puzzle.key, kind=puzzle.kind, position_id=puzzle.position_id,
+                        match_id=puzzle.match_id, dice=puzzle.dice,
+                        answers=json.dumps([[a.text, a.equity] for a in puzzle.answers]),
+                        error=puzzle.error, graded_by=puzzle.graded_by, plies=puzzle.plies,
+                        themes="," + ",".join(puzzle.themes) + ",", public=public,
+                        rating=START.rating, rd=START.rd, vol=START.vol, attempts=0,
+                        solved=0, created_at=now).returning(puzzles.c.id))).scalar_one()
+            except IntegrityError:  # made meanwhile from another match
+                row = (await conn.execute(sa.select(puzzles.c.id, puzzles.c.public,
+                                                    puzzles.c.error)
+                                          .where(puzzles.c.key == puzzle.key))).one()
+        if row is not None:
+            puzzle_id = row.id
+            await conn.execute(puzzles.update().where(puzzles.c.id == puzzle_id).values(
+                public=bool(row.public) or public, error=max(row.error, puzzle.error)))
+        for source in puzzle.sources:
+            try:
+                async with conn.begin_nested():
+                    await conn.execute(puzzle_sources.insert().values(
+                        puzzle_id=puzzle_id, match_id=match_id, game=source.game,
+                        move_number=source.move_number, player=source.player,
+                        played=source.played, error=source.error, public=public))
+            except IntegrityError:  # this match's source already stored
+                pass
+
+
+@dataclass(frozen=True, slots=True)
+class Stored:
+    """A puzzle of the pool as stored: its id, the puzzle (no sources), its rating and
+    how often it was answered (right)."""
+
+    id: int
+    puzzle: Puzzle
+    rating: Rating
+    attempts: int
+    solved: int
+
+    def view(self) -> views.PuzzleView:
+        return views.puzzle_view(self.id, self.puzzle, rating=self.rating.rating,
+                                 attempts=self.attempts, solved=self.solved)
+
+
+def _stored(row: sa.Row[tuple[object, ...]]) -> Stored:
+    m = row._mapping
+    puzzle = Puzzle(
+        kind=m["kind"], position_id=m["position_id"], match_id=m["match_id"], dice=m["dice"],
+        answers=tuple(Answer(text, equity) for text, equity in json.loads(m["answers"])),
+        error=m["error"], graded_by=m["graded_by"], plies=m["plies"],
+        themes=tuple(t for t in m["themes"].split(",") if t), sources=())
+    return Stored(m["id"], puzzle, Rating(m["rating"], m["rd"], m["vol"]), m["attempts"],
+                  m["solved"])
+
+
+@dataclass(frozen=True, slots=True)
+class Graded:
+    """An answer graded: its canonical text, right or wrong, what it loses to the best,
+    and what graded that."""
+
+    answer: str
+    right: bool
+    error: float
+    graded_by: str
+
+
+Ranker = Callable[[Position, Roll, int, str], list[tuple[Position, float]]]
+"""The engine's ranking of a roll's plays at a ply and a Match ID: (each play's position
+after it, its equity), best first. Asked only for a play the puzzle did not grade."""
+
+
+def grade(puzzle: Puzzle, play: str | None, cube: str | None, rank: Ranker) -> Graded:
+    """Grade an answer: a checker play in the project's notation (resolved against the
+    legal plays: any order, ``(2)``, ``*``), or a cube action. A play the puzzle graded has
+    that grade; any other legal play is ranked by the engine at the analysis's ply (and its
+    error is against the best at that ply). ``illegal_answer`` for an answer that does not
+    answer the question."""
+    best = puzzle.answers[0]
+    if puzzle.kind == "checker":
+        if play is None:
+            raise ServiceError("illegal_answer", "this puzzle asks for a checker play")
+        position = Position.from_id(puzzle.position_id)
+        roll = Roll(int(puzzle.dice[0]), int(puzzle.dice[1]))
+        try:
+            chosen = parse_play(position, roll, play)
+        except ValueError as error:
+            raise ServiceError("illegal_answer", f"not a legal play of {puzzle.dice}: "
+                                                 f"{error}") from None
+        for answer in puzzle.answers:
+            if parse_play(position, roll, answer.text).position == chosen.position:
+                return Graded(answer.text, answer is best,
+                              max(best.equity - answer.equity, 0.0), puzzle.graded_by)
+        ranked = rank(position, roll, puzzle.plies, puzzle.match_id)
+        mine = next(v for after, v in ranked if after == chosen.position)
+        return Graded(chosen.notation(), False, max(ranked[0][1] - mine, 0.0),
+                      f"{puzzle.plies}-ply")
+    if cube is None:
+        raise ServiceError("illegal_answer", "this puzzle asks for a cube action")
+    for answer in puzzle.answers:
+        if answer.text == cube:
+            return Graded(cube, answer is best, max(best.equity - answer.equity, 0.0),
+                          puzzle.graded_by)
+    raise ServiceError("illegal_answer", f"{cube!r} does not answer this question: "
+                                         f"{', '.join(a.text for a in puzzle.answers)}")
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerRating:
+    rating: Rating
+    attempts: int
+    solved: int
+
+    def view(self) -> views.PuzzleRatingView:
+        return {"rating": round(self.rating.rating, 1), "rd": round(self.rating.rd, 1),
+                "attempts": self.attempts, "solved": self.solved}
+
+
+NEW_PLAYER = PlayerRating(START, 0, 0)
+
+
+class PuzzleStore:
+    """The queries of the puzzle pool, the answers and the ratings."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+
+    async def get(self, puzzle_id: int) -> Stored:
+        """A puzzle of the pool, or ``not_found`` (none, or met only in private matches)."""
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(sa.select(puzzles).where(
+                puzzles.c.id == puzzle_id, puzzles.c.public.is_(True)))).first()
+        if row is None:
+            raise ServiceError("not_found", "no such puzzle")
+        return _stored(row)
+
+    async def rating(self, user_id: int) -> PlayerRating:
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(sa.select(puzzle_players).where(
+                puzzle_players.c.user_id == user_id))).first()
+        return NEW_PLAYER if row is None else _player(row)
+
+    async def next(self, user_id: int, theme: str | None) -> Stored:
+        """The puzzle of the pool nearest the player's rating that they have not answered
+        (of ``theme``, when given), or ``no_puzzle``."""
+        if theme is not None and theme not in THEMES:
+            raise ServiceError("bad_input", f"theme: one of {', '.join(THEMES)}")
+        mine = (await self.rating(user_id)).rating.rating
+        answered_ids = sa.select(puzzle_answers.c.puzzle_id).where(
+            puzzle_answers.c.user_id == user_id)
+        where = [puzzles.c.public.is_(True), puzzles.c.id.not_in(answered_ids)]
+        if theme is not None:
+            where.append(puzzles.c.themes.like(f"%,{theme},%"))
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(
+                sa.select(puzzles).where(*where)
+                .order_by(sa.func.abs(puzzles.c.rating - mine), puzzles.c.id).limit(1))).first()
+        if row is None:
+            raise ServiceError("no_puzzle", "no puzzle left to answer"
+                               + ("" if theme is None else f" of the theme {theme}"))
+        return _stored(row)
+
+    async def source(self, puzzle_id: int) -> views.PuzzleSourceView | None:
+        """The first public match the puzzle was met in, with the answer given there."""
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(
+                sa.select(puzzle_sources).where(puzzle_sources.c.puzzle_id == puzzle_id,
+                                                puzzle_sources.c.public.is_(True))
+                .order_by(puzzle_sources.c.match_id, puzzle_sources.c.game,
+                          puzzle_sources.c.move_number).limit(1))).first()
+        if row is None:
+            return None
+        return {"match": row.match_id, "game": row.game, "move_number": row.move_number,
+                "played": row.played, "error": round(row.error, 4)}
+
+    async def answer(self, user_id: int, stored: Stored, graded: Graded
+                     ) -> tuple[PlayerRating, Rating, Rating, Rating]:
+        """Record a player's one answer to a puzzle and rate both: (the player's rating
+        after, their rating before, the puzzle's before, after); ``already_answered``
+        (nothing changed) for a second one."""
+        for _ in range(3):
+            try:
+                return await self._answer(user_id, stored.id, graded)
+            except IntegrityError:  # a concurrent first answer or first rating: look again
+                continue
+        raise ServiceError("busy", "the answer could not be stored: send it again")
+
+    async def _answer(self, user_id: int, puzzle_id: int, graded: Graded
+                      ) -> tuple[PlayerRating, Rating, Rating, Rating]:
+        now = time.time()
+        async with self.engine.begin() as conn:
+            if (await conn.scalar(sa.select(sa.func.count()).select_from(puzzle_answers).where(
+                    puzzle_answers.c.puzzle_id == puzzle_id,
+                    puzzle_answers.c.user_id == user_id))):
+                raise ServiceError("already_answered", "you have answered this puzzle")
+            row = (await conn.execute(sa.select(puzzle_players).where(
+                puzzle_players.c.user_id == user_id).with_for_update())).first()
+            player = NEW_PLAYER if row is None else _player(row)
+            prow = (await conn.execute(sa.select(puzzles).where(
+                puzzles.c.id == puzzle_id).with_for_update())).one()
+            before = Rating(prow.rating, prow.rd, prow.vol)
+            mine, theirs = answered(player.rating, before, graded.right)
+            await conn.execute(puzzle_answers.insert().values(
+                puzzle_id=puzzle_id, user_id=user_id, answer=graded.answer,
+                right=graded.right, error=graded.error, rating_before=player.rating.rating,
+                rating_after=mine.rating, at=now))
+            after = replace(player, rating=mine, attempts=player.attempts + 1,
+                            solved=player.solved + int(graded.right))
+            values = {"rating": mine.rating, "rd": mine.rd, "vol": mine.vol,
+                      "attempts": after.attempts, "solved": after.solved, "updated_at": now}
+            if row is None:
+                await conn.execute(puzzle_players.insert().values(user_id=user_id, **values))
+            else:
+                await conn.execute(puzzle_players.update().where(
+                    puzzle_players.c.user_id == user_id).values(**values))
+            await conn.execute(puzzles.update().where(puzzles.c.id == puzzle_id).values(
+                rating=theirs.rating, rd=theirs.rd, vol=theirs.vol,
+                attempts=puzzles.c.attempts + 1,
+                solved=puzzles.c.solved + int(graded.right)))
+        return after, player.rating, before, theirs
+
+
+def _player(row: sa.Row[tuple[object, ...]]) -> PlayerRating:
+    m = row._mapping
+    return PlayerRating(Rating(m["rating"], m["rd"], m["vol"]), m["attempts"], m["solved"])

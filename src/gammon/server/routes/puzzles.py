@@ -1,0 +1,77 @@
+"""``/api/puzzles``: the puzzles made from the analysed matches' blunders
+(:mod:`gammon.server.puzzles`; PROTOCOL.md, *Puzzles*): the next one for the player (nearest
+their puzzle rating, one they have not answered, of a theme if asked), one by its id, and the
+answer, graded, with both ratings moved."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
+from fastapi import Path as PathParam
+
+from gammon import views
+from gammon.core.dice import Roll
+from gammon.core.position import Position
+from gammon.engine.cube import CubeInfo
+from gammon.formats.match_id import MatchKey
+from gammon.server import bots
+from gammon.server.protocol import PuzzleAnswer, Text
+from gammon.server.puzzles import Graded, grade
+from gammon.server.routes.deps import LimiterDep, Player, PuzzlesDep, limit, returns
+
+router = APIRouter(prefix="/api/puzzles", tags=["puzzles"])
+
+PuzzleId = Annotated[int, PathParam(ge=1, le=2**31 - 1, description="a puzzle's id")]
+Theme = Annotated[Text | None, Query(max_length=20, description=
+                                     "only puzzles of this theme (PROTOCOL.md, *Puzzles*)")]
+
+
+@router.get("/next", **returns("next_puzzle"))
+async def next_puzzle(user: Player, store: PuzzlesDep, theme: Theme = None
+                      ) -> views.NextPuzzleView:
+    """The puzzle nearest the player's puzzle rating that they have not answered (404
+    ``no_puzzle`` when none is left), with that rating."""
+    stored = await store.next(user.id, theme)
+    return {"puzzle": stored.view(), "rating": (await store.rating(user.id)).view()}
+
+
+@router.get("/{puzzle_id}", **returns("puzzle"))
+async def puzzle(puzzle_id: PuzzleId, store: PuzzlesDep) -> views.PuzzleView:
+    """A puzzle of the pool, without its answer."""
+    return (await store.get(puzzle_id)).view()
+
+
+def _rank(position: Position, roll: Roll, plies: int, match_id: str
+          ) -> list[tuple[Position, float]]:
+    context = CubeInfo.from_match_key(MatchKey.from_id(match_id))
+    ranked = bots.engine().rank_plays(position, roll, plies=plies, context=context)
+    return [(r.play.position, r.equity) for r in ranked]
+
+
+@router.post("/{puzzle_id}/answer", **returns("puzzle_verdict"))
+async def answer(puzzle_id: PuzzleId, body: PuzzleAnswer, request: Request, user: Player,
+                 store: PuzzlesDep, limiter: LimiterDep) -> views.PuzzleVerdictView:
+    """Answer a puzzle once: the verdict (right or wrong, what the answer loses, the graded
+    answers), the source match when public, and the player's and the puzzle's ratings."""
+    await limit(request, limiter, "puzzle", 120, 30)
+    stored = await store.get(puzzle_id)
+    puzzle_ = stored.puzzle
+    if any(a.text == body.play for a in puzzle_.answers) or body.play is None:
+        graded: Graded = grade(puzzle_, body.play, body.cube, _rank)  # no engine asked
+    else:
+        graded = await asyncio.to_thread(grade, puzzle_, body.play, body.cube, _rank)
+    after, before, puzzle_before, puzzle_after = await store.answer(user.id, stored, graded)
+    return {
+        "puzzle": stored.id, "answer": graded.answer, "right": graded.right,
+        "error": round(graded.error, 4), "graded_by": graded.graded_by,
+        "best": puzzle_.best,
+        "top": [{"answer": a.text, "equity": round(a.equity, 4)} for a in puzzle_.answers],
+        "source": await store.source(stored.id),
+        "rating": after.view(),
+        "rating_change": {"before": round(before.rating, 1),
+                          "after": round(after.rating.rating, 1)},
+        "puzzle_rating": {"before": round(puzzle_before.rating, 1),
+                          "after": round(puzzle_after.rating, 1)},
+    }

@@ -1,0 +1,295 @@
+"""Puzzles on the server, on both stores: a finished match's deepest analysis makes its
+puzzles (each answer the engine's best at the stated grade, by the margin the rule asks);
+``/api/puzzles`` asks them, grades an answer once and moves the player's and the puzzle's
+Glicko-2 ratings both ways; bad input is a clear error that changes nothing; one puzzle per
+position and context across matches, and a private match's decisions stay out of the pool."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+from fastapi.testclient import TestClient
+
+from gammon import views
+from gammon.core.dice import Roll
+from gammon.core.moves import legal_plays
+from gammon.core.position import Position
+from gammon.engine.cube import CubeInfo, play_equity
+from gammon.engine.player import Engine
+from gammon.engine.puzzles import CLEAR_MARGIN, MIN_ERROR, THEMES, Answer, Puzzle, Source
+from gammon.formats.match_id import MatchKey
+from gammon.server import protocol
+from gammon.server.app import create_app
+from gammon.server.db import make_engine, puzzle_answers, puzzle_players, puzzle_sources, puzzles
+from gammon.server.puzzles import store_puzzles
+from tests.server.conftest import Browser, make_settings, run_async
+from tests.server.test_analysis import bot_match, wait_done
+
+
+def rows(database_url: str, table: sa.Table) -> list[Any]:
+    async def read() -> list[Any]:
+        engine = make_engine(database_url)
+        async with engine.connect() as conn:
+            found = (await conn.execute(sa.select(table))).all()
+        await engine.dispose()
+        return list(found)
+
+    return run_async(read)
+
+
+def valid(kind: str, response: Any) -> Any:
+    assert response.status_code == 200, response.text
+    body = response.json()
+    protocol.response_adapter(kind).validate_python(body)
+    return body
+
+
+def refused(response: Any, status: int, code: str) -> None:
+    assert response.status_code == status, response.text
+    assert response.json()["detail"]["code"] == code
+
+
+def check_against_the_engine(engine: Engine, row: Any) -> None:
+    """The puzzle's answer is the engine's best at its stated grade, its equities are that
+    grade's, and the margin and error rules hold."""
+    answers = [Answer(text, equity) for text, equity in json.loads(row.answers)]
+    assert answers[0].equity - answers[1].equity >= CLEAR_MARGIN
+    assert row.error >= MIN_ERROR
+    key = MatchKey.from_id(row.match_id)
+    position = Position.from_id(row.position_id)
+    if row.kind == "checker":
+        roll = Roll(int(row.dice[0]), int(row.dice[1]))
+        context = CubeInfo.from_match_key(key)
+        plays = {p.notation(): p for p in legal_plays(position, roll)}
+        rollout = re.fullmatch(r"rollout (\d+) games, (\d+) plies", row.graded_by)
+        if rollout:
+            games, truncate = int(rollout[1]), int(rollout[2])
+            for answer in answers:
+                after = plays[answer.text].next_position
+                result = engine.rollout(after, games=games, truncate=truncate, seed=1,
+                                        context=context.swap(), pruned=True)
+                assert play_equity(result.mean.inverted(), context, after) == pytest.approx(
+                    answer.equity, abs=1e-9)
+        else:
+            ply = int(row.graded_by.removesuffix("-ply"))
+            ranked = engine.rank_plays(position, roll, plies=row.plies, context=context)
+            assert ranked[0].play.notation() == answers[0].text
+            assert ranked[0].ply == ply
+            at_ply = {r.play.notation(): r.equity for r in ranked if r.ply == ply}
+            for answer in answers:
+                if answer.text in at_ply:
+                    assert at_ply[answer.text] == pytest.approx(answer.equity, abs=1e-9)
+    else:
+        kind, decision = views.analyse_match_key(
+            engine, position, key, plies=row.plies,
+            beavers=any(a.text == "beaver" for a in answers))
+        assert kind == ("take" if row.kind == "take" else "cube")
+        graded = ({"take": decision.take, "drop": decision.pass_, "beaver": decision.beaver}
+                  if kind == "take" else
+                  {"double": decision.doubled, "no double": decision.no_double})
+        for answer in answers:
+            assert graded[answer.text] == pytest.approx(answer.equity, abs=1e-9)
+        assert max(graded, key=lambda a: graded[a] or -9) == answers[0].text
+
+
+def a_wrong_answer(puzzle: dict[str, Any], answers: list[Answer]) -> dict[str, str]:
+    if puzzle["kind"] == "checker":
+        return {"play": answers[1].text}
+    return {"cube": answers[1].text}
+
+
+def test_a_finished_matchs_puzzles_asked_answered_and_rated(store: str, database_url: str,
+                                                            redis_url: str) -> None:
+    """The deep analysis at 1 ply makes the puzzles: on PostgreSQL with its errors rechecked
+    by rollouts (each puzzle's answers rolled out again here), on SQLite without (each
+    puzzle's answer the engine's best at 1 ply): both grades checked, one match each."""
+    recheck = 36 if store == "postgresql" else 0
+    settings = make_settings(database_url, redis_url, analysis_plies=0,
+                             analysis_deep_plies=1, analysis_recheck_games=recheck,
+                             analysis_recheck_truncate=2)
+    engine = Engine.load()
+    with TestClient(create_app(settings)) as client:
+        owner, solver = Browser(client), Browser(client)
+        with bot_match(owner, seed=7) as (game, _):
+            pass
+        url = f"/api/games/{game['id']}/analysis"
+        assert owner.get(url).status_code == 202  # queues the quick and the deep one
+        wait_done(owner, f"{url}?ply=0")
+        wait_done(owner, f"{url}?ply=1")
+        made = rows(database_url, puzzles)
+        assert made, "random plays made no puzzle"
+        assert {r.plies for r in made} == {1}  # only the deepest analysis makes puzzles
+        assert all(r.public for r in made)
+        for row in made:
+            check_against_the_engine(engine, row)
+        assert any(r.graded_by.startswith("rollout") for r in made) == bool(recheck)
+        sources = rows(database_url, puzzle_sources)
+        assert {s.match_id for s in sources} == {game["id"]}
+        assert {s.puzzle_id for s in sources} == {r.id for r in made}
+        by_id = {r.id: r for r in made}
+
+        # bad input: nothing changes
+        refused(solver.get("/api/puzzles/abc"), 422, "bad_input")
+        refused(solver.get("/api/puzzles/0"), 422, "bad_input")
+        refused(solver.get("/api/puzzles/999999"), 404, "not_found")
+        refused(solver.post("/api/puzzles/999999/answer", json={"cube": "take"}), 404,
+                "not_found")
+        refused(solver.get("/api/puzzles/next?theme=nonsense"), 422, "bad_input")
+        first = valid("next_puzzle", solver.get("/api/puzzles/next"))
+        puzzle, rating = first["puzzle"], first["rating"]
+        assert rating == {"rating": 1500.0, "rd": 350.0, "attempts": 0, "solved": 0}
+        assert valid("puzzle", solver.get(f"/api/puzzles/{puzzle['id']}")) == puzzle
+        answer_url = f"/api/puzzles/{puzzle['id']}/answer"
+        answers = [Answer(t, e) for t, e in json.loads(by_id[puzzle["id"]].answers)]
+        other = "play" if puzzle["kind"] != "checker" else "cube"
+        refused(solver.post(answer_url, json={other: "take" if other == "cube" else "8/5 6/5"}),
+                422, "illegal_answer")  # the other kind of answer
+        refused(solver.post(answer_url, json={"play": "8/5", "cube": "take"}), 422,
+                "bad_input")
+        refused(solver.post(answer_url, json={}), 422, "bad_input")
+        if puzzle["kind"] == "checker":
+            refused(solver.post(answer_url, json={"play": "24/18 24/18 24/18 24/18 24/18"}),
+                    422, "illegal_answer")
+        assert rows(database_url, puzzle_answers) == []
+        assert rows(database_url, puzzle_players) == []
+
+        # right: the player's rating rises, the puzzle's falls
+        best = {"play": answers[0].text} if puzzle["kind"] == "checker" else {
+            "cube": answers[0].text}
+        verdict = valid("puzzle_verdict", solver.post(answer_url, json=best))
+        assert (verdict["right"], verdict["error"], verdict["best"]) == (
+            True, 0.0, answers[0].text)
+        assert verdict["top"] == [{"answer": a.text, "equity": round(a.equity, 4)}
+                                  for a in answers]
+        assert verdict["graded_by"] == by_id[puzzle["id"]].graded_by
+        assert verdict["source"] is not None and verdict["source"]["match"] == game["id"]
+        assert verdict["rating_change"]["after"] > verdict["rating_change"]["before"] == 1500
+        assert verdict["puzzle_rating"]["after"] < verdict["puzzle_rating"]["before"]
+        assert verdict["rating"]["attempts"] == verdict["rating"]["solved"] == 1
+        # a second answer: refused, nothing changed
+        refused(solver.post(answer_url, json=best), 409, "already_answered")
+        assert len(rows(database_url, puzzle_answers)) == 1
+        (stored_player,) = rows(database_url, puzzle_players)
+        assert stored_player.rating == pytest.approx(verdict["rating_change"]["after"],
+                                                     abs=0.05)
+        assert stored_player.attempts == 1
+
+        if len(made) > 1:  # wrong: the rating falls, the puzzle's rises
+            second = valid("next_puzzle", solver.get("/api/puzzles/next"))
+            assert second["puzzle"]["id"] != puzzle["id"]
+            assert second["rating"]["rating"] == verdict["rating"]["rating"]
+            answers2 = [Answer(t, e) for t, e in json.loads(by_id[second["puzzle"]["id"]]
+                                                            .answers)]
+            wrong = valid("puzzle_verdict", solver.post(
+                f"/api/puzzles/{second['puzzle']['id']}/answer",
+                json=a_wrong_answer(second["puzzle"], answers2)))
+            assert wrong["right"] is False
+            assert wrong["error"] == pytest.approx(answers2[0].equity - answers2[1].equity,
+                                                   abs=1e-4)
+            assert wrong["rating_change"]["after"] < wrong["rating_change"]["before"]
+            assert wrong["puzzle_rating"]["after"] > wrong["puzzle_rating"]["before"]
+
+        # a legal play the puzzle did not grade: ranked by the engine at the analysis's ply
+        checker = [r for r in made if r.kind == "checker"]
+        fresh = Browser(client)
+        for row in checker:
+            position = Position.from_id(row.position_id)
+            roll = Roll(int(row.dice[0]), int(row.dice[1]))
+            graded_texts = {t for t, _ in json.loads(row.answers)}
+            extra = [p for p in legal_plays(position, roll) if p.notation() not in graded_texts]
+            if extra:
+                play = extra[-1]
+                verdict = valid("puzzle_verdict", fresh.post(
+                    f"/api/puzzles/{row.id}/answer", json={"play": play.notation()}))
+                context = CubeInfo.from_match_key(MatchKey.from_id(row.match_id))
+                ranked = engine.rank_plays(position, roll, plies=row.plies, context=context)
+                mine = next(r for r in ranked if r.play.position == play.position)
+                assert verdict["right"] is False and verdict["graded_by"] == f"{row.plies}-ply"
+                assert verdict["error"] == pytest.approx(ranked[0].equity - mine.equity,
+                                                         abs=1e-4)
+                break
+
+        # the themes: each asked one is the puzzle's
+        for theme in {t for r in made for t in r.themes.split(",") if t}:
+            assert theme in THEMES
+            found = valid("next_puzzle", Browser(client).get(f"/api/puzzles/next?theme={theme}"))
+            assert theme in found["puzzle"]["themes"]
+        missing = [t for t in THEMES if all(f",{t}," not in r.themes for r in made)]
+        if missing:
+            refused(Browser(client).get(f"/api/puzzles/next?theme={missing[0]}"), 404,
+                    "no_puzzle")
+
+
+def puzzle(key: str, player: int = 0, error: float = 0.2) -> Puzzle:
+    return Puzzle("checker", Position.initial().id(), key, "31",
+                  (Answer("8/5 6/5", 0.2), Answer("24/23 13/10", 0.0)), error, "2-ply", 2,
+                  ("opening",), (Source(1, 1, player, "24/23 13/10", error),))
+
+
+TAKE = Puzzle("take", Position.initial().id(),
+              MatchKey(turn=0, dice_owner=1, double_offered=True).id(), "",
+              (Answer("take", 0.21), Answer("drop", -1.0)), 1.21, "2-ply", 2,
+              ("opening", "take-point"), (Source(1, 0, 1, "drop", 1.21),))
+
+
+def test_one_puzzle_per_position_and_context_and_private_matches_stay_out(
+        database_url: str, redis_url: str) -> None:
+    """The same puzzle from a private match, then from a public one: one row, two sources;
+    out of the pool while only the private match had it, in it after the public one, and
+    the source shown is the public match's."""
+    key = MatchKey(match_length=3, dice=(3, 1)).id()
+    with TestClient(create_app(make_settings(database_url, redis_url))) as client:
+        a, b = Browser(client), Browser(client)
+        hidden = a.post("/api/games", json={"kind": "single", "private": True}).json()
+        shown = a.post("/api/games", json={"kind": "single"}).json()
+
+        async def store(match_id: str, found: list[Puzzle]) -> None:
+            engine = make_engine(database_url)
+            async with engine.begin() as conn:
+                await store_puzzles(conn, match_id, found)
+            await engine.dispose()
+
+        run_async(lambda: store(hidden["id"], [puzzle(key)]))
+        (row,) = rows(database_url, puzzles)
+        assert not row.public
+        refused(b.get("/api/puzzles/next"), 404, "no_puzzle")
+        refused(b.get(f"/api/puzzles/{row.id}"), 404, "not_found")
+        refused(b.post(f"/api/puzzles/{row.id}/answer", json={"play": "8/5 6/5"}), 404,
+                "not_found")
+        run_async(lambda: store(shown["id"], [puzzle(key, player=1, error=0.3)]))
+        (row,) = rows(database_url, puzzles)
+        assert row.public and row.error == pytest.approx(0.3)
+        assert sorted((s.match_id, s.public) for s in rows(database_url, puzzle_sources)) == \
+            sorted([(hidden["id"], False), (shown["id"], True)])
+        run_async(lambda: store(shown["id"], [puzzle(key, player=1)]))  # again
+        assert len(rows(database_url, puzzle_sources)) == 2
+        asked = valid("next_puzzle", b.get("/api/puzzles/next"))["puzzle"]
+        assert asked["id"] == row.id and asked["dice"] == [3, 1]
+        assert asked["context"] == {"length": 3, "score": [0, 0], "cube": 1,
+                                    "cube_owner": "centred", "crawford": False,
+                                    "jacoby": False}
+        verdict = valid("puzzle_verdict", b.post(f"/api/puzzles/{row.id}/answer",
+                                                 json={"play": "6/5 8/5"}))
+        assert verdict["right"] and verdict["answer"] == "8/5 6/5"
+        assert verdict["source"] == {"match": shown["id"], "game": 1, "move_number": 1,
+                                     "played": "24/23 13/10", "error": 0.3}
+
+        # a cube question: its choices, an answer not among them, and a wrong one
+        run_async(lambda: store(shown["id"], [TAKE]))
+        asked = valid("next_puzzle", b.get("/api/puzzles/next"))["puzzle"]
+        assert (asked["kind"], asked["choices"], asked["dice"]) == ("take", ["take", "drop"],
+                                                                    None)
+        url = f"/api/puzzles/{asked['id']}/answer"
+        refused(b.post(url, json={"cube": "beaver"}), 422, "illegal_answer")
+        refused(b.post(url, json={"cube": "double"}), 422, "illegal_answer")
+        refused(b.post(url, json={"play": "8/5 6/5"}), 422, "illegal_answer")
+        refused(b.post(url, json={"cube": "pass"}), 422, "bad_input")
+        wrong = valid("puzzle_verdict", b.post(url, json={"cube": "drop"}))
+        assert (wrong["right"], wrong["answer"], wrong["best"]) == (False, "drop", "take")
+        assert wrong["error"] == pytest.approx(1.21)
+        assert wrong["rating"]["attempts"] == 2 and wrong["rating"]["solved"] == 1
+        refused(b.get("/api/puzzles/next"), 404, "no_puzzle")  # every one answered
