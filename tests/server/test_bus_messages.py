@@ -22,6 +22,8 @@ EVERY_MESSAGE: list[B.BusMessage] = [
     B.Resync(origin="p1"),
     B.LobbyChanged(origin="p1"),
     B.ChallengesChanged(users=(3, 7), origin="p1"),
+    B.SeeksChanged(users=(3,), origin="p1"),
+    B.SeeksChanged(users=(3, 7), match="m2", origin="p1"),
     B.OptionsChanged(user=7, origin="p1"),
     B.ActionStored(match="m1", seq=4, origin="p1"),
     B.ActionStored(match="m1", seq=5, first=4, ended=True, origin="p1",

@@ -68,15 +68,29 @@ MATCH_FIELDS: dict[str, Field] = {
     "v": (False, _optional(_int(0, 10**9)), st.integers(0, 10**9)),
 }
 TEXT = st.text(st.characters(codec="utf-8"), max_size=20)
+SEEK_FIELDS: dict[str, Field] = {
+    "kind": (True, lambda v: v in ("single", "money", "match"),
+             st.sampled_from(["single", "money", "match"])),
+    "length": (False, _int(1, 25), st.integers(1, 25)),
+    "clock": (False, lambda v: v in ("none", "italian", "italian_per_point", "polish"),
+              st.sampled_from(["none", "italian", "italian_per_point", "polish"])),
+    "rated": (False, lambda v: type(v) is bool, st.booleans()),
+    "bot": (False, _optional(_int(1, 5)), st.integers(1, 5)),
+    "bot_after": (False, _optional(_int(1, 600)), st.integers(1, 600)),
+}
+"""A ``seek``'s fields; ``bot`` and ``bot_after`` come both or neither."""
 
 
 def _fields(kind: str) -> dict[str, Field]:
     """Every field a message of ``kind`` may have (``type`` aside)."""
     fields: dict[str, Field] = {"id": (False, _optional(_id),
                                        st.integers(0, 2**53) | TEXT)}
-    if kind in ("ping", "pong", "subscribe_lobby", "unsubscribe_lobby"):  # no match
+    if kind in ("ping", "pong", "subscribe_lobby", "unsubscribe_lobby", "seek",
+                "unseek"):  # no match
         if kind == "pong":
             fields["n"] = (True, _int(0, 2**53), st.integers(0, 2**53))
+        if kind == "seek":
+            fields.update(SEEK_FIELDS)
         return fields
     fields.update(MATCH_FIELDS)
     extra: dict[str, dict[str, Field]] = {
@@ -118,6 +132,8 @@ def expected(message: Any) -> tuple[str | None, Any]:
                 return "malformed", echo
         elif required:
             return "malformed", echo
+    if kind == "seek" and (message.get("bot") is None) != (message.get("bot_after") is None):
+        return "malformed", echo
     return None, echo
 
 
@@ -269,6 +285,8 @@ def test_the_one_parser_reads_every_message_type() -> None:
         {"type": "abandon", "match": "m", "id": "a1"}, {"type": "chat", "match": "m", "text": "hi"},
         {"type": "mute", "match": "m", "muted": True}, {"type": "ping", "id": 4},
         {"type": "pong", "n": 7}, {"type": "subscribe_lobby"}, {"type": "unsubscribe_lobby"},
+        {"type": "seek", "kind": "match", "length": 5, "clock": "italian", "rated": True,
+         "bot": 3, "bot_after": 30}, {"type": "unseek"},
     ]
     assert {e["type"] for e in examples} == protocol.TYPES
     for example in examples:

@@ -1,6 +1,7 @@
 """Over real sockets, against ``gammon serve`` processes: a server killed mid-turn and
 restarted resumes the match exactly; a hostile client changes nothing; two server processes
-share one match, the lobby feed and each player's options through PostgreSQL and Redis."""
+share one match, the lobby feed, each player's options and Play now's pools through
+PostgreSQL and Redis."""
 
 from __future__ import annotations
 
@@ -391,4 +392,44 @@ def test_a_challenge_made_and_withdrawn_through_one_process_is_told_on_the_other
         received(made.json()["id"])
         assert challenger.delete(f"/api/games/{made.json()['id']}").status_code == 200
         received()
+        assert not [m for m in player.log if protocol.server_message_errors(m)]
+
+
+def test_play_now_pairs_players_on_two_processes_once_each(
+        two_servers: tuple[ServerProcess, ServerProcess], stack: contextlib.ExitStack) -> None:
+    """Four players in one Play now pool, two on each process (one PostgreSQL pool, the
+    Redis bus): two matches, every player in exactly one, each told once on their own
+    process; the watchers' counts cross too."""
+    first, second = two_servers
+    seek = {"type": "seek", "kind": "match", "length": 7, "clock": "polish", "rated": True}
+    names = ["pia", "quinn", "rosa", "sven"]
+    servers = [first, second, first, second]
+    players = []
+    for name, server in zip(names, servers, strict=True):
+        ws = stack.enter_context(socket(server, session(stack, server, name)))
+        player = Player.over_websockets(ws, name)
+        player.send({"type": "subscribe_lobby"})
+        player.wait(lambda m: m["type"] == "seeking")
+        players.append(player)
+    pia, quinn, rosa, sven = players
+    pia.send(seek)
+    pia.wait(lambda m: m["type"] == "seeking" and m["seek"] is not None)
+    # a watcher on the other process sees one waiting in that pool
+    sven.wait(lambda m: m["type"] == "pools" and m["pools"] == [
+        {"kind": "match", "length": 7, "clock": "polish", "rated": True, "waiting": 1}])
+    for player in (quinn, rosa, sven):
+        player.send(seek)
+    made = {p.name: p.wait(lambda m: m["type"] == "paired")["match"] for p in players}
+    assert len(set(made.values())) == 2
+    seats: dict[str, list[str]] = {}
+    for match_id in set(made.values()):
+        info = httpx.get(f"{second.url}/api/games/{match_id}").json()["info"]
+        assert info["status"] == "playing" and info["rated"] and info["clock"] == "polish"
+        seats[match_id] = [s["name"] for s in info["seats"]]
+    assert sorted(n for pair in seats.values() for n in pair) == names  # each once
+    assert all(made[name] == match_id for match_id, pair in seats.items() for name in pair)
+    for player in players:  # told once (after a ping's answer: all sent before it), and
+        player.send({"type": "ping", "id": "end"})  # nothing refused
+        player.wait(lambda m: m["type"] == "pong" and m["id"] == "end")
+        assert [m["type"] for m in player.log].count("paired") == 1
         assert not [m for m in player.log if protocol.server_message_errors(m)]

@@ -89,6 +89,16 @@ def test_every_message_and_answer_of_a_match_is_of_its_type(
         pa.subscribe(new["id"])
         a.call("DELETE", f"/api/games/{new['id']}", "ok")
         pa.wait(lambda m: m["type"] == "cancelled")
+        seek = {"type": "seek", "kind": "match", "length": 3, "rated": True}
+        pa.send(seek)  # Play now: both in one pool, paired
+        pa.wait(lambda m: m["type"] == "seeking" and m["seek"] is not None)
+        pb.send(seek)
+        paired = pa.wait(lambda m: m["type"] == "paired")["match"]
+        assert pb.wait(lambda m: m["type"] == "paired")["match"] == paired
+        pa.subscribe(paired)  # (over: no rated match left live for the engine's refusal)
+        pb.send({"type": "abandon", "match": paired})
+        pa.wait(lambda m: m["type"] == "update" and any(
+            e["type"] == "match_ended" for e in m["events"]))
         for player in (pa, pb):
             problems = {json.dumps(m): protocol.server_message_errors(m) for m in player.log}
             assert {m: p for m, p in problems.items() if p} == {}

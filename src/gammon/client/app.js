@@ -158,6 +158,7 @@ class App {
     const arg = rest.map(decodeURIComponent).join("/");
     const key = `${name}/${arg}`;
     if (!force && key === this.routeKey) return;
+    const moved = key !== this.routeKey; // another page, not the same one drawn again
     this.routeKey = key;
     this.page?.unmount?.();
     this.page = null;
@@ -183,6 +184,7 @@ class App {
     const make = pages[name] || (() => new NotFoundPage(this));
     this.page = make();
     this.page.mount(this.main);
+    if (moved) window.scrollTo(0, 0); // a new page starts at its top (not where the last was scrolled)
     if (document.activeElement === document.body) this.main.focus({ preventScroll: true });
   }
 }

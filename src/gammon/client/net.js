@@ -173,6 +173,7 @@ export class Socket extends EventTarget {
     this.closedByUs = false;
     this.user = null;
     this.lobby = false; // following the lobby's open games (renewed on every welcome)
+    this.serverOffset = 0; // the server's clock less this one's, in seconds (from the welcome)
     this.pingEvery = 10_000; // ms between the client's pings while connected
     this.pingTimeout = 6_000; // ms a ping waits for any message before the connection is dead
     this.awaiting = null; // the ping waiting for an answer: {ws, sent}
@@ -266,6 +267,7 @@ export class Socket extends EventTarget {
     switch (message.type) {
       case "welcome":
         this.user = message.user;
+        this.serverOffset = message.server_time - Date.now() / 1000; // server − client clock, s
         this.setStatus("open");
         // (re)subscribe every feed from the version it holds, then send what waited
         for (const feed of this.feeds.values()) this.raw(feed.subscribeMessage());
@@ -284,6 +286,9 @@ export class Socket extends EventTarget {
     }
     if (message.type === "lobby") this.dispatchEvent(new CustomEvent("lobby", { detail: message.games }));
     if (message.type === "challenges") this.dispatchEvent(new CustomEvent("challenges", { detail: message }));
+    if (message.type === "pools") this.dispatchEvent(new CustomEvent("pools", { detail: message.pools }));
+    if (message.type === "seeking") this.dispatchEvent(new CustomEvent("seeking", { detail: message.seek }));
+    if (message.type === "paired") this.dispatchEvent(new CustomEvent("paired", { detail: message.match }));
     const feed = "match" in message && message.match ? this.feeds.get(message.match) : null;
     if (feed) feed.onMessage(message);
     this.dispatchEvent(new CustomEvent("message", { detail: message }));
@@ -316,9 +321,11 @@ export class Socket extends EventTarget {
     return feed;
   }
 
-  /** Follow the lobby (`on`): the server sends a `lobby` message, the open games, and a
-   *  `challenges` message, the games reserved by and for this player, now and whenever they
-   *  change; the socket emits them as "lobby" and "challenges" events. */
+  /** Follow the lobby (`on`): the server sends a `lobby` message, the open games, a
+   *  `challenges` message, the games reserved by and for this player, `pools`, how many
+   *  wait in Play now's pools, and `seeking`, this player's place there, now and whenever
+   *  they change; the socket emits them as "lobby", "challenges", "pools" and "seeking"
+   *  events (and "paired" when Play now pairs this player). */
   followLobby(on) {
     this.lobby = on;
     this.raw({ type: on ? "subscribe_lobby" : "unsubscribe_lobby" });

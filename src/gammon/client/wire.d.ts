@@ -7,10 +7,10 @@
 // this file.
 
 /** Every message the server sends on the socket (its `type` tells which). */
-export type ServerMessage = WelcomeMessage | StateMessage | UpdateMessage | ChatLine | MutedMessage | RematchMessage | CancelledMessage | LobbyMessage | ChallengesMessage | AnalysisMessage | ServerPing | ServerPong | ErrorMessage;
+export type ServerMessage = WelcomeMessage | StateMessage | UpdateMessage | ChatLine | MutedMessage | RematchMessage | CancelledMessage | LobbyMessage | ChallengesMessage | SeekingMessage | PairedMessage | PoolsMessage | AnalysisMessage | ServerPing | ServerPong | ErrorMessage;
 
 /** Every message a client may send on the socket. */
-export type ClientMessage = SubscribeMessage | UnsubscribeMessage | RollMessage | PlayMessage | StepMessage | SimpleActionMessage | ResignMessage | ChatMessage | MuteMessage | LobbyFeedMessage | PingMessage | PongMessage;
+export type ClientMessage = SubscribeMessage | UnsubscribeMessage | RollMessage | PlayMessage | StepMessage | SimpleActionMessage | ResignMessage | ChatMessage | MuteMessage | LobbyFeedMessage | SeekMessage | UnseekMessage | PingMessage | PongMessage;
 
 /** Every event of an `update`, with `v`, its number in the match's event log. */
 export type EventView = GameStartedView | OpeningRolledView | DiceRolledView | CheckerMovedView | StepUndoneView | NoLegalMoveView | TurnEndedView | CubeEventView | ResignEventView | GameEndedView | MatchEndedView | ClockPausedView;
@@ -286,7 +286,7 @@ export interface DiceStats {
  */
 export interface ErrorMessage {
   type: "error";
-  code: "malformed" | "too_large" | "unknown_type" | "not_found" | "not_a_player" | "not_your_turn" | "illegal" | "not_started" | "stale" | "time_out" | "rate_limited" | "busy" | "internal" | "unauthenticated" | "bad_token";
+  code: "malformed" | "too_large" | "unknown_type" | "not_found" | "not_a_player" | "not_your_turn" | "illegal" | "not_started" | "stale" | "time_out" | "rate_limited" | "busy" | "internal" | "unauthenticated" | "bad_token" | "bad_pool" | "not_eligible" | "already_seeking" | "not_seeking";
   message: string;
   reason?: "wrong_phase" | "game_over" | "cube_unavailable" | "resign_not_allowed" | "illegal_move" | "not_allowed";
   id?: number | string | null;
@@ -566,6 +566,15 @@ export interface OutcomesView {
   equity: number | null;
 }
 
+/**
+ * The socket's player was paired by Play now (or given the bot they chose): the match
+ * has started; open it.
+ */
+export interface PairedMessage {
+  type: "paired";
+  match: string;
+}
+
 export interface PingMessage {
   id?: number | string | null;
   type: "ping";
@@ -583,6 +592,24 @@ export interface PongMessage {
   id?: number | string | null;
   type: "pong";
   n: number;
+}
+
+/** One Play now pool and how many wait in it. */
+export interface PoolView {
+  kind: "single" | "money" | "match";
+  length: number;
+  clock: "none" | "italian" | "italian_per_point" | "polish";
+  rated: boolean;
+  waiting: number;
+}
+
+/**
+ * How many wait in each Play now pool (the pools where someone waits), to a socket
+ * following the lobby.
+ */
+export interface PoolsMessage {
+  type: "pools";
+  pools: PoolView[];
 }
 
 /** The five cubeless probabilities of the side to play (gammons include backgammons). */
@@ -790,6 +817,42 @@ export interface SeatView {
   bot: boolean;
 }
 
+/**
+ * Play now: wait in the pool of these choices until paired (PROTOCOL.md, *Play now*);
+ * with ``bot`` and ``bot_after``, play that bot if nobody is paired within that many
+ * seconds.
+ */
+export interface SeekMessage {
+  id?: number | string | null;
+  type: "seek";
+  kind: "single" | "money" | "match";
+  length?: number;
+  clock?: "none" | "italian" | "italian_per_point" | "polish";
+  rated?: boolean;
+  bot?: number | null;
+  bot_after?: number | null;
+}
+
+/**
+ * A player's place in a Play now pool: the pool (``kind``, ``length``, ``clock``,
+ * ``rated``), the bot fallback, and since when they wait (server time).
+ */
+export interface SeekView {
+  kind: "single" | "money" | "match";
+  length: number;
+  clock: "none" | "italian" | "italian_per_point" | "polish";
+  rated: boolean;
+  bot: number | null;
+  bot_after: number | null;
+  since: number;
+}
+
+/** Where the socket's player stands in Play now: their place, or null (in no pool). */
+export interface SeekingMessage {
+  type: "seeking";
+  seek: SeekView | null;
+}
+
 /** An open game its creator reserved for another player (a challenge, a rematch). */
 export interface SentChallenge extends OpenGame {
   opponent: UserView | null;
@@ -898,6 +961,12 @@ export interface TurnEndedView {
   moves: MoveView[];
   play: string;
   v: number;
+}
+
+/** Leave the Play now pool. */
+export interface UnseekMessage {
+  id?: number | string | null;
+  type: "unseek";
 }
 
 export interface UnsubscribeMessage {

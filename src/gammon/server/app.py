@@ -42,6 +42,7 @@ from gammon.server.db import Repository, make_engine, migrate, secret_key
 from gammon.server.hub import Hub, ServiceError
 from gammon.server.limits import RateLimiter, RedisRateLimiter
 from gammon.server.lobby import Lobby
+from gammon.server.matchmaking import Matchmaker
 from gammon.server.play import Play
 from gammon.server.protocol import first_error
 from gammon.server.pubsub import LocalBus, RedisBus, channel_for
@@ -90,12 +91,14 @@ def create_app(settings: Settings | None = None, *, bus: Any = None) -> FastAPI:
         app.state.hub = hub = Hub(settings, repo, the_bus, observer=app.state.ops)
         app.state.play = Play(hub)  # before the hub starts: it resumes matches
         invite_secret = hashlib.sha256(f"gammon-invite:{key}".encode()).digest()
-        app.state.lobby = Lobby(hub, invite_secret)
+        app.state.lobby = lobby = Lobby(hub, invite_secret)
+        app.state.matchmaker = matchmaker = Matchmaker(lobby)
         if settings.redis_url and settings.rate_limits:  # several processes: one budget
             app.state.limiter = RedisRateLimiter(settings.redis_url,
                                                  settings.rate_limit_prefix)
         _warm_kernels()  # before hub.start replays matches, before the port is served
         await hub.start()
+        hub.spawn(matchmaker.run())  # Play now's pairing passes (stopped with the hub)
         app.state.analysis = analysis = AnalysisWorker(settings, engine, hub)
         app.state.puzzles = PuzzleStore(engine)
         await analysis.start()

@@ -59,6 +59,17 @@ class ChallengesChanged(_Message):
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
+class SeeksChanged(_Message):
+    """Play now's pools changed: these players joined or left one, or (``match``) were
+    paired into that match. Their sockets are told (``seeking``, ``paired``), and the
+    lobby's watchers the pools' counts."""
+
+    users: tuple[int, ...]
+    match: str | None = None
+    kind: Literal["seeks"] = "seeks"
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
 class OptionsChanged(_Message):
     """A player's options changed: the rooms where they play take them."""
 
@@ -111,8 +122,8 @@ def forward(match: str, payload: ChatLine | RematchMessage | AnalysisMessage) ->
     return Forward(match=match, kind=payload["type"], payload=payload)
 
 
-BusMessage: TypeAlias = (Resync | LobbyChanged | ChallengesChanged | OptionsChanged | ActionStored
-                         | Seated | Forward)
+BusMessage: TypeAlias = (Resync | LobbyChanged | ChallengesChanged | SeeksChanged
+                         | OptionsChanged | ActionStored | Seated | Forward)
 """Every message of the bus."""
 
 _ADAPTER: TypeAdapter[BusMessage] = TypeAdapter(

@@ -23,7 +23,7 @@ import secrets
 import signal
 import time
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TypeAlias, cast
@@ -34,8 +34,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from gammon.server import protocol
-from gammon.server.records import ActionRow, Finish, MatchRow, RatingChange, Row
-from gammon.views import MatchConfig
+from gammon.server.records import ActionRow, Finish, MatchRow, RatingChange, Row, Seek
+from gammon.views import ClockKind, MatchConfig, MatchKind
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -231,9 +231,33 @@ puzzle_answers = sa.Table(
     sa.Column("at", sa.Float, nullable=False),
 )
 
+# Play now's pools (gammon.server.matchmaking): one row per waiting player (the primary key:
+# nobody waits in two pools), kept across restarts. ``seen_at`` is refreshed by the server
+# process holding one of the player's sockets; ``left_at`` is when their last socket there
+# went (the place is kept for the grace time, unpaired, in case they come back).
+pool_seekers = sa.Table(
+    "pool_seekers",
+    metadata,
+    sa.Column("user_id", sa.Integer, sa.ForeignKey("users.id"), primary_key=True,
+              autoincrement=False),
+    sa.Column("kind", sa.String(10), nullable=False),
+    sa.Column("length", sa.Integer, nullable=False),
+    sa.Column("clock", sa.String(20), nullable=False),
+    sa.Column("rated", sa.Boolean, nullable=False),
+    sa.Column("bot", sa.Integer, nullable=True),
+    sa.Column("bot_after", sa.Integer, nullable=True),
+    sa.Column("since", sa.Float, nullable=False),
+    sa.Column("seen_at", sa.Float, nullable=False),
+    sa.Column("left_at", sa.Float, nullable=True),
+)
+
 
 class SeqConflict(Exception):
     """Another writer (another server process) appended this action number first."""
+
+
+class SeekTaken(Exception):
+    """A pairing pass found a place it meant to take gone (rolled back: nothing made)."""
 
 
 class _Append(NamedTuple):
@@ -587,8 +611,7 @@ class Repository:
     async def create_match(self, row: MatchRow, actions: Sequence[Row] = ()) -> None:
         """A new match, with its first ``actions`` (a bot match's opening) in the same
         transaction."""
-        values = {field.name: getattr(row, field.name) for field in dataclasses.fields(row)}
-        insert = matches.insert().values({**values, "config": row.config.to_json()})
+        insert = _match_insert(row)
         if not actions and self._single is not self.engine:  # one statement: see __init__
             async with self._single.connect() as conn:
                 await conn.execute(insert)
@@ -755,6 +778,117 @@ class Repository:
                 else:
                     future.set_exception(result)
 
+    # Play now's pools (gammon.server.matchmaking)
+
+    async def add_seek(self, user_id: int, seek: Seek) -> bool:
+        """``user_id`` waits in ``seek``'s pool from ``seek.since``; False (nothing stored)
+        when they already wait in one (the primary key: never in two)."""
+        try:
+            async with self.engine.begin() as conn:
+                await conn.execute(pool_seekers.insert().values(
+                    user_id=user_id, kind=seek.kind, length=seek.length, clock=seek.clock,
+                    rated=seek.rated, bot=seek.bot, bot_after=seek.bot_after,
+                    since=seek.since, seen_at=seek.since, left_at=None))
+        except IntegrityError:
+            return False
+        return True
+
+    async def remove_seek(self, user_id: int) -> bool:
+        """Take ``user_id`` out of their pool; False when they were in none."""
+        async with self.engine.begin() as conn:
+            done = await conn.execute(pool_seekers.delete()
+                                      .where(pool_seekers.c.user_id == user_id))
+        return bool(done.rowcount == 1)
+
+    async def seeks(self, user_ids: Sequence[int]) -> dict[int, Seek]:
+        """The places of those of ``user_ids`` who wait in a pool."""
+        async with self._single.connect() as conn:
+            rows = (await conn.execute(sa.select(pool_seekers).where(
+                pool_seekers.c.user_id.in_(list(user_ids))))).all()
+        return {row.user_id: _seek(row) for row in rows}
+
+    async def anyone_seeking(self) -> bool:
+        """Whether anybody waits in a pool (one indexed read: the idle server's pass)."""
+        async with self._single.connect() as conn:
+            return (await conn.scalar(sa.select(pool_seekers.c.user_id).limit(1))) is not None
+
+    async def seekers_seen(self, user_ids: Sequence[int], now: float) -> None:
+        """These waiting players have a socket here at ``now`` (back, if they had left)."""
+        if user_ids:
+            async with self.engine.begin() as conn:
+                await conn.execute(pool_seekers.update()
+                                   .where(pool_seekers.c.user_id.in_(list(user_ids)))
+                                   .values(seen_at=now, left_at=None))
+
+    async def seeker_left(self, user_id: int, now: float) -> None:
+        """The last socket of a waiting player here is gone (their place is kept for the
+        grace time, and not paired meanwhile)."""
+        async with self.engine.begin() as conn:
+            await conn.execute(pool_seekers.update()
+                               .where(pool_seekers.c.user_id == user_id,
+                                      pool_seekers.c.left_at.is_(None))
+                               .values(left_at=now))
+
+    async def pool_counts(self, present_since: float
+                          ) -> list[tuple[str, int, str, bool, int]]:
+        """How many wait in each pool (those present: see :meth:`pair`), as ``(kind,
+        length, clock, rated, count)``, the pools with nobody left out."""
+        c = pool_seekers.c
+        async with self._single.connect() as conn:
+            rows = (await conn.execute(
+                sa.select(c.kind, c.length, c.clock, c.rated, sa.func.count())
+                .where(c.left_at.is_(None), c.seen_at >= present_since)
+                .group_by(c.kind, c.length, c.clock, c.rated)
+                .order_by(c.kind, c.length, c.clock, c.rated))).all()
+        return [(r[0], int(r[1]), r[2], bool(r[3]), int(r[4])) for r in rows]
+
+    async def pair(self, here: Sequence[int], now: float, present_since: float,
+                   gone_before: float,
+                   choose: Callable[[list[tuple[User, Seek]]],
+                                    list[tuple[MatchRow, list[Row], tuple[int, ...]]]]
+                   ) -> tuple[list[tuple[MatchRow, list[Row], tuple[int, ...]]], list[int]]:
+        """One pairing pass, in one transaction that no other pass can share: the players
+        waiting with a socket ``here`` are seen at ``now``; the places of players gone
+        before ``gone_before`` (their sockets closed, or their process silent) are removed;
+        ``choose`` is given every present waiting player (seen since ``present_since``, no
+        socket closed since), oldest first, with their user, and answers the matches to
+        make, each with its opening and the players whose places it takes; those matches
+        and their openings are stored and those places removed, all in the same
+        transaction. Returns the matches made and the players removed as gone.
+
+        PostgreSQL: the places read are locked (``FOR UPDATE SKIP LOCKED``): a pass of
+        another process running at once skips them. SQLite: the transaction begins with
+        a write, so it holds SQLite's one writer lock from its first statement. Either
+        way a place taken by a match is deleted with a check that it was still there:
+        were it not (taken meanwhile), the whole pass is rolled back and nothing made."""
+        c = pool_seekers.c
+        async with self.engine.begin() as conn:
+            await conn.execute(pool_seekers.update()  # first: SQLite's writer lock
+                               .where(c.user_id.in_(list(here)))
+                               .values(seen_at=now, left_at=None))
+            gone = list((await conn.scalars(
+                pool_seekers.delete()
+                .where(sa.or_(c.left_at < gone_before, c.seen_at < gone_before))
+                .returning(c.user_id))).all())
+            query = (sa.select(users, *[column.label(f"seek_{column.name}") for column in c])
+                     .join(pool_seekers, users.c.id == c.user_id)
+                     .where(c.left_at.is_(None), c.seen_at >= present_since)
+                     .order_by(c.since, c.user_id))
+            if conn.dialect.name == "postgresql":
+                query = query.with_for_update(skip_locked=True, of=pool_seekers)
+            rows = (await conn.execute(query)).all()
+            made = choose([(_user(row), _seek(row, "seek_")) for row in rows])
+            for row, actions, taken in made:
+                done = await conn.execute(pool_seekers.delete()
+                                          .where(c.user_id.in_(list(taken))))
+                if done.rowcount != len(taken):
+                    raise SeekTaken(f"a place of {taken} was taken meanwhile")
+                await conn.execute(_match_insert(row))
+                await _insert_actions(conn, row.id, 1, actions)
+        if made:
+            self._committed()
+        return made, gone
+
     async def history(self, user_id: int, limit: int = 100) -> list[MatchRow]:
         async with self._single.connect() as conn:
             return [_match(row) for row in (await conn.execute(
@@ -816,6 +950,21 @@ def _token(row: DbRow) -> protocol.TokenView:
     return {"id": row.id, "description": row.description,
             "scopes": cast(list[protocol.Scope], row.scopes.split()),
             "created_at": row.created_at, "last_used_at": row.last_used_at}
+
+
+def _match_insert(row: MatchRow) -> sa.Insert:
+    values = {field.name: getattr(row, field.name) for field in dataclasses.fields(row)}
+    return matches.insert().values({**values, "config": row.config.to_json()})
+
+
+def _seek(row: DbRow, prefix: str = "") -> Seek:
+    def get(name: str) -> object:
+        return getattr(row, prefix + name)
+
+    return Seek(kind=cast(MatchKind, get("kind")), length=cast(int, get("length")),
+                clock=cast(ClockKind, get("clock")), rated=bool(get("rated")),
+                since=cast(float, get("since")), bot=cast("int | None", get("bot")),
+                bot_after=cast("int | None", get("bot_after")))
 
 
 def _action_rows(match_id: str, seq: int, rows: Sequence[Row]) -> list[dict[str, object]]:

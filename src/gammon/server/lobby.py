@@ -59,25 +59,60 @@ class Lobby:
                 self.settings.max_open_games:
             raise ServiceError("too_many_games",
                                f"at most {self.settings.max_open_games} open games per player")
-        seed = new_seed()
-        row = MatchRow(
-            id=secrets.token_urlsafe(12), created_at=time.time(), status="open",
-            config=config, player0=user.id, server_seed=seed, seed_hash=commitment(seed),
-            private=config.private or reserved_for is not None, client_seed0=client_seed,
-            reserved_for=reserved_for, rematch_of=rematch_of)
+        row = self._new_row(user, config, client_seed=client_seed,
+                            reserved_for=reserved_for, rematch_of=rematch_of)
         first: list[Row] = []
         if config.bot is not None:
-            bot = await self.bot_user(config.bot)
-            row = replace(row, player1=bot.id, status="playing",
-                          rules=rules_json(rules_for(config)))
-            first = self._opening_rows(row, [user, bot])
+            row, first = self.started(user, await self.bot_user(config.bot), config,
+                                      rated=False, row=row)
         await self.repo.create_match(row, first)  # with its opening: one transaction
-        room = await self.hub.room(row.id)  # a bot on turn is scheduled
-        assert room is not None
+        room = await self.opened(row)
         if not first and not row.private:
             await self.changed()
         if reserved_for is not None:
             await self.challenges_changed(user.id, reserved_for)
+        return room
+
+    @staticmethod
+    def _new_row(user: User, config: views.MatchConfig, *, client_seed: str = "",
+                 reserved_for: int | None = None, rematch_of: str | None = None
+                 ) -> MatchRow:
+        """A new match of ``user``'s, open for a second player: its id and seeds."""
+        seed = new_seed()
+        return MatchRow(
+            id=secrets.token_urlsafe(12), created_at=time.time(), status="open",
+            config=config, player0=user.id, server_seed=seed, seed_hash=commitment(seed),
+            private=config.private or reserved_for is not None, client_seed0=client_seed,
+            reserved_for=reserved_for, rematch_of=rematch_of)
+
+    @staticmethod
+    def _seated(row: MatchRow, user: User, *, client_seed: str = "", rated: bool
+                ) -> MatchRow:
+        """``row`` with its second seat taken by ``user``: in play, its rules fixed."""
+        return replace(row, player1=user.id, client_seed1=client_seed, status="playing",
+                       rules=rules_json(rules_for(row.config)), rated=rated)
+
+    @staticmethod
+    def rated_between(config: views.MatchConfig, first: User, second: User) -> bool:
+        """Whether a match of ``config`` between these players is rated: a match or a
+        single game between two registered players (not money, no guest, no server
+        bot)."""
+        return config.points >= 1 and first.kind == "user" and second.kind == "user"
+
+    def started(self, first: User, second: User, config: views.MatchConfig, *,
+                rated: bool, row: MatchRow | None = None) -> tuple[MatchRow, list[Row]]:
+        """A match of ``first`` (seat 0) and ``second`` that starts at once — against the
+        server's bot, or two players paired by Play now — made as every match is (a new
+        row, or ``row``, its second seat taken as :meth:`join` takes it) with its opening:
+        for the caller to store in one transaction, then :meth:`opened`."""
+        row = self._seated(row or self._new_row(first, config), second, rated=rated)
+        return row, self._opening_rows(row, [first, second])
+
+    async def opened(self, row: MatchRow) -> LiveRoom:
+        """The room of a match just stored (a bot on turn is scheduled, the flag timer
+        set)."""
+        room = await self.hub.room(row.id)
+        assert room is not None
         return room
 
     @staticmethod
@@ -113,14 +148,12 @@ class Lobby:
         assert row.player0 is not None  # an open match's creator
         creator = await self.repo.user(row.player0)
         assert creator is not None
-        config = row.config
-        rules = rules_json(rules_for(config))
-        rated = config.points >= 1 and creator.kind == "user" and user.kind == "user"
-        seated = replace(row, player1=user.id, client_seed1=client_seed, status="playing",
-                         rules=rules, rated=rated)
+        seated = self._seated(row, user, client_seed=client_seed,
+                              rated=self.rated_between(row.config, creator, user))
         opening = self._opening_rows(seated, [creator, user])
-        if not await self.repo.seat(match_id, user.id, client_seed, rules, rated,
-                                    opening):  # the seat and the opening: one transaction
+        assert seated.rules is not None
+        if not await self.repo.seat(match_id, user.id, client_seed, seated.rules,
+                                    seated.rated, opening):  # seat and opening: one transaction
             raise ServiceError("not_open", "someone else took the seat")
         room = await self.hub.room(match_id)
         assert room is not None

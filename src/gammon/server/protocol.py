@@ -31,7 +31,16 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Sequence
-from typing import Annotated, Any, Literal, NotRequired, TypeAlias, get_args, get_type_hints
+from typing import (
+    Annotated,
+    Any,
+    Literal,
+    NotRequired,
+    TypeAlias,
+    cast,
+    get_args,
+    get_type_hints,
+)
 
 from pydantic import (
     AfterValidator,
@@ -50,6 +59,7 @@ from gammon.core import errors as E
 from gammon.core.cube import Level
 from gammon.core.dice import OpeningRoll, Roll
 from gammon.core.moves import Play
+from gammon.server.records import Seek
 from gammon.views import (
     ClockView,
     ConfigView,
@@ -160,6 +170,32 @@ class LobbyFeedMessage(_Message):
     stop."""
 
 
+class SeekMessage(_Message):
+    """Play now: wait in the pool of these choices until paired (PROTOCOL.md, *Play now*);
+    with ``bot`` and ``bot_after``, play that bot if nobody is paired within that many
+    seconds."""
+
+    type: Literal["seek"]
+    kind: views.MatchKind
+    length: Annotated[int, Field(ge=1, le=views.MAX_LENGTH)] = 1
+    clock: views.ClockKind = "none"
+    rated: bool = False
+    bot: Annotated[int, Field(ge=views.BOT_LEVELS[0], le=views.BOT_LEVELS[-1])] | None = None
+    bot_after: Annotated[int, Field(ge=1, le=600)] | None = None
+
+    @model_validator(mode="after")
+    def _bot_both_or_neither(self) -> SeekMessage:
+        if (self.bot is None) != (self.bot_after is None):
+            raise ValueError("bot and bot_after: both or neither")
+        return self
+
+
+class UnseekMessage(_Message):
+    """Leave the Play now pool."""
+
+    type: Literal["unseek"]
+
+
 class PingMessage(_Message):
     type: Literal["ping"]
 
@@ -172,7 +208,7 @@ class PongMessage(_Message):
 ClientMessage: TypeAlias = Annotated[
     SubscribeMessage | UnsubscribeMessage | RollMessage | PlayMessage | StepMessage
     | SimpleActionMessage | ResignMessage | ChatMessage | MuteMessage | LobbyFeedMessage
-    | PingMessage | PongMessage,
+    | SeekMessage | UnseekMessage | PingMessage | PongMessage,
     Field(discriminator="type"),
 ]
 """Every message a client may send."""
@@ -186,7 +222,7 @@ _ID_ADAPTER: TypeAdapter[Any] = TypeAdapter(MessageId, config=ConfigDict(strict=
 TYPES = frozenset({
     "subscribe", "unsubscribe", "roll", "play", "step", "undo", "confirm", "double", "take",
     "drop", "beaver", "accept_resign", "reject_resign", "abandon", "resign", "chat", "mute",
-    "subscribe_lobby", "unsubscribe_lobby", "ping", "pong",
+    "subscribe_lobby", "unsubscribe_lobby", "seek", "unseek", "ping", "pong",
 })
 MAX_MESSAGE_BYTES = 4096
 
@@ -491,6 +527,52 @@ class ChallengesMessage(TypedDict):
     sent: list[SentChallenge]
 
 
+class SeekView(TypedDict):
+    """A player's place in a Play now pool: the pool (``kind``, ``length``, ``clock``,
+    ``rated``), the bot fallback, and since when they wait (server time)."""
+
+    kind: views.MatchKind
+    length: int
+    clock: views.ClockKind
+    rated: bool
+    bot: int | None
+    bot_after: int | None
+    since: float
+
+
+class SeekingMessage(TypedDict):
+    """Where the socket's player stands in Play now: their place, or null (in no pool)."""
+
+    type: Literal["seeking"]
+    seek: SeekView | None
+
+
+class PairedMessage(TypedDict):
+    """The socket's player was paired by Play now (or given the bot they chose): the match
+    has started; open it."""
+
+    type: Literal["paired"]
+    match: str
+
+
+class PoolView(TypedDict):
+    """One Play now pool and how many wait in it."""
+
+    kind: views.MatchKind
+    length: int
+    clock: views.ClockKind
+    rated: bool
+    waiting: int
+
+
+class PoolsMessage(TypedDict):
+    """How many wait in each Play now pool (the pools where someone waits), to a socket
+    following the lobby."""
+
+    type: Literal["pools"]
+    pools: list[PoolView]
+
+
 AnalysisStatus: TypeAlias = Literal["queued", "running", "done", "failed"]
 
 
@@ -521,7 +603,8 @@ class ServerPong(TypedDict):
 ErrorCode: TypeAlias = Literal[
     "malformed", "too_large", "unknown_type", "not_found", "not_a_player", "not_your_turn",
     "illegal", "not_started", "stale", "time_out", "rate_limited", "busy", "internal",
-    "unauthenticated", "bad_token"]
+    "unauthenticated", "bad_token", "bad_pool", "not_eligible", "already_seeking",
+    "not_seeking"]
 """Every ``code`` of an ``error`` message (PROTOCOL.md, *Error codes*)."""
 
 HTTPErrorCode: TypeAlias = Literal[
@@ -572,8 +655,8 @@ class ErrorMessage(TypedDict):
 
 ServerMessage: TypeAlias = Annotated[
     WelcomeMessage | StateMessage | UpdateMessage | ChatLine | MutedMessage | RematchMessage
-    | CancelledMessage | LobbyMessage | ChallengesMessage | AnalysisMessage | ServerPing
-    | ServerPong | ErrorMessage,
+    | CancelledMessage | LobbyMessage | ChallengesMessage | SeekingMessage | PairedMessage
+    | PoolsMessage | AnalysisMessage | ServerPing | ServerPong | ErrorMessage,
     Field(discriminator="type"),
 ]
 """Every message the server sends on the socket."""
@@ -615,6 +698,27 @@ def lobby_message(games: list[OpenGame]) -> LobbyMessage:
 def challenges_message(received: list[OpenGame], sent: list[SentChallenge]
                        ) -> ChallengesMessage:
     return {"type": "challenges", "received": received, "sent": sent}
+
+
+def seek_view(seek: Seek) -> SeekView:
+    return {"kind": seek.kind, "length": seek.length, "clock": seek.clock,
+            "rated": seek.rated, "bot": seek.bot, "bot_after": seek.bot_after,
+            "since": seek.since}
+
+
+def seeking_message(seek: Seek | None) -> SeekingMessage:
+    return {"type": "seeking", "seek": None if seek is None else seek_view(seek)}
+
+
+def paired_message(match: str) -> PairedMessage:
+    return {"type": "paired", "match": match}
+
+
+def pools_message(counts: Sequence[tuple[str, int, str, bool, int]]) -> PoolsMessage:
+    return {"type": "pools", "pools": [
+        {"kind": cast(views.MatchKind, kind), "length": length,
+         "clock": cast(views.ClockKind, clock), "rated": rated, "waiting": waiting}
+        for kind, length, clock, rated, waiting in counts]}
 
 
 def error_message(code: ErrorCode, message: str) -> ErrorMessage:

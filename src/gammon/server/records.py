@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from gammon.views import MatchConfig, MatchStatus
+from gammon.views import ClockKind, MatchConfig, MatchKind, MatchStatus
 
 Row = tuple[str, str, float]
 """One record of the action log as written: ``(kind, action JSON, clock time)``."""
@@ -64,3 +64,22 @@ class RatingChange(NamedTuple):
     before: float
     after: float
     experience: int
+
+
+@dataclass(frozen=True, slots=True)
+class Seek:
+    """A player's place in a Play now pool (a row of ``pool_seekers``): the pool (kind,
+    length, clock, rated), the bot to play after ``bot_after`` seconds if nobody is paired
+    with them (None: none), and since when they wait."""
+
+    kind: MatchKind
+    length: int
+    clock: ClockKind
+    rated: bool
+    since: float
+    bot: int | None = None
+    bot_after: int | None = None
+
+    @property
+    def pool(self) -> tuple[MatchKind, int, ClockKind, bool]:
+        return (self.kind, self.length, self.clock, self.rated)

@@ -11,6 +11,8 @@ from typing import Self
 from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from gammon.server import pairing
+
 
 class Settings(BaseSettings):
     """Everything a deployment may change. Defaults need nothing installed or started:
@@ -94,6 +96,34 @@ class Settings(BaseSettings):
     analysis_poll: float = 5.0
     """Seconds between looks at the queue when idle (work queued by other processes, and
     analyses of processes that died)."""
+
+    pairing_lengths: list[int] = [3, 5, 7, 9, 11]
+    """The match lengths of Play now's pools (a single game and money have one each)."""
+    pairing_band_start: float = 50.0
+    pairing_band_step: float = 50.0
+    pairing_band_every: float = 10.0
+    pairing_band_max: float = 500.0
+    """Play now's pairing rule (PROTOCOL.md, *Play now*): a waiting player accepts a rating
+    difference of ``start + step × ⌊seconds waited / every⌋``, at most ``max``."""
+    pairing_interval: float = Field(default=1.0, gt=0, allow_inf_nan=False)
+    """Seconds between two pairing passes of a process (a player's arrival makes one at
+    once); a waiting player's place is seen by their process at each."""
+    pairing_grace: float = Field(default=30.0, ge=0, allow_inf_nan=False)
+    """Seconds a waiting player's place is kept, unpaired, once their last socket is gone
+    (or their server process stopped): back within it, they are still waiting."""
+
+    @model_validator(mode="after")
+    def _pairing(self) -> Self:
+        self.pairing_band  # noqa: B018 (the thresholds checked at start-up, not later)
+        if not self.pairing_lengths or any(not 1 <= n <= 25 for n in self.pairing_lengths):
+            raise ValueError(f"pairing_lengths: match lengths from 1 to 25, got "
+                             f"{self.pairing_lengths}")
+        return self
+
+    @property
+    def pairing_band(self) -> pairing.Band:
+        return pairing.Band(start=self.pairing_band_start, step=self.pairing_band_step,
+                            every=self.pairing_band_every, most=self.pairing_band_max)
 
     @model_validator(mode="after")
     def _analysis_depths(self) -> Self:

@@ -12,11 +12,12 @@ assert.equal(typeof document, "undefined", "the controller is tested without a D
 
 /** A controller for player `me`; the server answers `GET /api/games/ID` with `status`
  *  and refuses the requests in `refused` ("METHOD path"). */
-function setUp({ status = "playing", refused = [] } = {}) {
+function setUp({ status = "playing", refused = [], open = true } = {}) {
   const said = [];
   const went = [];
   const asked = [];
   const changed = [];
+  const sent = [];
   const ctrl = new LobbyCtrl({
     me: () => ({ id: "u1", kind: "user", name: "ann" }),
     api: async (method, path) => {
@@ -28,8 +29,9 @@ function setUp({ status = "playing", refused = [] } = {}) {
     notify: (text, options) => said.push(options?.error ? `error: ${text}` : text),
     current: () => true,
     changed: (part) => changed.push(part),
+    send: (message) => (open ? (sent.push(message), sent.length) : null),
   });
-  return { ctrl, said, went, asked, changed };
+  return { ctrl, said, went, asked, changed, sent };
 }
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
@@ -97,5 +99,70 @@ describe("a game made in the lobby", () => {
     assert.equal(ctrl.refusal({ code: "too_many_games", message: "x" }), "error.too_many_games");
     assert.equal(ctrl.refusal({ code: "not_found", message: "x" }, "bob"), "lobby.error_no_player");
     assert.equal(ctrl.refusal({ code: "not_found", message: "no such game" }), "no such game");
+  });
+});
+
+describe("Play now", () => {
+  const SEEK = { kind: "match", length: 5, clock: "none", rated: true, bot: null, bot_after: null, since: 1000 };
+
+  test("the choices become one seek message: no length but a match's, money never rated", () => {
+    const { ctrl, sent } = setUp();
+    assert.equal(ctrl.playNow({ kind: "match", length: 7, clock: "polish", rated: true }), true);
+    ctrl.playNow({ kind: "money", length: 7, clock: "none", rated: true, bot: 2, bot_after: 30 });
+    ctrl.playNow({ kind: "single", length: 5, clock: "italian", rated: false, bot: 3, bot_after: null });
+    assert.deepEqual(sent, [
+      { type: "seek", kind: "match", length: 7, clock: "polish", rated: true },
+      { type: "seek", kind: "money", length: 1, clock: "none", rated: false, bot: 2, bot_after: 30 },
+      { type: "seek", kind: "single", length: 1, clock: "italian", rated: false },
+    ]);
+  });
+
+  test("waiting, then paired: the match opens", () => {
+    const { ctrl, went, changed } = setUp();
+    ctrl.setSeeking(SEEK);
+    assert.equal(ctrl.seek, SEEK);
+    ctrl.paired("m7");
+    assert.deepEqual(went, ["#/match/m7"]);
+    assert.equal(ctrl.seek, null);
+    assert.deepEqual(changed, ["seek"]);
+  });
+
+  test("leaving the page while waiting leaves the pool; not waiting, nothing is sent", () => {
+    const idle = setUp();
+    idle.ctrl.setSeeking(null);
+    idle.ctrl.leave();
+    assert.deepEqual(idle.sent, []);
+    const waiting = setUp();
+    waiting.ctrl.setSeeking(SEEK);
+    waiting.ctrl.leave();
+    assert.deepEqual(waiting.sent, [{ type: "unseek" }]);
+  });
+
+  test("a refusal of this page's seek is said in the player's language; others are not its", () => {
+    const { ctrl, said } = setUp();
+    ctrl.playNow({ kind: "match", length: 4, clock: "none", rated: false });
+    assert.equal(ctrl.refused({ code: "bad_pool", message: "length: ...", id: 99 }), false);
+    assert.equal(ctrl.refused({ code: "bad_pool", message: "length: ...", id: 1 }), true);
+    ctrl.cancelSeek();
+    ctrl.refused({ code: "internal", message: "the server could not", id: 2 });
+    assert.deepEqual(said, ["error: lobby.play_now_bad_pool", "error: the server could not"]);
+    assert.equal(ctrl.refused({ code: "bad_pool", message: "again", id: 1 }), false); // once
+  });
+
+  test("the socket away: nothing sent, the player told", () => {
+    const { ctrl, said, sent } = setUp({ open: false });
+    assert.equal(ctrl.playNow({ kind: "money", length: 1, clock: "none", rated: false }), false);
+    assert.deepEqual(sent, []);
+    assert.deepEqual(said, ["error: error.offline"]);
+  });
+
+  test("the count of the pool chosen", () => {
+    const { ctrl } = setUp();
+    assert.equal(ctrl.waitingIn({ kind: "single", length: 3, clock: "none", rated: false }), 0);
+    ctrl.setPools([{ kind: "single", length: 1, clock: "none", rated: false, waiting: 2 },
+      { kind: "match", length: 5, clock: "none", rated: true, waiting: 1 }]);
+    assert.equal(ctrl.waitingIn({ kind: "single", length: 3, clock: "none", rated: false }), 2);
+    assert.equal(ctrl.waitingIn({ kind: "match", length: 5, clock: "none", rated: false }), 0);
+    assert.equal(ctrl.waitingIn({ kind: "match", length: 5, clock: "none", rated: true }), 1);
   });
 });

@@ -1,13 +1,14 @@
 // @ts-check
-// pages/lobby.js — the lobby (#/): the open games and the challenges, kept current by the
-// socket; the new-game form (a match, a single or money game, against a player, a named
+// pages/lobby.js — the lobby (#/): Play now (a pool's choices, the wait with its time and
+// Cancel, how many wait in each pool), the open games and the challenges, kept current by
+// the socket; the new-game form (a match, a single or money game, against a player, a named
 // opponent or the computer). The page draws its controller (pages/lobby/ctrl.js: the
 // games, the challenges and the actions, no DOM) and turns the forms and buttons into its
 // actions.
 
 import { language, t } from "../i18n.js";
 import { api } from "../net.js";
-import { LobbyCtrl } from "./lobby/ctrl.js";
+import { LobbyCtrl, PLAY_NOW_LENGTHS } from "./lobby/ctrl.js";
 import { Page, field, check, select, clockOptions, playerCell, botMark } from "./page.js";
 import { h, kindText, toast } from "../ui.js";
 
@@ -28,8 +29,15 @@ export class LobbyPage extends Page {
     this.ctrl = new LobbyCtrl({
       me: () => this.app.me, api, navigate: (hash) => this.app.navigate(hash), notify: toast,
       current: () => this.app.page === this,
-      changed: (part) => (part === "games" ? this.showGames() : this.showChallenges()),
+      changed: (part) => {
+        if (part === "games") this.showGames();
+        else if (part === "challenges") this.showChallenges();
+        else this.showPlayNow();
+      },
+      send: (message) => this.app.socket.send(message),
     });
+    /** @type {[string, (e: any) => void][]} the socket's events this page listens to */
+    this.listeners = [];
   }
 
   mount(main) {
@@ -42,6 +50,7 @@ export class LobbyPage extends Page {
     main.replaceChildren(
       h("h1", {}, t("lobby.title")),
       h("div", { class: "grid" },
+        this.playNowCard(),
         this.challengeCard,
         this.botCard(),
         this.createCard(),
@@ -50,16 +59,113 @@ export class LobbyPage extends Page {
     // the open games and the challenges come by the socket, now and at every change (no polling)
     this.onLobby = (e) => this.ctrl.setGames(e.detail);
     this.onChallenges = (e) => this.ctrl.setChallenges(e.detail);
-    this.app.socket.addEventListener("lobby", this.onLobby);
-    this.app.socket.addEventListener("challenges", this.onChallenges);
+    this.onPools = (e) => this.ctrl.setPools(e.detail);
+    this.onSeeking = (e) => this.ctrl.setSeeking(e.detail);
+    this.onPaired = (e) => this.ctrl.paired(e.detail);
+    this.onMessage = (e) => { if (e.detail.type === "error") this.ctrl.refused(e.detail); };
+    this.listeners = [["lobby", this.onLobby], ["challenges", this.onChallenges], ["pools", this.onPools],
+      ["seeking", this.onSeeking], ["paired", this.onPaired], ["message", this.onMessage]];
+    for (const [type, listener] of this.listeners) this.app.socket.addEventListener(type, listener);
     this.app.socket.followLobby(true);
+    this.every(1000, () => this.showElapsed());
   }
 
   unmount() {
     super.unmount();
-    this.app.socket.removeEventListener("lobby", this.onLobby);
-    this.app.socket.removeEventListener("challenges", this.onChallenges);
+    this.ctrl.leave(); // leaving the page takes the player out of Play now's pool
+    for (const [type, listener] of this.listeners) this.app.socket.removeEventListener(type, listener);
     this.app.socket.followLobby(false);
+  }
+
+  /** Play now: the pool's choices and the button; while waiting, the time waited and
+   *  Cancel; how many wait in each pool. */
+  playNowCard() {
+    const kinds = [["match", t("game.kind_match")], ["single", t("game.kind_single")], ["money", t("game.kind_money")]];
+    const bots = [["", t("lobby.play_now_no_bot")], ...[30, 60, 120].map((s) => [s, t("lobby.play_now_bot_after", { count: s })])];
+    this.seekForm = h("form", { class: "stack", "data-form": "play-now" },
+      h("div", { class: "form-grid" },
+        field(t("lobby.kind"), select("kind", kinds, "match")),
+        field(t("lobby.length"), select("length", PLAY_NOW_LENGTHS.map((n) => [n, String(n)]), 5)),
+        field(t("lobby.clock"), select("clock", clockOptions(), "none")),
+        field(t("lobby.play_now_bot"), select("bot_after", bots, "")),
+        field(t("lobby.bot_level"), select("bot", [1, 2, 3, 4, 5].map((n) => [n, t(`lobby.bot_${n}`)]), 3))),
+      check(t("lobby.play_now_rated"), "rated", this.app.me?.kind === "user"),
+      h("p", { class: "muted small", "data-note": "play-now" }),
+      h("p", { class: "muted small", "data-waiting-here": "" }),
+      h("button", { type: "submit", class: "primary", "data-act": "play-now" }, t("lobby.play_now")));
+    const form = this.seekForm;
+    const control = (name) => /** @type {HTMLInputElement} */ (form.querySelector(`[name=${name}]`));
+    const sync = () => {
+      const guest = this.app.me?.kind !== "user";
+      const money = control("kind").value === "money";
+      control("length").disabled = control("kind").value !== "match";
+      control("rated").disabled = guest || money;
+      if (guest || money) control("rated").checked = false;
+      control("bot").disabled = !control("bot_after").value;
+      const note = /** @type {HTMLElement} */ (form.querySelector("[data-note=play-now]"));
+      note.textContent = guest ? t("lobby.unrated_guest") : money ? t("game.unrated") : "";
+      note.hidden = !note.textContent;
+      this.showPlayNow();
+    };
+    form.addEventListener("change", sync);
+    form.addEventListener("submit", (e) => {
+      e.preventDefault();
+      this.ctrl.playNow(this.choice());
+    });
+    this.seekWaiting = h("div", { class: "stack", "data-seek": "waiting", "aria-live": "polite", hidden: true });
+    this.poolList = h("div", { "data-pools": "" });
+    queueMicrotask(sync);
+    return h("section", { class: "card", "aria-labelledby": "play-now-title", "data-card": "play-now" },
+      h("h2", { id: "play-now-title" }, t("lobby.play_now_title")),
+      h("p", { class: "muted small" }, t("lobby.play_now_text")),
+      this.seekForm, this.seekWaiting,
+      h("h3", {}, t("lobby.play_now_pools")), this.poolList);
+  }
+
+  /** The pool the form chooses now. @returns {import("./lobby/ctrl.js").PlayNowChoice} */
+  choice() {
+    const data = new FormData(this.seekForm);
+    const kind = String(data.get("kind"));
+    const after = Number(data.get("bot_after")) || null;
+    return { kind, length: kind === "match" ? Number(data.get("length")) : 1, clock: String(data.get("clock")),
+      rated: kind !== "money" && data.get("rated") === "on", bot: after ? Number(data.get("bot")) : null, bot_after: after };
+  }
+
+  /** The Play now card: the form, or the waiting player's pool, time and Cancel. */
+  showPlayNow() {
+    if (!this.seekForm) return;
+    const seek = this.ctrl.seek;
+    this.seekForm.hidden = Boolean(seek);
+    this.seekWaiting.hidden = !seek;
+    if (seek) {
+      const bot = seek.bot && seek.bot_after
+        ? [h("p", { class: "muted small", "data-seek-bot": "" }, t("lobby.play_now_bot_then", { count: seek.bot_after, bot: t(`lobby.bot_${seek.bot}`) }))]
+        : [];
+      this.seekWaiting.replaceChildren(
+        h("p", {}, h("strong", {}, t("lobby.play_now_waiting")), " ", h("span", { "data-elapsed": "" }, "")),
+        h("p", { class: "muted small", "data-seek-pool": "" }, poolText(seek)),
+        ...bot,
+        h("div", {}, h("button", { type: "button", class: "danger", "data-act": "cancel-seek", onclick: () => this.ctrl.cancelSeek() }, t("common.cancel"))));
+      this.showElapsed();
+    } else {
+      const here = this.seekForm.querySelector("[data-waiting-here]");
+      const count = this.ctrl.waitingIn(this.choice());
+      if (here) here.textContent = t("lobby.play_now_waiting_here", { count });
+    }
+    const pools = this.ctrl.pools ?? [];
+    this.poolList.replaceChildren(pools.length
+      ? h("ul", { class: "plain" }, pools.map((p) => h("li", { "data-pool": `${p.kind}-${p.length}-${p.clock}-${p.rated}` },
+        poolText(p), " — ", h("strong", {}, t("lobby.play_now_count", { count: p.waiting })))))
+      : h("p", { class: "empty" }, t("lobby.play_now_nobody")));
+  }
+
+  /** The time waited, as m:ss, by the server's clock. */
+  showElapsed() {
+    const seek = this.ctrl.seek;
+    const out = this.seekWaiting?.querySelector("[data-elapsed]");
+    if (!seek || !out) return;
+    const seconds = Math.max(0, Math.floor(Date.now() / 1000 + (this.app.socket.serverOffset || 0) - seek.since));
+    out.textContent = `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
   }
 
   botCard() {
@@ -239,6 +345,11 @@ export class LobbyPage extends Page {
     button.setAttribute("aria-disabled", "true");
     if (!(await action())) button.removeAttribute("aria-disabled");
   }
+}
+
+/** A pool in words: its kind, clock and whether rated. @param {{kind: string, length: number, clock: string, rated: boolean}} p */
+function poolText(p) {
+  return [kindText(p), t(`clock.kind_${p.clock}`), p.rated ? t("lobby.rated") : t("lobby.unrated")].join(" · ");
 }
 
 function tableHead() {

@@ -31,6 +31,7 @@ from gammon.server.bus_messages import (
     OptionsChanged,
     Resync,
     Seated,
+    SeeksChanged,
 )
 from gammon.server.db import Repository, SeqConflict
 from gammon.server.hub import fanout
@@ -79,6 +80,10 @@ class Hub:
         self.on_challenges: Callable[[list[int]], None] = lambda users: None
         """Called with the players whose challenges another process says changed
         (:class:`gammon.server.lobby.Lobby` sets it)."""
+        self.on_seeks: Callable[[list[int], str | None], None] = lambda users, match: None
+        """Called with the players whose places in Play now's pools another process says
+        changed, and the match they were paired into if so
+        (:class:`gammon.server.matchmaking.Matchmaker` sets it)."""
 
     @property
     def rooms(self) -> dict[str, LiveRoom]:
@@ -233,6 +238,8 @@ class Hub:
                 self.on_lobby()
             case ChallengesChanged(users=users):
                 self.on_challenges(list(users))
+            case SeeksChanged(users=users, match=match):
+                self.on_seeks(list(users), match)
             case OptionsChanged(user=user):
                 self.spawn(self.options_changed(user))
             case ActionStored() | Seated():

@@ -22,6 +22,7 @@ from gammon.server.db import Repository, User
 from gammon.server.hub import Hub, LiveRoom, ServiceError
 from gammon.server.limits import RateLimiter, RedisRateLimiter
 from gammon.server.lobby import Lobby
+from gammon.server.matchmaking import Matchmaker
 from gammon.server.play import Play
 from gammon.server.protocol import RESPONSES, Text
 from gammon.server.puzzles import PuzzleStore
@@ -74,6 +75,7 @@ SettingsDep = Annotated[Settings, Depends(_service("settings"))]
 RepoDep = Annotated[Repository, Depends(_service("repo"))]
 HubDep = Annotated[Hub, Depends(_service("hub"))]
 LobbyDep = Annotated[Lobby, Depends(_service("lobby"))]
+MatchmakerDep = Annotated[Matchmaker, Depends(_service("matchmaker"))]
 PlayDep = Annotated[Play, Depends(_service("play"))]
 SessionsDep = Annotated[Sessions, Depends(_service("sessions"))]
 PuzzlesDep = Annotated[PuzzleStore, Depends(_service("puzzles"))]

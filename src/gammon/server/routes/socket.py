@@ -25,12 +25,14 @@ from gammon.server.db import User
 from gammon.server.hub import Hub, ServiceError
 from gammon.server.limits import RateLimiter, RedisRateLimiter, TokenBucket
 from gammon.server.lobby import Lobby
+from gammon.server.matchmaking import Matchmaker
 from gammon.server.play import Play
 from gammon.server.protocol import ProtocolError
 from gammon.server.routes.deps import (
     HubDep,
     LimiterDep,
     LobbyDep,
+    MatchmakerDep,
     PlayDep,
     SessionsDep,
     SettingsDep,
@@ -114,7 +116,8 @@ def _origin_ok(websocket: WebSocket, settings: Settings) -> bool:
 
 @router.websocket("/ws")
 async def socket(websocket: WebSocket, settings: SettingsDep, sessions: SessionsDep,
-                 hub: HubDep, lobby: LobbyDep, play: PlayDep, limiter: LimiterDep) -> None:
+                 hub: HubDep, lobby: LobbyDep, play: PlayDep, limiter: LimiterDep,
+                 matchmaker: MatchmakerDep) -> None:
     """The socket (PROTOCOL.md): the Origin checked, the session's user welcomed, then
     one client message after another, each answered or refused."""
     if not _origin_ok(websocket, settings):
@@ -142,7 +145,7 @@ async def socket(websocket: WebSocket, settings: SettingsDep, sessions: Sessions
     session_id, user = session
     conn = WSConnection(websocket, user, session_id, settings)
     sessions.opened(session_id, conn)
-    dispatch = Dispatch(settings, hub, lobby, play, limiter)
+    dispatch = Dispatch(settings, hub, lobby, play, limiter, matchmaker)
     writer = asyncio.create_task(conn.writer())
     pinger = asyncio.create_task(_pinger(conn, settings.ping_interval))
     conn.send(protocol.welcome_message(views.user_view(user), time.time()))
@@ -160,6 +163,7 @@ async def socket(websocket: WebSocket, settings: SettingsDep, sessions: Sessions
         pass
     finally:
         conn.closed = True
+        matchmaker.gone(conn)
         hub.disconnect(conn)
         sessions.closed(session_id, conn)
         pinger.cancel()
@@ -192,6 +196,7 @@ class Dispatch:
     lobby: Lobby
     play: Play
     limiter: RateLimiter | RedisRateLimiter
+    matchmaker: Matchmaker
 
     async def handle(self, conn: WSConnection, raw: str | bytes, received: float) -> None:
         """One client message: parsed in the one place, then dispatched; any refusal becomes an
@@ -223,8 +228,14 @@ class Dispatch:
                 case protocol.LobbyFeedMessage():
                     if message.type == "subscribe_lobby":
                         self.lobby.watch(conn)
+                        await self.matchmaker.watch(conn)
                     else:
+                        self.matchmaker.gone(conn)
                         self.lobby.unwatch(conn)
+                case protocol.SeekMessage():
+                    await self.matchmaker.seek(conn, message)
+                case protocol.UnseekMessage():
+                    await self.matchmaker.unseek(conn)
                 case protocol.MuteMessage():
                     (conn.muted.add if message.muted else conn.muted.discard)(message.match)
                     conn.send(protocol.muted_message(message.match, message.muted))

@@ -1,20 +1,33 @@
 // @ts-check
 // pages/lobby/ctrl.js — the lobby's controller, no DOM (as the match page's round/ctrl.js):
-// the open games and the challenges as the socket last sent them, what became of this
-// player's challenges (a new one made to them, one of theirs taken or declined), and the
-// actions (create a game, join, decline, withdraw). The page (pages/lobby.js) draws it when
+// the open games, the challenges and Play now's pools as the socket last sent them, what
+// became of this player's challenges (a new one made to them, one of theirs taken or
+// declined) and of their place in Play now (waiting, paired: the match opens), and the
+// actions (create a game, join, decline, withdraw, play now, cancel). The page (pages/lobby.js) draws it when
 // it says what changed.
 
 import { t } from "../../i18n.js";
 
 /** @typedef {{id?: string, kind?: string, name?: string} | null | undefined} Me */
 /** @typedef {(method: string, path: string, body?: unknown) => Promise<any>} Api */
-/** @typedef {"games" | "challenges"} LobbyPart */
+/** @typedef {"games" | "challenges" | "pools" | "seek"} LobbyPart */
+/** @typedef {import("../../wire.js").SeekView} SeekView */
+/** @typedef {import("../../wire.js").PoolView} PoolView */
+/** A Play now pool and its bot fallback, as the player chooses them.
+ *  @typedef {{kind: string, length: number, clock: string, rated: boolean,
+ *    bot?: number | null, bot_after?: number | null}} PlayNowChoice */
 
 /** What the controller needs of the page around it.
  *  @typedef {{me: () => Me, api: Api, navigate: (hash: string) => void,
  *    notify: (text: string, options?: {error?: boolean}) => void, current: () => boolean,
- *    changed: (part: LobbyPart) => void}} LobbyDeps */
+ *    changed: (part: LobbyPart) => void,
+ *    send: (message: Record<string, unknown>) => number | string | null}} LobbyDeps */
+
+/** The match lengths of Play now's pools (the server's default GAMMON_PAIRING_LENGTHS). */
+export const PLAY_NOW_LENGTHS = [3, 5, 7, 9, 11];
+
+/** The Play now refusals the client says in the player's language. */
+const SEEK_REFUSALS = ["bad_pool", "not_eligible", "already_seeking", "not_seeking"];
 
 export class LobbyCtrl {
   /** @param {LobbyDeps} deps */
@@ -30,6 +43,79 @@ export class LobbyCtrl {
     this.withdrawn = new Set();
     /** @type {string | undefined} the account the challenges were received for */
     this.shownFor = undefined;
+    /** @type {PoolView[] | null} how many wait in each Play now pool (null: not received) */
+    this.pools = null;
+    /** @type {SeekView | null | undefined} this player's place in Play now (null: none;
+     *  undefined: not received yet) */
+    this.seek = undefined;
+    /** @type {Set<number | string>} the ids of this page's seek and unseek messages */
+    this.requests = new Set();
+  }
+
+  /** The socket's `pools` message. @param {PoolView[]} pools */
+  setPools(pools) {
+    this.pools = pools;
+    this.deps.changed("pools");
+  }
+
+  /** The socket's `seeking` message: this player's place, or none.
+   *  @param {SeekView | null} seek */
+  setSeeking(seek) {
+    this.seek = seek;
+    this.deps.changed("seek");
+  }
+
+  /** The socket's `paired` message: the match has started; open it. @param {string} match */
+  paired(match) {
+    this.seek = null;
+    if (this.deps.current()) this.deps.navigate(`#/match/${match}`);
+  }
+
+  /** How many wait in the pool of `choice`. @param {PlayNowChoice} choice */
+  waitingIn(choice) {
+    const pool = (this.pools ?? []).find((p) => p.kind === choice.kind && p.clock === choice.clock
+      && p.rated === choice.rated && p.length === (choice.kind === "match" ? choice.length : 1));
+    return pool ? pool.waiting : 0;
+  }
+
+  /** Play now: wait in the pool of `choice` (whether the message went: the socket may be
+   *  reconnecting). The server answers `seeking`, or refuses. @param {PlayNowChoice} choice */
+  playNow(choice) {
+    const message = { type: "seek", kind: choice.kind, length: choice.kind === "match" ? choice.length : 1,
+      clock: choice.clock, rated: choice.kind !== "money" && choice.rated };
+    if (choice.bot && choice.bot_after) Object.assign(message, { bot: choice.bot, bot_after: choice.bot_after });
+    return this.request_(message);
+  }
+
+  /** Leave the pool (the page left while waiting does it too). */
+  cancelSeek() {
+    return this.request_({ type: "unseek" });
+  }
+
+  /** Leave the pool when the page goes, if waiting in one. */
+  leave() {
+    if (this.seek) this.deps.send({ type: "unseek" });
+  }
+
+  /** @param {Record<string, unknown>} message */
+  request_(message) {
+    const id = this.deps.send(message);
+    if (id === null) {
+      this.deps.notify(t("error.offline"), { error: true });
+      return false;
+    }
+    this.requests.add(id);
+    return true;
+  }
+
+  /** A socket `error`: said when it answers this page's seek or unseek (in the player's
+   *  language where the reason is known); whether it did.
+   *  @param {{code: string, message: string, id?: number | string | null}} error */
+  refused(error) {
+    if (error.id === undefined || error.id === null || !this.requests.delete(error.id)) return false;
+    const known = SEEK_REFUSALS.includes(error.code);
+    this.deps.notify(known ? t(`lobby.play_now_${error.code}`) : error.message, { error: true });
+    return true;
   }
 
   /** The socket's `lobby` message: the open games. @param {any[]} games */
