@@ -35,6 +35,10 @@ def gammon_server(workdir: Path, **settings: str) -> Iterator[str]:
            # the deep analysis (2-ply, rollouts of each error) of every match the tests
            # end would take a core for the whole session: only the tests of it turn it on
            "GAMMON_ANALYSIS_DEEP_PLIES": "0",
+           # the review tests wait on each analysis: at the deployment's nice 10 its child
+           # waits behind every other process of the suite (tests/server/test_analysis.py
+           # keeps the default)
+           "GAMMON_ANALYSIS_NICE": "0",
            **{f"GAMMON_{key.upper()}": value for key, value in settings.items()}}
     server = ServerProcess(env, log=workdir / "server.log", cwd=workdir, ping_interval=None)
     try:

@@ -7,7 +7,8 @@ review only through its invite link; a review opened while the match is still in
 its analysis once the match ends, without a reload. The quick analysis replaced by the deep
 one as it lands, its rechecked errors saying so; the engine's plays drawn on the board
 beside the play made, stepped through by buttons, keys and clicks; the cube panel's
-equities, chances and take point."""
+equities, chances and take point (these three read the review of one match, played out
+once for them by one guest)."""
 
 from __future__ import annotations
 
@@ -225,6 +226,53 @@ def test_a_review_opened_in_play_shows_the_analysis_once_the_match_ends(pages: P
 REVIEW_SCREEN = {"width": 1366, "height": 1000}
 
 
+class Reviewed:
+    """One guest's finished 1-point bot match (played out by clicks, its analysis done),
+    for the tests below that only read its review: each opens a page of its own in that
+    guest's browser context (the same player, so "mine" is theirs) and changes nothing
+    the others read (the cube panel's decision is laid on its own page)."""
+
+    def __init__(self, pages: Pages, context: Any, match_id: str, me: int) -> None:
+        self.pages, self.context, self.match_id, self.me = pages, context, match_id, me
+
+    def open(self) -> Any:
+        """A new page of the player's, on the match's review, its analysis shown."""
+        page = self.context.new_page()
+        page.on("pageerror", lambda error: self.pages.errors.append(f"{error}"))
+        page.goto(self.pages.base + f"/#/review/{self.match_id}")
+        page.wait_for_function("window.gammon && window.gammon.socket.status === 'open'")
+        page.wait_for_selector(".review-status [data-status=done]", timeout=180_000)
+        return page
+
+
+@pytest.fixture(scope="module")
+def reviewed_match(browser: Any, server: str) -> Iterator[Reviewed]:
+    shared = Pages(browser, server)
+    try:
+        player = shared.new(viewport=REVIEW_SCREEN)
+        match_id = finished_bot_match(player)
+        me = int(player.evaluate(f"{PAGE}.feed.you"))
+        player.close()
+        yield Reviewed(shared, player.context, match_id, me)
+    finally:
+        shared.close()
+    assert not shared.errors, f"JavaScript errors: {shared.errors}"
+
+
+@pytest.fixture
+def review(reviewed_match: Reviewed) -> Iterator[tuple[Any, Reviewed]]:
+    """The shared match's review on a page of this test's, closed after it; no JavaScript
+    error on it."""
+    before = len(reviewed_match.pages.errors)
+    page = reviewed_match.open()
+    try:
+        yield page, reviewed_match
+    finally:
+        page.close()
+    errors = reviewed_match.pages.errors[before:]
+    assert not errors, f"JavaScript errors: {errors}"
+
+
 def in_view(page: Any, selector: str) -> bool:
     return bool(page.evaluate(
         "(s) => { const r = document.querySelector(s).getBoundingClientRect();"
@@ -233,12 +281,9 @@ def in_view(page: Any, selector: str) -> bool:
 
 
 def test_the_review_walks_my_errors_only_in_view_with_the_move_list_s_numbers_and_notation(
-        pages: Pages) -> None:
-    page = pages.new(viewport=REVIEW_SCREEN)
-    match_id = finished_bot_match(page)
-    me = page.evaluate(f"{PAGE}.feed.you")
-    page.goto(page.url.split("#")[0] + f"#/review/{match_id}")
-    page.wait_for_selector(".review-status [data-status=done]", timeout=180_000)
+        review: tuple[Any, Reviewed]) -> None:
+    page, match = review
+    me = match.me
     analysis = page.evaluate(f"{PAGE}.analysis")
     rated = page.evaluate(f"""{PAGE}.rated.map((r, i) => ({{frame: i,
         players: [r.checker, r.cube].filter((d) => d && d.mark).map((d) => d.player)}}))""")
@@ -302,11 +347,8 @@ def arrows(page: Any, group: str) -> list[tuple[str, ...]]:
 
 
 def test_the_review_draws_the_best_play_beside_the_one_made_and_steps_through_the_engine_s(
-        pages: Pages) -> None:
-    page = pages.new(viewport=REVIEW_SCREEN)
-    match_id = finished_bot_match(page)
-    page.goto(page.url.split("#")[0] + f"#/review/{match_id}")
-    page.wait_for_selector(".review-status [data-status=done]", timeout=180_000)
+        review: tuple[Any, Reviewed]) -> None:
+    page, _ = review
     frame = page.evaluate(f"""{PAGE}.rated.findIndex((r) => r.checker && r.checker.played
         && r.checker.best !== r.checker.played)""")
     assert frame >= 0, "no play of the match differs from the engine's best"
@@ -368,16 +410,13 @@ def test_the_review_draws_the_best_play_beside_the_one_made_and_steps_through_th
 
 
 def test_the_review_s_cube_panel_shows_each_action_s_equity_the_chances_and_the_take_point(
-        pages: Pages) -> None:
+        review: tuple[Any, Reviewed]) -> None:
     """A 1-point match has no cube: the panel is shown with a cube decision of a 5-point
     match laid on a frame, as the analysis records one (its position and Match ID), and
     must show what ``POST /api/eval`` says of it."""
     from gammon.formats.match_id import MatchKey
 
-    page = pages.new(viewport=REVIEW_SCREEN)
-    match_id = finished_bot_match(page)
-    page.goto(page.url.split("#")[0] + f"#/review/{match_id}")
-    page.wait_for_selector(".review-status [data-status=done]", timeout=180_000)
+    page, _ = review
     # player 0 on roll in a race 71 pips to 76, 3-away/4-away: double, take (some 71%)
     position = Position.from_points({6: 3, 5: 3, 4: 3, 3: 2, 2: 2, 8: 2},
                                     {6: 4, 5: 3, 4: 3, 3: 3, 8: 2}).id()
