@@ -5,14 +5,15 @@ from __future__ import annotations
 import pytest
 
 from gammon import views
-from gammon.core.actions import Drop, OfferDouble, PlayMove, RollDice, RollOpening
-from gammon.core.dice import OpeningRoll, Roll
+from gammon.core.actions import Drop, OfferDouble, PlayMove, RollDice
+from gammon.core.dice import Roll
 from gammon.core.game import Game, Rules
 from gammon.core.match import Match
 from gammon.core.moves import legal_plays
 from gammon.core.position import Position
 from gammon.engine.analysis import BLUNDER, ERROR, analyse_actions
 from gammon.engine.player import Engine
+from tests.core.helpers import opening
 
 
 @pytest.fixture(scope="module")
@@ -20,17 +21,12 @@ def engine() -> Engine:
     return Engine.load()
 
 
-def opening(first: int, roll: Roll) -> RollOpening:
-    low, high = min(roll.die1, roll.die2), max(roll.die1, roll.die2)
-    throws = ((high, low),) if first == 0 else ((low, high),)
-    return RollOpening(OpeningRoll(first=first, roll=roll, throws=throws))
-
 
 def test_the_best_play_loses_nothing_and_a_bad_one_is_a_blunder(engine: Engine) -> None:
     rules = Rules(length=1)
-    good = analyse_actions([opening(0, Roll(3, 1)), PlayMove(0, "8/5 6/5")], rules,
+    good = analyse_actions([opening(0), PlayMove(0, "8/5 6/5")], rules,
                            engine=engine)
-    bad = analyse_actions([opening(0, Roll(3, 1)), PlayMove(0, "24/23 13/10")], rules,
+    bad = analyse_actions([opening(0), PlayMove(0, "24/23 13/10")], rules,
                           engine=engine)
     assert good.decisions[0].loss == 0
     assert good.decisions[0].best == "8/5 6/5"
@@ -62,7 +58,7 @@ def test_luck_is_zero_on_average_over_the_rolls(engine: Engine) -> None:
     total = 0.0
     for roll in (Roll(a, b) for a in range(1, 7) for b in range(1, a + 1)):
         best = engine.rank_plays(reply_position, roll)[0].play
-        actions = [opening(0, Roll(3, 1)), PlayMove(0, "8/5 6/5"), RollDice(1, roll),
+        actions = [opening(0), PlayMove(0, "8/5 6/5"), RollDice(1, roll),
                    PlayMove(1, best)]
         analysis = analyse_actions(actions, Rules(length=1), engine=engine)
         total += analysis.decisions[1].luck * (1 if roll.is_double() else 2) / 36
@@ -84,7 +80,7 @@ def test_luck_is_valued_at_the_score_at_dmp_the_chance_of_winning(engine: Engine
     average = sum(value(r) * (1 if r.is_double() else 2) for r in rolls) / 36
     roll = Roll(6, 6)
     best = engine.rank_plays(reply_position, roll)[0].play
-    actions = [opening(0, Roll(3, 1)), PlayMove(0, "8/5 6/5"), RollDice(1, roll),
+    actions = [opening(0), PlayMove(0, "8/5 6/5"), RollDice(1, roll),
                PlayMove(1, best)]
     luck = analyse_actions(actions, Rules(length=1), engine=engine).decisions[1].luck
     assert luck == pytest.approx(value(roll) - average, abs=1e-6)
@@ -96,7 +92,7 @@ def test_in_a_match_each_play_carries_its_match_winning_chance(engine: Engine) -
     """At double match point the match is the game: the chance of winning the match after
     a play is the chance of winning the game; in money play there is none; in a longer
     match it is a chance, the graph's point."""
-    actions = [opening(0, Roll(3, 1)), PlayMove(0, "8/5 6/5"), RollDice(1, Roll(6, 4)),
+    actions = [opening(0), PlayMove(0, "8/5 6/5"), RollDice(1, Roll(6, 4)),
                PlayMove(1, "24/14")]
     for d in analyse_actions(actions, Rules(length=1), engine=engine).decisions:
         assert d.match_winning_chance == pytest.approx(d.win_chance, abs=1e-9)
@@ -109,7 +105,7 @@ def test_in_a_match_each_play_carries_its_match_winning_chance(engine: Engine) -
 
 
 def test_reports_name_both_players_and_every_decision(engine: Engine) -> None:
-    actions = [opening(0, Roll(3, 1)), PlayMove(0, "24/23 13/10")]
+    actions = [opening(0), PlayMove(0, "24/23 13/10")]
     analysis = analyse_actions(actions, Rules(length=1), names=("alice", "bob"), engine=engine)
     data = views.analysis_view(analysis)
     assert data["names"] == ["alice", "bob"]
@@ -149,7 +145,7 @@ def test_a_flagged_error_is_graded_again_by_rollouts_of_both_plays(engine: Engin
 
     rules = Rules(length=3)
     recheck = Recheck(games=144, truncate=3, seed=5)
-    actions = [opening(0, Roll(3, 1)), PlayMove(0, "24/23 13/10")]
+    actions = [opening(0), PlayMove(0, "24/23 13/10")]
     plain = analyse_actions(actions, rules, engine=engine).decisions[0]
     checked = analyse_actions(actions, rules, engine=engine, recheck=recheck).decisions[0]
     assert plain.loss >= ERROR and plain.graded_by == "0-ply"
@@ -172,6 +168,6 @@ def test_a_flagged_error_is_graded_again_by_rollouts_of_both_plays(engine: Engin
     assert ("24/23 13/10", checked.played_equity) in checked.alternatives
     assert [v for _, v in checked.alternatives] == sorted(
         (v for _, v in checked.alternatives), reverse=True)
-    good = analyse_actions([opening(0, Roll(3, 1)), PlayMove(0, "8/5 6/5")], rules,
+    good = analyse_actions([opening(0), PlayMove(0, "8/5 6/5")], rules,
                            engine=engine, recheck=recheck).decisions[0]
     assert good.graded_by == "0-ply" and good.loss < ERROR

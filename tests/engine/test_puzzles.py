@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from gammon.core.actions import Drop, OfferDouble, PlayMove, RollOpening
-from gammon.core.dice import OpeningRoll, Roll
+from gammon.core.actions import Drop, OfferDouble, PlayMove
+from gammon.core.dice import Roll
 from gammon.core.game import Game, Rules
 from gammon.core.match import Match
 from gammon.core.position import Position
@@ -25,6 +25,7 @@ from gammon.engine.puzzles import (
     themes_of,
 )
 from gammon.formats.match_id import MatchKey
+from tests.core.helpers import opening
 
 
 @pytest.fixture(scope="module")
@@ -32,14 +33,9 @@ def engine() -> Engine:
     return Engine.load()
 
 
-def opening(first: int, roll: Roll) -> RollOpening:
-    low, high = min(roll.die1, roll.die2), max(roll.die1, roll.die2)
-    throws = ((high, low),) if first == 0 else ((low, high),)
-    return RollOpening(OpeningRoll(first=first, roll=roll, throws=throws))
-
 
 def test_an_opening_blunder_is_a_puzzle_whose_answer_is_the_best_play(engine: Engine) -> None:
-    analysis = analyse_actions([opening(0, Roll(3, 1)), PlayMove(0, "24/23 13/10")],
+    analysis = analyse_actions([opening(0), PlayMove(0, "24/23 13/10")],
                                Rules(length=3), engine=engine)
     (puzzle,) = puzzles_of(analysis)
     (decision,) = analysis.decisions
@@ -65,7 +61,7 @@ def test_an_opening_blunder_is_a_puzzle_whose_answer_is_the_best_play(engine: En
 
 
 def test_the_best_play_made_is_no_puzzle(engine: Engine) -> None:
-    analysis = analyse_actions([opening(0, Roll(3, 1)), PlayMove(0, "8/5 6/5")],
+    analysis = analyse_actions([opening(0), PlayMove(0, "8/5 6/5")],
                                Rules(length=3), engine=engine)
     assert puzzles_of(analysis) == []
 
