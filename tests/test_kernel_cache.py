@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -54,7 +55,7 @@ def test_every_package_with_kernels_keys_the_folder(tmp_path: Path) -> None:
     assert compiling == set(_kernel_cache.KERNEL_PACKAGES)
 
 
-def test_configure_sets_the_folder_keeps_the_newest_and_respects_the_user(
+def test_configure_sets_the_folder_keeps_the_newest_and_those_in_use_and_respects_the_user(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     package = make_package(tmp_path / "pkg")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
@@ -69,6 +70,17 @@ def test_configure_sets_the_folder_keeps_the_newest_and_respects_the_user(
     assert folders[-1].parent == tmp_path / "cache" / "gammon" / "numba"
     kept = sorted(p.name for p in folders[-1].parent.iterdir())
     assert kept == sorted(f.name for f in folders[-_kernel_cache.KEEP:])
+
+    # a folder used within the last day may be another checkout's, in use: it stays
+    recent = time.time() - _kernel_cache.IN_USE + 600
+    for folder in folders[-_kernel_cache.KEEP:]:
+        os.utime(folder, (recent, recent))
+    (package / "core" / "a.py").write_text("x = 5\n")
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    _kernel_cache.configure(package)
+    kept = sorted(p.name for p in folders[-1].parent.iterdir())
+    assert len(kept) == _kernel_cache.KEEP + 1
+    assert {f.name for f in folders[-_kernel_cache.KEEP:]} <= set(kept)
 
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "mine"))
     _kernel_cache.configure(package)

@@ -21,12 +21,18 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import time
 from pathlib import Path
 from typing import Any, ClassVar
 
 KERNEL_PACKAGES = ("core", "engine", "training")
 KEEP = 3
-"""Cache folders kept (the most recently used); older ones are removed when a new one starts."""
+"""Cache folders kept (the most recently used); older ones are removed when a new one starts,
+unless they were used within :data:`IN_USE` seconds."""
+IN_USE = 24 * 3600
+"""A folder used this recently (each process that loads the kernels touches its folder) may
+be another checkout's, of other sources, in use now: removing it would make that
+checkout's processes compile every kernel again, each of them, at every removal."""
 
 
 def sources_digest(package: Path) -> str:
@@ -65,8 +71,10 @@ def configure(package: Path = Path(__file__).parent) -> None:
     if fresh:
         older = sorted((p for p in root.iterdir() if p.is_dir() and p != folder),
                        key=lambda p: p.stat().st_mtime, reverse=True)
+        now = time.time()
         for stale in older[KEEP - 1:]:
-            shutil.rmtree(stale, ignore_errors=True)
+            if now - stale.stat().st_mtime > IN_USE:
+                shutil.rmtree(stale, ignore_errors=True)
 
 
 def _locator_base() -> type[Any]:

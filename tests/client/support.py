@@ -37,7 +37,7 @@ def gammon_server(workdir: Path, **settings: str) -> Iterator[str]:
            "GAMMON_ANALYSIS_DEEP_PLIES": "0",
            # the review tests wait on each analysis: at the deployment's nice 10 its child
            # waits behind every other process of the suite (tests/server/test_analysis.py
-           # keeps the default)
+           # checks the setting)
            "GAMMON_ANALYSIS_NICE": "0",
            **{f"GAMMON_{key.upper()}": value for key, value in settings.items()}}
     server = ServerProcess(env, log=workdir / "server.log", cwd=workdir, ping_interval=None)

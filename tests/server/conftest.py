@@ -177,9 +177,11 @@ def make_settings(database_url: str, redis_url: str = "", **overrides: Any) -> S
     rate-limit prefix and a bus channel of its own test, so that limits shared in Redis
     and bus messages are this test's alone; no
     analysis queued at a match's end (its child process would cost every test that ends a
-    match seconds of CPU; tests/server/test_analysis.py turns it on)."""
+    match seconds of CPU; tests/server/test_analysis.py turns it on), and the analyses at
+    the test's own priority (the tests wait on them: at the deployment's nice 10 they waited
+    behind every other process of the suite; test_analysis.py checks the setting)."""
     values: dict[str, Any] = {"rate_limits": False, "ping_interval": 3600,
-                              "analysis_on_finish": False,
+                              "analysis_on_finish": False, "analysis_nice": 0,
                               "rate_limit_prefix": f"gammon-test:{secrets.token_hex(6)}:",
                               "bus_channel": bus_channel_of_test(database_url),
                               **overrides}

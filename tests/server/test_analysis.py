@@ -416,6 +416,24 @@ def test_an_analysis_whose_process_is_killed_is_queued_again_and_done(
     assert (row.status, row.attempts) == ("done", 2)
 
 
+def test_the_analysis_children_run_as_much_lower_in_priority_as_the_settings_say() -> None:
+    """``analysis_nice``: the children that analyse run that much nicer than the server (the
+    other tests analyse at 0, make_settings)."""
+    from types import SimpleNamespace
+
+    from gammon.server.analysis_worker import AnalysisWorker
+
+    settings = make_settings("sqlite+aiosqlite:///:memory:", analysis_nice=7)
+    assert Settings.model_fields["analysis_nice"].default == 10  # as deployed
+    worker = AnalysisWorker(settings, make_engine(settings.database_url),
+                            SimpleNamespace(origin="test"))
+    try:
+        child = worker._executor().submit(os.nice, 0).result(timeout=120)
+    finally:
+        worker._close_pool()
+    assert child == min(os.nice(0) + 7, 19)
+
+
 def test_the_analysis_modules_do_not_import_the_command_line() -> None:
     """The server's analysis (the route, the worker, and the work its child process does)
     uses the engine's analysis and the formats' records, never ``gammon.cli``."""
