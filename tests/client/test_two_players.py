@@ -31,10 +31,13 @@ def on_turn(a: Any, b: Any) -> tuple[Any, Any]:
 
 
 def play_turn_by_clicks(page: Any) -> None:
-    """Roll if needed, then click checkers until the turn is over."""
+    """Roll if needed, then click checkers until the turn is over. A player whose double or
+    resignation is still being answered waits for the answer first: until the page hears it,
+    the question stands with the asker on turn, and the turn would look over."""
+    asking = "(g.phase === 'cube_offered' || g.phase === 'resign_offered') && g.turn === me"
     state: dict[str, Any] = {}
     for _ in range(12):
-        state = wait_match(page, "true")
+        state = wait_match(page, f"!({asking})")
         game = state["game"]
         if game["turn"] != state["you"]:
             return
