@@ -61,21 +61,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal, TypeAlias
 
-from gammon.core.actions import (
-    Abandon,
-    AcceptResign,
-    Action,
-    Beaver,
-    Drop,
-    OfferDouble,
-    OfferResign,
-    PlayMove,
-    RejectResign,
-    RollDice,
-    RollOpening,
-    Take,
-    Timeout,
-)
+from gammon.core import actions
 from gammon.core.cube import Level, resigned_level
 from gammon.core.dice import OpeningRoll, Roll, deciding_throw
 from gammon.core.events import EndKind
@@ -291,7 +277,7 @@ class _Builder:
         self.error = error
         self.throws = throws
         self.match = Match.new(rules)
-        self.actions: list[Action] = []
+        self.actions: list[actions.Action] = []
         self.players: tuple[str, str] | None = None
         self.start_score = (0, 0)
         self.crawford_reached = False
@@ -302,7 +288,7 @@ class _Builder:
         self.pending: tuple[int, Roll, int | None] | None = None  # rolled, nothing played
         self.beaver_by: int | None = None  # the doubler, right after a beaver
         self.open_offer = False  # an unanswered resign offer: nothing may follow
-        self.forfeit: Abandon | Timeout | None = None
+        self.forfeit: actions.Abandon | actions.Timeout | None = None
 
     def run(self, steps: Sequence[Step], players: tuple[str, str],
             info: MatchInfo | None) -> MatchRecord:
@@ -320,7 +306,7 @@ class _Builder:
         except MatchRecordError as error:  # pragma: no cover - the builder replays as it goes
             raise self.error(str(error)) from error
 
-    def apply(self, action: Action, line: int | None) -> None:
+    def apply(self, action: actions.Action, line: int | None) -> None:
         try:
             self.match, _ = self.match.apply(action)
         except ValueError as error:
@@ -364,11 +350,12 @@ class _Builder:
         elif isinstance(step, Answer):
             if step.take and beaver_by == step.player:
                 return  # the doubler accepts the beaver: the core's beaver includes it
-            self.apply(Take(step.player) if step.take else Drop(step.player), step.line)
+            answer = actions.Take if step.take else actions.Drop
+            self.apply(answer(step.player), step.line)
         elif isinstance(step, Offer):
-            self.apply(OfferResign(step.player, step.level), step.line)
+            self.apply(actions.OfferResign(step.player, step.level), step.line)
             if step.refused:
-                self.apply(RejectResign(1 - step.player), step.line)
+                self.apply(actions.RejectResign(1 - step.player), step.line)
             else:
                 self.open_offer = True
         else:
@@ -467,7 +454,7 @@ class _Builder:
 
     def lose(self, step: Forfeit) -> None:
         player = step.player
-        forfeit: Abandon | Timeout = Abandon(player) if step.kind == "abandon" else Timeout(player)
+        forfeit = (actions.Abandon if step.kind == "abandon" else actions.Timeout)(player)
         try:
             self.match, _ = self.match.apply(forfeit)
         except ValueError as error:
@@ -486,12 +473,12 @@ class _Builder:
                                  f"{roll}", step.line)
             self.pending = None
         elif not self.started:
-            self.apply(RollOpening(OpeningRoll(player, roll, (self.throw(player, roll,
+            self.apply(actions.RollOpening(OpeningRoll(player, roll, (self.throw(player, roll,
                                                                          step.line),))),
                        step.line)
             self.started = True
         else:
-            self.apply(RollDice(player, roll), step.line)
+            self.apply(actions.RollDice(player, roll), step.line)
         game = self.match.game
         if step.play is None:
             if game.phase is Phase.MOVING:
@@ -501,7 +488,7 @@ class _Builder:
             raise self.error(f"{_side(player)} cannot move with {roll} here, but the file "
                              f"plays {step.text or 'a play'}", step.line)
         play = self.play(game.position, roll, step.play, step.text, step.line)
-        self.apply(PlayMove(player, play), step.line)
+        self.apply(actions.PlayMove(player, play), step.line)
 
     def throw(self, player: int, roll: Roll, line: int | None) -> tuple[int, int]:
         """The opening's deciding throw (see the module doc)."""
@@ -546,7 +533,7 @@ class _Builder:
         if game.can_take(step.player):  # a double by the player doubled: a beaver
             if game.rules.is_money and not game.rules.beavers:
                 raise _BeaversPlayed
-            self.apply(Beaver(step.player), step.line)
+            self.apply(actions.Beaver(step.player), step.line)
             expected = self.match.game.cube.value
             self.beaver_by = game.turn
         elif step.kind == "beaver":
@@ -554,7 +541,7 @@ class _Builder:
                              step.line)
         else:
             expected = 2 * game.cube.value
-            self.apply(OfferDouble(step.player), step.line)
+            self.apply(actions.OfferDouble(step.player), step.line)
         if step.value is not None and step.value != expected:
             raise self.error(f"the cube goes to {expected} here, not {step.value}", step.line)
 
@@ -582,9 +569,9 @@ class _Builder:
                 step.line,
             )
         self.pending = None
-        self.apply(OfferResign(loser, level), step.line)
+        self.apply(actions.OfferResign(loser, level), step.line)
         if level.needs_answer:  # a backgammon offer is accepted by itself
-            self.apply(AcceptResign(winner), step.line)
+            self.apply(actions.AcceptResign(winner), step.line)
 
     def check_result(self, step: Result) -> None:
         result = self.match.game.result

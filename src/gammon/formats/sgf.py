@@ -69,18 +69,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import IO, Final
 
-from gammon.core.actions import (
-    Abandon,
-    Beaver,
-    Drop,
-    OfferDouble,
-    OfferResign,
-    PlayMove,
-    RejectResign,
-    RollDice,
-    RollOpening,
-    Take,
-)
+from gammon.core import actions
 from gammon.core.cube import Level
 from gammon.core.dice import Roll
 from gammon.core.events import EndKind, GameEnded
@@ -322,7 +311,7 @@ def _root(record: MatchRecord, number: int, score: tuple[int, int], crawford: bo
         parts.append(f"RU[{':'.join(tokens)}]")
     if rules.winner_rolls_anew and number < len(record.games):
         opening = record.games[number].actions[0]
-        assert isinstance(opening, RollOpening), "a game starts with its opening"
+        assert isinstance(opening, actions.RollOpening), "a game starts with its opening"
         white, black = opening.opening.throws[-1]
         parts.append(f"XT[{white}{black}]")
     return "".join(parts)
@@ -336,7 +325,7 @@ def _result(result: GameEnded) -> str:
 def _forfeit(record: MatchRecord) -> str:
     if record.forfeit is None:
         return ""
-    kind = "abandon" if isinstance(record.forfeit, Abandon) else "timeout"
+    kind = "abandon" if isinstance(record.forfeit, actions.Abandon) else "timeout"
     return f"XF[{_COLOURS[record.forfeit.player]}:{kind}]"
 
 
@@ -356,18 +345,18 @@ def _nodes(steps: list[ReplayStep]) -> Iterator[str]:
     for index, step in enumerate(steps):
         action = step.action
         following = steps[index + 1].action if index + 1 < len(steps) else None
-        if isinstance(action, PlayMove) and not isinstance(
-            steps[index - 1].action, RollOpening | RollDice
+        if isinstance(action, actions.PlayMove) and not isinstance(
+            steps[index - 1].action, actions.RollOpening | actions.RollDice
         ):
             # the play of a roll written before a refused resign offer: the dice again
             roll = step.before.game.roll
             assert roll is not None and isinstance(action.play, Play)
             yield f";{_COLOURS[action.player]}[{roll.die1}{roll.die2}" \
                   f"{_move_letters(action.player, action.play.moves)}]"
-        if isinstance(action, RollOpening | RollDice):
+        if isinstance(action, actions.RollOpening | actions.RollDice):
             player, roll = rolled(action)
             colour = _COLOURS[player]
-            if isinstance(following, PlayMove):
+            if isinstance(following, actions.PlayMove):
                 assert isinstance(following.play, Play), "a record holds plays, not notation"
                 yield f";{colour}[{roll.die1}{roll.die2}" \
                       f"{_move_letters(player, following.play.moves)}]"
@@ -375,18 +364,18 @@ def _nodes(steps: list[ReplayStep]) -> Iterator[str]:
                 yield f";PL[{colour}]DI[{roll.die1}{roll.die2}]"
             else:  # the roll cannot be played
                 yield f";{colour}[{roll.die1}{roll.die2}]"
-        elif isinstance(action, OfferDouble):
+        elif isinstance(action, actions.OfferDouble):
             yield f";{_COLOURS[action.player]}[double]"
-        elif isinstance(action, Beaver):
+        elif isinstance(action, actions.Beaver):
             yield f";{_COLOURS[action.player]}[double]"
             yield f";{_COLOURS[1 - action.player]}[take]"
-        elif isinstance(action, Take):
+        elif isinstance(action, actions.Take):
             yield f";{_COLOURS[action.player]}[take]"
-        elif isinstance(action, Drop):
+        elif isinstance(action, actions.Drop):
             yield f";{_COLOURS[action.player]}[drop]"
-        elif isinstance(action, OfferResign):
+        elif isinstance(action, actions.OfferResign):
             offer = f"{_COLOURS[action.player]}{int(action.level)}"
-            if isinstance(following, RejectResign):
+            if isinstance(following, actions.RejectResign):
                 yield f";XR[{offer}]"
             elif following is None and step.after.game.phase is Phase.RESIGN_OFFERED:
                 yield f";XO[{offer}]"

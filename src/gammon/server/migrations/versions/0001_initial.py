@@ -1,19 +1,10 @@
-"""The first schema: users, matches, the append-only action log, rating changes.
-
-Revision ID: 0001
-Revises:
-Create Date: 2025-01-01
-"""
-
-from __future__ import annotations
+"""The first schema: users, matches, the append-only action log, rating changes."""
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0001"
 down_revision = None
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

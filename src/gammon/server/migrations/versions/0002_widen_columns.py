@@ -3,21 +3,13 @@
 ``match_actions.kind`` held 12 characters, but ``accept_resign`` and ``reject_resign`` have
 13; ``server_kv.key`` held 40, but a heartbeat key (``heartbeat:`` and a 32-digit process
 id) has 42. SQLite ignores declared lengths; PostgreSQL refused those rows.
-
-Revision ID: 0002
-Revises: 0001
-Create Date: 2026-11-30
 """
-
-from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0002"
 down_revision = "0001"
-branch_labels = None
-depends_on = None
 
 # (table, column, old length, new length); the new lengths are those of gammon.server.db
 WIDENED = [("match_actions", "kind", 12, 32), ("server_kv", "key", 40, 200)]

@@ -3,21 +3,13 @@
 The cookie used to hold only a signed user id, valid for 30 days whatever happened; now it
 holds a random token whose SHA-256 is a row here until sign-out (or sign-out everywhere)
 deletes it or it expires.
-
-Revision ID: 0003
-Revises: 0002
-Create Date: 2026-11-30
 """
-
-from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0003"
 down_revision = "0002"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

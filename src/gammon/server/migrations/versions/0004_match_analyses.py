@@ -1,21 +1,13 @@
 """Post-match analyses: one row per match and analysis depth (plies), with the state of
 the work (queued, running, done, failed), its progress in games, and the analysis JSON
 (the shape of ``gammon analyze --format json``) once done.
-
-Revision ID: 0004
-Revises: 0003
-Create Date: 2026-12-01
 """
-
-from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0004"
 down_revision = "0003"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

@@ -6,13 +6,7 @@ recomputes each row's key all the same, so that a name stored any other way (a b
 operator's) is found by the new lookup. A row whose new key another row already holds, or
 that would not fit the column, keeps its old one (it stays unique, and its owner can still
 sign in with the old spelling). No schema change: the column stays 40 characters.
-
-Revision ID: 0005
-Revises: 0004
-Create Date: 2026-12-02
 """
-
-from __future__ import annotations
 
 import unicodedata
 from collections.abc import Callable
@@ -22,8 +16,6 @@ from alembic import op
 
 revision = "0005"
 down_revision = "0004"
-branch_labels = None
-depends_on = None
 
 users = sa.table("users", sa.column("id", sa.Integer), sa.column("name", sa.String),
                  sa.column("name_key", sa.String))

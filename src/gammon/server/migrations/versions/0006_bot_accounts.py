@@ -3,21 +3,13 @@
 A registered user may turn the account into a bot account for good (before it has played
 a rated match); a bot account signs in with API tokens, ``Authorization: Bearer <token>``,
 whose SHA-256 is a row here until its owner revokes it (PROTOCOL.md, *The Bot API*).
-
-Revision ID: 0006
-Revises: 0005
-Create Date: 2026-12-03
 """
-
-from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0006"
 down_revision = "0005"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

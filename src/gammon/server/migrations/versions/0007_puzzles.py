@@ -2,21 +2,13 @@
 with its graded answers, themes and Glicko-2 rating), ``puzzle_sources`` (the analysed
 matches' decisions each was met at, and whether that match was public), ``puzzle_players``
 (each player's puzzle rating) and ``puzzle_answers`` (one answer per player and puzzle).
-
-Revision ID: 0007_puzzles
-Revises: 0006
-Create Date: 2026-12-04
 """
-
-from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0007_puzzles"
 down_revision = "0006"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

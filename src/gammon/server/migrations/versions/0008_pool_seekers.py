@@ -2,21 +2,13 @@
 pools), with the pool chosen (kind, length, clock, rated), the bot to play after a wait,
 since when they wait, when a server process last saw a socket of theirs, and when their last
 socket went (PROTOCOL.md, *Play now*).
-
-Revision ID: 0008_pool_seekers
-Revises: 0007_puzzles
-Create Date: 2026-12-04
 """
-
-from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0008_pool_seekers"
 down_revision = "0007_puzzles"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:
