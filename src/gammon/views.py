@@ -493,6 +493,9 @@ class PuzzleView(TypedDict):
     kind: PuzzleKind
     position_id: str
     match_id: str
+    board: list[int]
+    """The position as the match page draws it (``GameView.board``), the player to answer
+    as player 0."""
     dice: list[int] | None
     choices: list[str]
     context: PuzzleContextView
@@ -500,6 +503,18 @@ class PuzzleView(TypedDict):
     rating: float
     attempts: int
     solved: int
+
+
+class PuzzleStepsView(TypedDict):
+    """A checker puzzle's roll played so far (``POST /api/puzzles/{id}/steps``): the board
+    after the steps, the dice left, what may move next (as :class:`MovesView`) and, once the
+    roll is played whole, the play in the project's notation (else null)."""
+
+    board: list[int]
+    dice_left: list[int]
+    legal: dict[str, dict[str, int]]
+    reach: ReachView
+    play: str | None
 
 
 class PuzzleAnswerView(TypedDict):
@@ -569,11 +584,14 @@ def puzzle_context_view(key: MatchKey) -> PuzzleContextView:
 def puzzle_view(puzzle_id: int, puzzle: Puzzle, *, rating: float, attempts: int,
                 solved: int) -> PuzzleView:
     """A stored puzzle as a player is asked it (no answer, no error, no source)."""
+    from gammon.core.position import Position
     from gammon.formats.match_id import MatchKey
 
     texts = {a.text for a in puzzle.answers}
+    position = Position.from_id(puzzle.position_id)
+    answering = position.swap() if puzzle.kind == "take" else position
     return {"id": puzzle_id, "kind": puzzle.kind, "position_id": puzzle.position_id,
-            "match_id": puzzle.match_id,
+            "match_id": puzzle.match_id, "board": list(answering.board),
             "dice": [int(d) for d in puzzle.dice] if puzzle.dice else None,
             "choices": [c for c in CUBE_CHOICES[puzzle.kind] if c in texts],
             "context": puzzle_context_view(MatchKey.from_id(puzzle.match_id)),

@@ -6,6 +6,7 @@ position and context across matches, and a private match's decisions stay out of
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from typing import Any
@@ -293,3 +294,69 @@ def test_one_puzzle_per_position_and_context_and_private_matches_stay_out(
         assert wrong["error"] == pytest.approx(1.21)
         assert wrong["rating"]["attempts"] == 2 and wrong["rating"]["solved"] == 1
         refused(b.get("/api/puzzles/next"), 404, "no_puzzle")  # every one answered
+
+
+def step(source: Any, die: int) -> dict[str, Any]:
+    return {"from": source, "die": die}
+
+
+def test_a_checker_puzzle_is_played_step_by_step_on_its_board(database_url: str,
+                                                              redis_url: str) -> None:
+    """The puzzle page plays a roll as the match page does: each step sent, the board and
+    what may move next answered (the steps of a whole roll end on the board of one of the
+    core's legal plays, named as it names it); a step the rules refuse, a malformed body or
+    a cube question is a clear error; nothing is stored. Each puzzle's board is drawn for
+    the player to answer: for a take, the position seen from the doubler, swapped."""
+    # the opponent's blot on our 18 point (their 7): 24/18* hits it
+    position = Position.from_points({24: 2, 13: 5, 8: 3, 6: 5}, {24: 2, 13: 5, 8: 3, 6: 4,
+                                                                  7: 1})
+    blot = Puzzle("checker", position.id(), MatchKey(dice=(6, 4)).id(), "64",
+                  (Answer("24/18 13/9", 0.1), Answer("24/14", 0.0)), 0.1, "2-ply", 2, (),
+                  (Source(1, 1, 0, "24/14", 0.1),))
+    take_here = dataclasses.replace(TAKE, position_id=position.id())  # the doubler's view
+    with TestClient(create_app(make_settings(database_url, redis_url))) as client:
+        b = Browser(client)
+        shown = b.post("/api/games", json={"kind": "single"}).json()
+
+        async def store() -> None:
+            engine = make_engine(database_url)
+            async with engine.begin() as conn:
+                await store_puzzles(conn, shown["id"], [blot, take_here])
+            await engine.dispose()
+
+        run_async(store)
+        ids = {r.kind: r.id for r in rows(database_url, puzzles)}
+        checker = valid("puzzle", b.get(f"/api/puzzles/{ids['checker']}"))
+        assert checker["board"] == list(position.board)
+        take = valid("puzzle", b.get(f"/api/puzzles/{ids['take']}"))
+        assert take["board"] == list(position.swap().board) != list(position.board)
+
+        url = f"/api/puzzles/{ids['checker']}/steps"
+        start = valid("puzzle_steps", b.post(url, json={"steps": []}))
+        assert start["board"] == checker["board"] and start["dice_left"] == [6, 4]
+        assert start["play"] is None
+        assert start["legal"]["24"] == {"6": 18, "4": 20}
+        assert sorted(start["reach"]["24"]["14"]) == [4, 6]
+        plays = {p.notation(): p for p in legal_plays(position, Roll(6, 4))}
+        for steps in ([step(24, 6), step(13, 4)], [step(13, 4), step(24, 6)],
+                      [step(24, 4), step(20, 6)], [step(8, 6), step(6, 4)]):
+            done = valid("puzzle_steps", b.post(url, json={"steps": steps}))
+            assert done["play"] in plays, done["play"]
+            assert done["board"] == list(plays[done["play"]].position.board)
+            assert done["dice_left"] == [] and done["legal"] == {} and done["reach"] == {}
+        one = valid("puzzle_steps", b.post(url, json={"steps": [step(24, 6)]}))
+        assert one["dice_left"] == [4] and one["play"] is None
+        assert (one["board"][18], one["board"][24], one["board"][0]) == (1, 1, -1)  # a hit
+
+        refused(b.post(url, json={"steps": [step(24, 6), step(24, 6)]}), 422,
+                "illegal_answer")
+        refused(b.post(url, json={"steps": [step(3, 6)]}), 422, "illegal_answer")  # no checker
+        for bad in ({"steps": [step(24, 6)] * 5}, {"steps": [step(0, 6)]},
+                    {"steps": [step(24, 7)]}, {"steps": [step("24", 6)]}, {"steps": [[24, 6]]},
+                    {"steps": [{"from": 24}]}, {"steps": "24/18"}, {},
+                    {"steps": [], "play": "x"}):
+            refused(b.post(url, json=bad), 422, "bad_input")
+        refused(b.post(f"/api/puzzles/{ids['take']}/steps", json={"steps": []}), 422,
+                "illegal_answer")
+        refused(b.post("/api/puzzles/999999/steps", json={"steps": []}), 404, "not_found")
+        assert rows(database_url, puzzle_answers) == []

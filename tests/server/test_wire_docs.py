@@ -177,9 +177,12 @@ def test_every_view_and_message_type_validates_strictly() -> None:
 
 
 def test_the_puzzle_examples_are_answers_of_their_types() -> None:
-    """The next puzzle and the verdict in *Puzzles* validate strictly as the answers of
-    ``GET /api/puzzles/next`` and ``POST /api/puzzles/{id}/answer``."""
+    """The next puzzle, the steps and the verdict in *Puzzles* validate strictly as the
+    answers of ``GET /api/puzzles/next``, ``POST /api/puzzles/{id}/steps`` and
+    ``POST /api/puzzles/{id}/answer``."""
     text = section("Puzzles")
-    first, second = (json.loads(block.split("```")[0]) for block in text.split("```json")[1:3])
+    first, steps, verdict = (json.loads(block.split("```")[0])
+                             for block in text.split("```json")[1:4])
     protocol.response_adapter("next_puzzle").validate_python(first)
-    protocol.response_adapter("puzzle_verdict").validate_python(second)
+    protocol.response_adapter("puzzle_steps").validate_python(steps)
+    protocol.response_adapter("puzzle_verdict").validate_python(verdict)

@@ -10,10 +10,11 @@
 //   #/history[/NAME]   a player's matches
 //   #/leaderboard      players by rating
 //   #/fairness[/ID]    dice statistics, and a match's dice checked in the browser
+//   #/puzzles[/ID]     puzzles made from real blunders, rated (the next one, or one by id)
 //   #/options          the player's options (stored on the server)
 //
-// The pages are in pages/ (the lobby, the account pages, the replay, the dice check),
-// match.js (with round/) and review.js; this module routes to them.
+// The pages are in pages/ (the lobby, the account pages, the replay, the dice check, the
+// puzzles), match.js (with round/) and review.js; this module routes to them.
 
 import { apply as applyI18n, browserLanguage, language, LANGUAGES, setLanguage, t } from "./i18n.js";
 import { MatchPage } from "./match.js";
@@ -21,6 +22,7 @@ import { api, Socket } from "./net.js";
 import { SignInPage, LeaderboardPage, HistoryPage, OptionsPage } from "./pages/account.js";
 import { FairnessPage } from "./pages/fairness.js";
 import { LobbyPage } from "./pages/lobby.js";
+import { PuzzlesPage } from "./pages/puzzles.js";
 import { NotFoundPage, select } from "./pages/page.js";
 import { ReplayPage } from "./pages/replay.js";
 import { ReviewPage } from "./review.js";
@@ -179,6 +181,7 @@ class App {
       history: () => new HistoryPage(this, arg),
       leaderboard: () => new LeaderboardPage(this),
       fairness: () => new FairnessPage(this, arg),
+      puzzles: () => new PuzzlesPage(this, arg),
       options: () => new OptionsPage(this),
     };
     const make = pages[name] || (() => new NotFoundPage(this));

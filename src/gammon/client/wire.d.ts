@@ -39,6 +39,7 @@ export interface Responses {
   puzzle: PuzzleView;
   next_puzzle: NextPuzzleView;
   puzzle_verdict: PuzzleVerdictView;
+  puzzle_steps: PuzzleStepsView;
 }
 
 /** The body of each kind of HTTP request a client sends. */
@@ -667,6 +668,19 @@ export interface PuzzleSourceView {
 }
 
 /**
+ * A checker puzzle's roll played so far (``POST /api/puzzles/{id}/steps``): the board
+ * after the steps, the dice left, what may move next (as :class:`MovesView`) and, once the
+ * roll is played whole, the play in the project's notation (else null).
+ */
+export interface PuzzleStepsView {
+  board: number[];
+  dice_left: number[];
+  legal: { [key: string]: { [key: string]: number } };
+  reach: { [key: string]: { [key: string]: number[] } };
+  play: string | null;
+}
+
+/**
  * The answer to a puzzle, graded: ``error`` what it loses to the best (0 when right),
  * graded by ``graded_by``; ``top`` the graded answers, best first; the player's and the
  * puzzle's ratings before and after it.
@@ -696,6 +710,7 @@ export interface PuzzleView {
   kind: "checker" | "double" | "take";
   position_id: string;
   match_id: string;
+  board: number[];
   dice: number[] | null;
   choices: string[];
   context: PuzzleContextView;

@@ -102,6 +102,9 @@ MATCH_ID = r"^[A-Za-z0-9_-]{1,24}$"
 MatchRef = Annotated[str, Field(pattern=MATCH_ID)]
 Version = Annotated[int, Field(ge=0, le=10**9)]
 MessageId = Annotated[int, Field(ge=0, le=2**53)] | Annotated[Text, Field(max_length=40)]
+PointFrom = Annotated[int, Field(alias="from", ge=1, le=25)]
+"""Where a step's checker starts (25 the bar)."""
+Die = Annotated[int, Field(ge=1, le=6)]
 
 
 class _Message(BaseModel):
@@ -139,8 +142,8 @@ class PlayMessage(_MatchMessage):
 
 class StepMessage(_MatchMessage):
     type: Literal["step"]
-    from_: Annotated[int, Field(alias="from", ge=1, le=25)]
-    die: Annotated[int, Field(ge=1, le=6)]
+    from_: PointFrom
+    die: Die
 
 
 class SimpleActionMessage(_MatchMessage):
@@ -434,6 +437,22 @@ class EvalRequest(BaseModel):
 
 
 CubeAnswer: TypeAlias = Literal["double", "no double", "take", "drop", "beaver"]
+
+
+class PuzzleStep(BaseModel):
+    """One step of a checker puzzle's roll, as the match's ``step``: the checker on
+    ``from`` moves by ``die``."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, populate_by_name=True)
+    from_: PointFrom
+    die: Die
+
+
+class PuzzleSteps(BaseModel):
+    """A checker puzzle's roll played so far on its board, its steps in order."""
+
+    model_config = _BODY
+    steps: Annotated[list[PuzzleStep], Field(max_length=4)]
 
 
 class PuzzleAnswer(BaseModel):
@@ -877,7 +896,7 @@ RESPONSES: dict[str, Any] = {
     "hint": HintView, "eval": EvalView, "ready": ReadyResponse,
     "token": CreatedToken, "tokens": list[TokenView],
     "puzzle": views.PuzzleView, "next_puzzle": views.NextPuzzleView,
-    "puzzle_verdict": views.PuzzleVerdictView,
+    "puzzle_verdict": views.PuzzleVerdictView, "puzzle_steps": views.PuzzleStepsView,
 }
 """The response type of each kind of HTTP answer (``app.py`` names them per route)."""
 

@@ -31,8 +31,11 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from gammon import views
+from gammon.core.actions import MoveChecker, RollDice
 from gammon.core.dice import Roll
-from gammon.core.notation import parse_play
+from gammon.core.errors import IllegalActionError
+from gammon.core.game import Game, Rules
+from gammon.core.notation import format_play, parse_play
 from gammon.core.position import Position
 from gammon.engine.puzzles import THEMES, Answer, Puzzle
 from gammon.server.db import matches, puzzle_answers, puzzle_players, puzzle_sources, puzzles
@@ -104,6 +107,29 @@ def _stored(row: sa.Row[tuple[object, ...]]) -> Stored:
         themes=tuple(t for t in m["themes"].split(",") if t), sources=())
     return Stored(m["id"], puzzle, Rating(m["rating"], m["rd"], m["vol"]), m["attempts"],
                   m["solved"])
+
+
+def play_steps(puzzle: Puzzle, steps: Sequence[tuple[int, int]]) -> views.PuzzleStepsView:
+    """A checker puzzle's roll played step by step on its board, as the match page plays
+    a roll (the core's :class:`~gammon.core.game.Game` decides every step): the board after
+    ``steps`` (source, die), the dice left, what may move next and, once the roll is played
+    whole, the play in the project's notation. ``illegal_answer`` for a step the rules do
+    not allow there, or for a puzzle that asks a cube question."""
+    if puzzle.kind != "checker":
+        raise ServiceError("illegal_answer", "this puzzle asks for a cube action")
+    waits = Rules(confirm_turn=(True, True))  # a whole roll played waits to be sent
+    game, _ = Game.from_position(Position.from_id(puzzle.position_id), rules=waits).apply(
+        RollDice(0, Roll(int(puzzle.dice[0]), int(puzzle.dice[1]))))
+    for source, die in steps:
+        try:
+            game, _ = game.apply(MoveChecker(0, source, die))
+        except IllegalActionError as error:
+            raise ServiceError("illegal_answer", str(error)) from None
+    moves = views.moves_view(game)
+    done = game.is_play_complete()
+    return {"board": list(game.board(0).board), "dice_left": list(game.dice_left),
+            "legal": moves["legal"], "reach": moves["reach"],
+            "play": format_play([step.move for step in game.steps]) if done else None}
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,8 +17,8 @@ from gammon.core.position import Position
 from gammon.engine.cube import CubeInfo
 from gammon.formats.match_id import MatchKey
 from gammon.server import bots
-from gammon.server.protocol import PuzzleAnswer, Text
-from gammon.server.puzzles import Graded, grade
+from gammon.server.protocol import PuzzleAnswer, PuzzleSteps, Text
+from gammon.server.puzzles import Graded, grade, play_steps
 from gammon.server.routes.deps import LimiterDep, Player, PuzzlesDep, limit, returns
 
 router = APIRouter(prefix="/api/puzzles", tags=["puzzles"])
@@ -41,6 +41,16 @@ async def next_puzzle(user: Player, store: PuzzlesDep, theme: Theme = None
 async def puzzle(puzzle_id: PuzzleId, store: PuzzlesDep) -> views.PuzzleView:
     """A puzzle of the pool, without its answer."""
     return (await store.get(puzzle_id)).view()
+
+
+@router.post("/{puzzle_id}/steps", **returns("puzzle_steps"))
+async def steps(puzzle_id: PuzzleId, body: PuzzleSteps, request: Request, store: PuzzlesDep,
+                limiter: LimiterDep) -> views.PuzzleStepsView:
+    """A checker puzzle's roll played so far: the board, what may move next, and the play
+    once whole (the puzzle page's hands on the board; nothing is stored)."""
+    await limit(request, limiter, "puzzle_steps", 600, 60)
+    return play_steps((await store.get(puzzle_id)).puzzle,
+                      [(step.from_, step.die) for step in body.steps])
 
 
 def _rank(position: Position, roll: Roll, plies: int, match_id: str
