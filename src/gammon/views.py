@@ -550,6 +550,52 @@ class NextPuzzleView(TypedDict):
     rating: PuzzleRatingView
 
 
+class DeckThemeView(TypedDict):
+    """A theme of a player's deck: its cards, those due now, and the reviews of them with
+    the right answers among them."""
+
+    theme: str
+    cards: int
+    due: int
+    reviews: int
+    right: int
+
+
+class DeckView(TypedDict):
+    """A player's deck of their own mistakes (:mod:`gammon.server.deck`): its cards, those
+    due now, when the next one falls due (seconds since the epoch; null when none waits),
+    the streak of days with a review, today's reviews, and each theme."""
+
+    cards: int
+    due: int
+    next_due: float | None
+    streak: int
+    reviewed_today: int
+    themes: list[DeckThemeView]
+
+
+class DeckNextView(TypedDict):
+    """``GET /api/deck/next``: the most overdue card's puzzle, and the deck."""
+
+    puzzle: PuzzleView
+    deck: DeckView
+
+
+class DeckReviewView(TypedDict):
+    """A card reviewed: the answer graded as a puzzle's is (``error`` what it loses to the
+    best, ``top`` the graded answers), when the card is due again, and the deck."""
+
+    puzzle: int
+    answer: str
+    right: bool
+    error: float
+    graded_by: str
+    best: str
+    top: list[PuzzleAnswerView]
+    due: float
+    deck: DeckView
+
+
 class RatingChangeView(TypedDict):
     before: float
     after: float

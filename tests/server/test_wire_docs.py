@@ -186,3 +186,12 @@ def test_the_puzzle_examples_are_answers_of_their_types() -> None:
     protocol.response_adapter("next_puzzle").validate_python(first)
     protocol.response_adapter("puzzle_steps").validate_python(steps)
     protocol.response_adapter("puzzle_verdict").validate_python(verdict)
+
+
+def test_the_deck_examples_are_answers_of_their_types() -> None:
+    """The deck and a review in *My mistakes: the deck* validate strictly as the answers of
+    ``GET /api/deck`` and ``POST /api/deck/{id}/review``."""
+    text = section("My mistakes: the deck")
+    summary, review = (json.loads(block.split("```")[0]) for block in text.split("```json")[1:3])
+    protocol.response_adapter("deck").validate_python(summary)
+    protocol.response_adapter("deck_review").validate_python(review)

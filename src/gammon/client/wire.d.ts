@@ -40,6 +40,9 @@ export interface Responses {
   next_puzzle: NextPuzzleView;
   puzzle_verdict: PuzzleVerdictView;
   puzzle_steps: PuzzleStepsView;
+  deck: DeckView;
+  deck_next: DeckNextView;
+  deck_review: DeckReviewView;
 }
 
 /** The body of each kind of HTTP request a client sends. */
@@ -264,6 +267,54 @@ export interface DecisionMwc {
   no_double: number | null;
   double_take?: number | null;
   double_pass?: number | null;
+}
+
+/** ``GET /api/deck/next``: the most overdue card's puzzle, and the deck. */
+export interface DeckNextView {
+  puzzle: PuzzleView;
+  deck: DeckView;
+}
+
+/**
+ * A card reviewed: the answer graded as a puzzle's is (``error`` what it loses to the
+ * best, ``top`` the graded answers), when the card is due again, and the deck.
+ */
+export interface DeckReviewView {
+  puzzle: number;
+  answer: string;
+  right: boolean;
+  error: number;
+  graded_by: string;
+  best: string;
+  top: PuzzleAnswerView[];
+  due: number;
+  deck: DeckView;
+}
+
+/**
+ * A theme of a player's deck: its cards, those due now, and the reviews of them with
+ * the right answers among them.
+ */
+export interface DeckThemeView {
+  theme: string;
+  cards: number;
+  due: number;
+  reviews: number;
+  right: number;
+}
+
+/**
+ * A player's deck of their own mistakes (:mod:`gammon.server.deck`): its cards, those
+ * due now, when the next one falls due (seconds since the epoch; null when none waits),
+ * the streak of days with a review, today's reviews, and each theme.
+ */
+export interface DeckView {
+  cards: number;
+  due: number;
+  next_due: number | null;
+  streak: number;
+  reviewed_today: number;
+  themes: DeckThemeView[];
 }
 
 export interface DiceRolledView {

@@ -39,6 +39,7 @@ from gammon.server import analysis_api, ops, protocol
 from gammon.server.accounts import COOKIE, Sessions
 from gammon.server.analysis_worker import AnalysisWorker
 from gammon.server.db import Repository, make_engine, migrate, secret_key
+from gammon.server.deck import DeckStore
 from gammon.server.hub import Hub, ServiceError
 from gammon.server.limits import RateLimiter, RedisRateLimiter
 from gammon.server.lobby import Lobby
@@ -49,6 +50,7 @@ from gammon.server.pubsub import LocalBus, RedisBus, channel_for
 from gammon.server.puzzles import PuzzleStore
 from gammon.server.routes import accounts as account_routes
 from gammon.server.routes import bot_api as bot_api_routes
+from gammon.server.routes import deck as deck_routes
 from gammon.server.routes import engine as engine_routes
 from gammon.server.routes import history as history_routes
 from gammon.server.routes import lobby as lobby_routes
@@ -101,6 +103,7 @@ def create_app(settings: Settings | None = None, *, bus: Any = None) -> FastAPI:
         hub.spawn(matchmaker.run())  # Play now's pairing passes (stopped with the hub)
         app.state.analysis = analysis = AnalysisWorker(settings, engine, hub)
         app.state.puzzles = PuzzleStore(engine)
+        app.state.deck = DeckStore(engine)
         await analysis.start()
         # Long-lived objects (modules, compiled kernels, resumed matches) leave the
         # collector's view, so full collections stay short.
@@ -133,7 +136,7 @@ def create_app(settings: Settings | None = None, *, bus: Any = None) -> FastAPI:
     app.add_exception_handler(StarletteHTTPException, _no_route)
     for router in (account_routes.router, bot_api_routes.router, lobby_routes.router,
                    history_routes.router, analysis_api.router, engine_routes.router,
-                   puzzle_routes.router,
+                   puzzle_routes.router, deck_routes.router,
                    wildbg_routes.router, socket_routes.router):
         app.include_router(router)
     app.add_api_route("/healthz", _healthz, methods=["GET"], tags=["server"],

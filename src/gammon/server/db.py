@@ -231,6 +231,37 @@ puzzle_answers = sa.Table(
     sa.Column("at", sa.Float, nullable=False),
 )
 
+# Each player's deck of their own mistakes (gammon.server.deck): a card per puzzle made from
+# one of their decisions, its FSRS state as the fsrs package writes it and when it is due
+# next; each review kept (the streak and the progress per theme are read from them).
+deck_cards = sa.Table(
+    "deck_cards",
+    metadata,
+    sa.Column("user_id", sa.Integer, sa.ForeignKey("users.id"), primary_key=True,
+              autoincrement=False),
+    sa.Column("puzzle_id", sa.Integer, sa.ForeignKey("puzzles.id"), primary_key=True,
+              autoincrement=False),
+    sa.Column("card", sa.Text, nullable=False),  # fsrs.Card.to_json()
+    sa.Column("due", sa.Float, nullable=False),
+    sa.Column("reps", sa.Integer, nullable=False),
+    sa.Column("lapses", sa.Integer, nullable=False),
+    sa.Column("dealt_at", sa.Float, nullable=False),
+)
+sa.Index("ix_deck_cards_user_due", deck_cards.c.user_id, deck_cards.c.due)
+
+deck_reviews = sa.Table(
+    "deck_reviews",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("user_id", sa.Integer, sa.ForeignKey("users.id"), nullable=False),
+    sa.Column("puzzle_id", sa.Integer, sa.ForeignKey("puzzles.id"), nullable=False),
+    sa.Column("at", sa.Float, nullable=False),
+    sa.Column("answer", sa.String(60), nullable=False),
+    sa.Column("right", sa.Boolean, nullable=False),
+    sa.Column("error", sa.Float, nullable=False),
+)
+sa.Index("ix_deck_reviews_user", deck_reviews.c.user_id, deck_reviews.c.at)
+
 # Play now's pools (gammon.server.matchmaking): one row per waiting player (the primary key:
 # nobody waits in two pools), kept across restarts. ``seen_at`` is refreshed by the server
 # process holding one of the player's sockets; ``left_at`` is when their last socket there

@@ -632,7 +632,7 @@ HTTPErrorCode: TypeAlias = Literal[
     "name_taken", "not_started", "not_finished", "not_exportable", "analysis_failed",
     "too_many_games", "rate_limited", "internal", "busy", "analysis_busy", "method_not_allowed",
     "bad_token", "not_a_bot", "session_required", "already_bot", "not_eligible",
-    "too_many_tokens", "no_puzzle", "already_answered", "illegal_answer"]
+    "too_many_tokens", "no_puzzle", "already_answered", "illegal_answer", "nothing_due"]
 """Every ``detail.code`` of an HTTP refusal (PROTOCOL.md, *HTTP error codes*, with each
 one's status)."""
 
@@ -897,6 +897,7 @@ RESPONSES: dict[str, Any] = {
     "token": CreatedToken, "tokens": list[TokenView],
     "puzzle": views.PuzzleView, "next_puzzle": views.NextPuzzleView,
     "puzzle_verdict": views.PuzzleVerdictView, "puzzle_steps": views.PuzzleStepsView,
+    "deck": views.DeckView, "deck_next": views.DeckNextView, "deck_review": views.DeckReviewView,
 }
 """The response type of each kind of HTTP answer (``app.py`` names them per route)."""
 

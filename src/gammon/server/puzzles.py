@@ -98,7 +98,7 @@ class Stored:
                                  attempts=self.attempts, solved=self.solved)
 
 
-def _stored(row: sa.Row[tuple[object, ...]]) -> Stored:
+def stored_puzzle(row: sa.Row[tuple[object, ...]]) -> Stored:
     m = row._mapping
     puzzle = Puzzle(
         kind=m["kind"], position_id=m["position_id"], match_id=m["match_id"], dice=m["dice"],
@@ -183,6 +183,12 @@ def grade(puzzle: Puzzle, play: str | None, cube: str | None, rank: Ranker) -> G
                                          f"{', '.join(a.text for a in puzzle.answers)}")
 
 
+def check_theme(theme: str | None) -> None:
+    """``bad_input`` for a theme that is none of :data:`gammon.engine.puzzles.THEMES`."""
+    if theme is not None and theme not in THEMES:
+        raise ServiceError("bad_input", f"theme: one of {', '.join(THEMES)}")
+
+
 @dataclass(frozen=True, slots=True)
 class PlayerRating:
     rating: Rating
@@ -210,7 +216,7 @@ class PuzzleStore:
                 puzzles.c.id == puzzle_id, puzzles.c.public.is_(True)))).first()
         if row is None:
             raise ServiceError("not_found", "no such puzzle")
-        return _stored(row)
+        return stored_puzzle(row)
 
     async def rating(self, user_id: int) -> PlayerRating:
         async with self.engine.connect() as conn:
@@ -221,8 +227,7 @@ class PuzzleStore:
     async def next(self, user_id: int, theme: str | None) -> Stored:
         """The puzzle of the pool nearest the player's rating that they have not answered
         (of ``theme``, when given), or ``no_puzzle``."""
-        if theme is not None and theme not in THEMES:
-            raise ServiceError("bad_input", f"theme: one of {', '.join(THEMES)}")
+        check_theme(theme)
         mine = (await self.rating(user_id)).rating.rating
         answered_ids = sa.select(puzzle_answers.c.puzzle_id).where(
             puzzle_answers.c.user_id == user_id)
@@ -236,7 +241,7 @@ class PuzzleStore:
         if row is None:
             raise ServiceError("no_puzzle", "no puzzle left to answer"
                                + ("" if theme is None else f" of the theme {theme}"))
-        return _stored(row)
+        return stored_puzzle(row)
 
     async def source(self, puzzle_id: int) -> views.PuzzleSourceView | None:
         """The first public match the puzzle was met in, with the answer given there."""

@@ -15,11 +15,13 @@ from gammon import views
 from gammon.core.dice import Roll
 from gammon.core.position import Position
 from gammon.engine.cube import CubeInfo
+from gammon.engine.puzzles import Puzzle
 from gammon.formats.match_id import MatchKey
 from gammon.server import bots
+from gammon.server.hub import ServiceError
 from gammon.server.protocol import PuzzleAnswer, PuzzleSteps, Text
 from gammon.server.puzzles import Graded, grade, play_steps
-from gammon.server.routes.deps import LimiterDep, Player, PuzzlesDep, limit, returns
+from gammon.server.routes.deps import DeckDep, LimiterDep, Player, PuzzlesDep, limit, returns
 
 router = APIRouter(prefix="/api/puzzles", tags=["puzzles"])
 
@@ -44,13 +46,18 @@ async def puzzle(puzzle_id: PuzzleId, store: PuzzlesDep) -> views.PuzzleView:
 
 
 @router.post("/{puzzle_id}/steps", **returns("puzzle_steps"))
-async def steps(puzzle_id: PuzzleId, body: PuzzleSteps, request: Request, store: PuzzlesDep,
-                limiter: LimiterDep) -> views.PuzzleStepsView:
+async def steps(puzzle_id: PuzzleId, body: PuzzleSteps, request: Request, user: Player,
+                store: PuzzlesDep, deck: DeckDep, limiter: LimiterDep
+                ) -> views.PuzzleStepsView:
     """A checker puzzle's roll played so far: the board, what may move next, and the play
-    once whole (the puzzle page's hands on the board; nothing is stored)."""
+    once whole (the puzzle page's hands on the board; nothing is stored). A puzzle of the
+    pool, or of the player's own deck."""
     await limit(request, limiter, "puzzle_steps", 600, 60)
-    return play_steps((await store.get(puzzle_id)).puzzle,
-                      [(step.from_, step.die) for step in body.steps])
+    try:
+        stored = await store.get(puzzle_id)
+    except ServiceError:
+        stored = await deck.get(user.id, puzzle_id)
+    return play_steps(stored.puzzle, [(step.from_, step.die) for step in body.steps])
 
 
 def _rank(position: Position, roll: Roll, plies: int, match_id: str
@@ -58,6 +65,14 @@ def _rank(position: Position, roll: Roll, plies: int, match_id: str
     context = CubeInfo.from_match_key(MatchKey.from_id(match_id))
     ranked = bots.engine().rank_plays(position, roll, plies=plies, context=context)
     return [(r.play.position, r.equity) for r in ranked]
+
+
+async def grade_answer(puzzle: Puzzle, body: PuzzleAnswer) -> Graded:
+    """Grade an answer to ``puzzle``; the engine, asked only for a play the puzzle did not
+    grade, ranks the plays in a thread."""
+    if any(a.text == body.play for a in puzzle.answers) or body.play is None:
+        return grade(puzzle, body.play, body.cube, _rank)  # no engine asked
+    return await asyncio.to_thread(grade, puzzle, body.play, body.cube, _rank)
 
 
 @router.post("/{puzzle_id}/answer", **returns("puzzle_verdict"))
@@ -68,10 +83,7 @@ async def answer(puzzle_id: PuzzleId, body: PuzzleAnswer, request: Request, user
     await limit(request, limiter, "puzzle", 120, 30)
     stored = await store.get(puzzle_id)
     puzzle_ = stored.puzzle
-    if any(a.text == body.play for a in puzzle_.answers) or body.play is None:
-        graded: Graded = grade(puzzle_, body.play, body.cube, _rank)  # no engine asked
-    else:
-        graded = await asyncio.to_thread(grade, puzzle_, body.play, body.cube, _rank)
+    graded = await grade_answer(puzzle_, body)
     after, before, puzzle_before, puzzle_after = await store.answer(user.id, stored, graded)
     return {
         "puzzle": stored.id, "answer": graded.answer, "right": graded.right,

@@ -1,0 +1,42 @@
+"""Each player's deck of their own mistakes: ``deck_cards`` (a card per puzzle made from one
+of their decisions, its FSRS state and when it is due) and ``deck_reviews`` (every review)."""
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0009_decks"
+down_revision = "0008_pool_seekers"
+
+
+def upgrade() -> None:
+    op.create_table(
+        "deck_cards",
+        sa.Column("user_id", sa.Integer, sa.ForeignKey("users.id"), primary_key=True,
+                  autoincrement=False),
+        sa.Column("puzzle_id", sa.Integer, sa.ForeignKey("puzzles.id"), primary_key=True,
+                  autoincrement=False),
+        sa.Column("card", sa.Text, nullable=False),
+        sa.Column("due", sa.Float, nullable=False),
+        sa.Column("reps", sa.Integer, nullable=False),
+        sa.Column("lapses", sa.Integer, nullable=False),
+        sa.Column("dealt_at", sa.Float, nullable=False),
+    )
+    op.create_index("ix_deck_cards_user_due", "deck_cards", ["user_id", "due"])
+    op.create_table(
+        "deck_reviews",
+        sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+        sa.Column("user_id", sa.Integer, sa.ForeignKey("users.id"), nullable=False),
+        sa.Column("puzzle_id", sa.Integer, sa.ForeignKey("puzzles.id"), nullable=False),
+        sa.Column("at", sa.Float, nullable=False),
+        sa.Column("answer", sa.String(60), nullable=False),
+        sa.Column("right", sa.Boolean, nullable=False),
+        sa.Column("error", sa.Float, nullable=False),
+    )
+    op.create_index("ix_deck_reviews_user", "deck_reviews", ["user_id", "at"])
+
+
+def downgrade() -> None:
+    op.drop_index("ix_deck_reviews_user", "deck_reviews")
+    op.drop_table("deck_reviews")
+    op.drop_index("ix_deck_cards_user_due", "deck_cards")
+    op.drop_table("deck_cards")
