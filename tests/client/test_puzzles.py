@@ -1,11 +1,13 @@
 """The puzzle page in Chromium (pages/puzzles.js): a player solves a checker puzzle right by
 playing the roll on the board with clicks (and with the keyboard), answers a cube question
 wrong, and sees both verdicts with the engine's answers and the puzzle rating moving up then
-down; the next puzzle follows, and none left is said. The puzzles are stored in the page's
-own server (a ``gammon serve`` of this module) as a finished match's analysis stores them."""
+down; the next puzzle follows, and none left is said. The same page over a player's own
+deck of mistakes (#/mistakes). The puzzles are stored in the page's own server (a
+``gammon serve`` of this module) as a finished match's analysis stores them."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import urllib.request
 from collections.abc import Iterator
@@ -34,6 +36,14 @@ TAKE = Puzzle("take", Position.initial().id(),
               (Source(1, 2, 0, "drop", 1.21),))
 
 
+DATABASES: dict[str, Path] = {}
+"""The SQLite file of each module server, by its base URL."""
+
+
+def database_of(base: str) -> Path:
+    return DATABASES[base]
+
+
 def _post(base: str, path: str, body: dict[str, Any], cookie: str = "") -> tuple[Any, str]:
     request = urllib.request.Request(base + path, data=json.dumps(body).encode(),
                                      headers={"content-type": "application/json",
@@ -48,6 +58,7 @@ def puzzle_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[st
     ids by kind."""
     workdir: Path = tmp_path_factory.mktemp("gammon-puzzles")
     with gammon_server(workdir) as base:
+        DATABASES[base] = workdir / "gammon.db"
         _, cookie = _post(base, "/api/guest", {})
         match, _ = _post(base, "/api/games", {"kind": "single"}, cookie)
         url = f"sqlite+aiosqlite:///{workdir / 'gammon.db'}"
@@ -154,3 +165,45 @@ def test_an_unknown_puzzle_is_said_so(puzzle_pages: Pages) -> None:
     page = puzzle_pages.new("/#/puzzles/999999")
     page.wait_for_selector(".puzzle-side .error-text")
     assert "no such puzzle" in page.inner_text(".puzzle-side .error-text")
+
+
+def test_my_own_mistake_worked_through_as_a_card_of_my_deck(
+        puzzle_pages: Pages, puzzle_server: tuple[str, dict[str, int]]) -> None:
+    """A guest's error in their own match is a card of their deck (#/mistakes): answered
+    wrong it is said when it comes back, none is due then, and the deck downloads as CSV."""
+    base = puzzle_server[0]
+    page = puzzle_pages.new("/#/mistakes")
+    page.wait_for_selector(".deck-empty")
+    game = page.evaluate("fetch('/api/games', {method: 'POST', headers: {'content-type': "
+                         "'application/json'}, body: JSON.stringify({kind: 'single'})})"
+                         ".then((r) => r.json())")
+    mine = dataclasses.replace(OPENING, sources=(Source(1, 3, 0, "24/23 13/10", 0.147),))
+
+    async def store() -> None:
+        engine = make_engine(f"sqlite+aiosqlite:///{database_of(base)}")
+        async with engine.begin() as conn:
+            await store_puzzles(conn, game["id"], [mine])
+        await engine.dispose()
+
+    run_async(store)
+    page.reload()
+    page.wait_for_selector(".deck-counts[data-due='1']")
+    assert "Streak: 0 days" in page.inner_text(".puzzle-side")
+    page.wait_for_selector(".puzzle-question")
+    click_slot(page, 24)
+    click_slot(page, 23)
+    click_slot(page, 13)
+    click_slot(page, 10)
+    page.wait_for_selector(".puzzle-play[data-play='24/23 13/10']")
+    page.click("[data-act=submit]")
+    page.wait_for_selector("[data-verdict=wrong]")
+    assert "comes back" in page.inner_text(".comes-back")
+    page.wait_for_selector(".deck-counts[data-due='0']")
+    assert "Streak: 1 day" in page.inner_text(".puzzle-side")
+    page.click("[data-act=next]")
+    page.wait_for_selector(".puzzle-side .error-text")
+    assert "No card is due" in page.inner_text(".puzzle-side .error-text")
+    assert "next card is due" in page.inner_text(".puzzle-side")
+    exported = page.evaluate("fetch('/api/deck/export.csv').then((r) => r.text())")
+    lines = exported.strip().splitlines()
+    assert len(lines) == 2 and "8/5 6/5" in lines[1] and lines[1].endswith(",1,1")

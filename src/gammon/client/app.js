@@ -11,6 +11,7 @@
 //   #/leaderboard      players by rating
 //   #/fairness[/ID]    dice statistics, and a match's dice checked in the browser
 //   #/puzzles[/ID]     puzzles made from real blunders, rated (the next one, or one by id)
+//   #/mistakes         the player's own mistakes as a deck of flashcards (spaced repetition)
 //   #/options          the player's options (stored on the server)
 //
 // The pages are in pages/ (the lobby, the account pages, the replay, the dice check, the
@@ -182,6 +183,7 @@ class App {
       leaderboard: () => new LeaderboardPage(this),
       fairness: () => new FairnessPage(this, arg),
       puzzles: () => new PuzzlesPage(this, arg),
+      mistakes: () => new PuzzlesPage(this, "", { deck: true }),
       options: () => new OptionsPage(this),
     };
     const make = pages[name] || (() => new NotFoundPage(this));

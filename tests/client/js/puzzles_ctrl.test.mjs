@@ -43,9 +43,9 @@ function stepsAnswer(steps) {
   throw Object.assign(new Error(`a step the rules refuse: ${key}`), { code: "illegal_answer", status: 422 });
 }
 
-/** The controller over an HTTP stand-in that records what it is asked (a function answer is
- *  called with the body; any other request is a 404). */
-function puzzlePage(answers, id = "") {
+/** The controller (`how`: its options) over an HTTP stand-in that records what it is asked
+ *  (a function answer is called with the body; any other request is a 404). */
+function puzzlePage(answers, id = "", how = {}) {
   const asked = [];
   let redraws = 0;
   const api = async (method, path, body) => {
@@ -54,7 +54,7 @@ function puzzlePage(answers, id = "") {
     if (answer === undefined) throw Object.assign(new Error("not found"), { status: 404, code: "not_found" });
     return typeof answer === "function" ? answer(body) : structuredClone(answer);
   };
-  const ctrl = new PuzzleCtrl(id, { api, changed: () => { redraws += 1; } });
+  const ctrl = new PuzzleCtrl(id, { api, changed: () => { redraws += 1; } }, how);
   return { ctrl, asked, redraws: () => redraws };
 }
 
@@ -163,4 +163,23 @@ test("the context reads the match's score as points needed, and the cube's owner
   const { ctrl } = puzzlePage(checkerServer());
   await ctrl.start();
   assert.equal(ctrl.context, "puzzle.match · puzzle.cube_you");
+});
+
+test("the deck's most overdue card, its review scheduled again and the deck read anew", async () => {
+  const DECK = { cards: 2, due: 1, next_due: null, streak: 0, reviewed_today: 0, themes: [] };
+  const after = { ...DECK, due: 0, next_due: 2000, streak: 1, reviewed_today: 1 };
+  const review = { puzzle: 18, answer: "take", right: true, error: 0, graded_by: "2-ply", best: "take",
+    top: [{ answer: "take", equity: 0.21 }, { answer: "drop", equity: -1 }], due: 2000, deck: after };
+  const { ctrl, asked } = puzzlePage({
+    "GET /api/deck": DECK,
+    "GET /api/deck/next": { puzzle: TAKE, deck: DECK },
+    "POST /api/deck/18/review": review,
+  }, "18", { deck: true });
+  await ctrl.start();
+  assert.deepEqual(asked, ["GET /api/deck", "GET /api/deck/next"]); // the route's id is not asked
+  assert.equal(ctrl.puzzle?.id, 18);
+  await ctrl.choose("take");
+  assert.equal(asked.at(-1), 'POST /api/deck/18/review {"cube":"take"}');
+  assert.deepEqual(ctrl.deck, after);
+  assert.equal(ctrl.rating, null); // the deck moves no rating
 });

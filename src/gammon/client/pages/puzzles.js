@@ -1,13 +1,15 @@
 // @ts-check
-// pages/puzzles.js — puzzles made from real blunders (#/puzzles[/ID]): the position on the
+// pages/puzzles.js — puzzles made from real blunders (#/puzzles[/ID]), and the player's own
+// mistakes as a deck of flashcards (#/mistakes, the same page over the deck): the position on the
 // board, the question, the roll played on the board (a click or tap picks a checker and lights
 // where it can go, a click on a lit point moves it there; arrows and Enter do the same) or the
 // cube's choices, then the verdict: right or wrong, what the answer loses, the engine's
-// answers, both ratings moved and the match it came from. The page draws its controller
-// (pages/puzzles/ctrl.js, no DOM) and turns the board, buttons and the theme into its actions.
+// answers, both ratings moved (the deck: when the card comes back) and the match it came from.
+// The page draws its controller (pages/puzzles/ctrl.js, no DOM) and turns the board, buttons
+// and the theme into its actions.
 
 import { BoardView, NS, slotNeighbour } from "../board.js";
-import { t } from "../i18n.js";
+import { language, t } from "../i18n.js";
 import { diceValues } from "../movelist.js";
 import { api } from "../net.js";
 import { PuzzleCtrl, THEMES } from "./puzzles/ctrl.js";
@@ -17,11 +19,15 @@ import { h } from "../ui.js";
 /** An equity as the review shows it (EMG, signed, three decimals). @param {number} x */
 const equity = (x) => (x >= 0 ? "+" : "") + x.toFixed(3);
 
+/** A time (seconds since the epoch) in the player's language. @param {number} seconds */
+const when = (seconds) => new Date(seconds * 1000).toLocaleString(language(), { dateStyle: "medium", timeStyle: "short" });
+
 export class PuzzlesPage extends Page {
-  /** @param {any} app @param {string} id */
-  constructor(app, id) {
+  /** @param {any} app @param {string} id @param {{deck?: boolean}} [how] `deck`: the
+   *  player's own deck (#/mistakes) */
+  constructor(app, id, { deck = false } = {}) {
     super(app);
-    this.ctrl = new PuzzleCtrl(id, { api, changed: () => this.draw() });
+    this.ctrl = new PuzzleCtrl(id, { api, changed: () => this.draw() }, { deck });
     /** @type {number | null} the point the keyboard is on */
     this.cursor = null;
     this.svg = /** @type {SVGSVGElement} */ (document.createElementNS(NS, "svg"));
@@ -37,7 +43,7 @@ export class PuzzlesPage extends Page {
     const theme = /** @type {HTMLSelectElement} */ (select("theme", [["", t("puzzle.theme_any")], ...THEMES.map((th) => [th, t(`puzzle.theme.${th}`)])], this.ctrl.theme));
     theme.setAttribute("aria-label", t("puzzle.theme"));
     theme.addEventListener("change", () => this.ctrl.next(theme.value));
-    main.replaceChildren(h("h1", {}, t("puzzle.title")),
+    main.replaceChildren(h("h1", {}, this.title),
       h("div", { class: "puzzles" },
         h("div", { class: "board-wrap" }, this.svg),
         h("section", { class: "card stack puzzle-side" }, this.rating,
@@ -62,13 +68,36 @@ export class PuzzlesPage extends Page {
     }
   }
 
+  get title() {
+    return this.ctrl.deckMode ? t("deck.title") : t("puzzle.title");
+  }
+
   draw() {
     const c = this.ctrl;
     const r = c.rating;
-    this.rating.replaceChildren(r ? t("puzzle.your_rating", { rating: Math.round(r.rating), rd: Math.round(r.rd), solved: r.solved, attempts: r.attempts }) : "");
+    if (c.deckMode) this.rating.replaceChildren(...this.deckParts());
+    else this.rating.replaceChildren(r ? t("puzzle.your_rating", { rating: Math.round(r.rating), rd: Math.round(r.rd), solved: r.solved, attempts: r.attempts }) : "");
     this.drawBoard();
     this.panel.replaceChildren(...this.panelParts());
-    if (c.puzzle) document.title = `${t("puzzle.title")} #${c.puzzle.id} · gammon`;
+    if (c.puzzle) document.title = `${this.title} #${c.puzzle.id} · gammon`;
+  }
+
+  /** The deck: the cards due of all, the streak, today's reviews, each theme's progress, and
+   *  the download. */
+  deckParts() {
+    const d = this.ctrl.deck;
+    if (!d) return [];
+    if (!d.cards) return [h("span", { class: "deck-empty" }, t("deck.empty"))];
+    const rows = d.themes.map((th) => h("tr", {}, h("th", { scope: "row" }, t(`puzzle.theme.${th.theme}`)),
+      h("td", { class: "num" }, String(th.cards)), h("td", { class: "num" }, String(th.due)),
+      h("td", { class: "num" }, th.reviews ? `${th.right}/${th.reviews}` : "—")));
+    return [h("span", { class: "deck-counts", "data-due": d.due }, t("deck.counts", { due: d.due, cards: d.cards })), h("br"),
+      h("span", { class: "small" }, t("deck.streak", { count: d.streak }), " · ", t("deck.today", { count: d.reviewed_today })),
+      h("table", { class: "review-table deck-themes" },
+        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("puzzle.theme")), h("th", { scope: "col" }, t("deck.cards")),
+          h("th", { scope: "col" }, t("deck.due")), h("th", { scope: "col" }, t("deck.right")))),
+        h("tbody", {}, rows)),
+      h("a", { href: "/api/deck/export.csv", download: "gammon-deck.csv", class: "small" }, t("deck.export"))];
   }
 
   drawBoard() {
@@ -101,6 +130,8 @@ export class PuzzlesPage extends Page {
     if (c.busy && !p) parts.push(h("p", { class: "muted" }, t("common.loading")));
     if (c.error) parts.push(h("p", { class: "error-text", role: "alert" }, c.error));
     if (!p) {
+      const later = c.deck?.next_due;
+      if (c.exhausted && c.deckMode && later) parts.push(h("p", { class: "small" }, t("deck.next_due", { when: when(later) })));
       if (c.exhausted && c.theme) parts.push(h("button", { type: "button", onclick: () => c.next("") }, t("puzzle.any_theme")));
       return parts;
     }
@@ -122,11 +153,11 @@ export class PuzzlesPage extends Page {
 
   verdictParts() {
     const c = this.ctrl;
-    const v = /** @type {import("../wire.js").PuzzleVerdictView} */ (c.verdict);
+    const v = /** @type {import("../wire.js").PuzzleVerdictView | import("../wire.js").DeckReviewView} */ (c.verdict);
     const name = (answer) => (c.puzzle?.kind === "checker" ? answer : t(`puzzle.choice.${answer.replace(" ", "_")}`));
     const rows = v.top.map((a) => h("tr", { class: a.answer === v.answer ? "mine" : "" },
       h("th", { scope: "row" }, name(a.answer), a.answer === v.best ? " ✓" : ""), h("td", { class: "num" }, equity(a.equity))));
-    const source = v.source;
+    const source = "source" in v ? v.source : null;
     return [
       h("p", { class: `verdict ${v.right ? "ok" : "bad"}`, "data-verdict": v.right ? "right" : "wrong" },
         v.right ? t("puzzle.right") : t("puzzle.wrong", { error: v.error.toFixed(3), best: name(v.best) })),
@@ -134,9 +165,11 @@ export class PuzzlesPage extends Page {
       h("table", { class: "review-table" },
         h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("puzzle.answer")), h("th", { scope: "col" }, t("puzzle.equity")))),
         h("tbody", {}, rows)),
-      h("p", { class: "rating-change" }, t("puzzle.rating_change", { before: Math.round(v.rating_change.before), after: Math.round(v.rating_change.after) })),
+      "rating_change" in v
+        ? h("p", { class: "rating-change" }, t("puzzle.rating_change", { before: Math.round(v.rating_change.before), after: Math.round(v.rating_change.after) }))
+        : h("p", { class: "comes-back" }, t("deck.back_at", { when: when(v.due) })),
       source ? h("p", { class: "small" }, h("a", { href: `#/review/${source.match}` }, t("puzzle.source", { game: source.game, move: source.move_number }))) : null,
-      h("button", { type: "button", class: "primary", "data-act": "next", onclick: () => c.next() }, t("puzzle.next")),
+      h("button", { type: "button", class: "primary", "data-act": "next", onclick: () => c.next() }, c.deckMode ? t("deck.next") : t("puzzle.next")),
     ];
   }
 }

@@ -3,7 +3,9 @@
 // pages/lobby/ctrl.js): the puzzle asked (the next one near the player's puzzle rating, of a
 // theme if chosen, or one by its id), the roll played on its board step by step (each step
 // answered by the server, as a roll in a match: the rules stay the server's), the cube
-// question's choices, the verdict with the engine's answers and both ratings moved. The page
+// question's choices, the verdict with the engine's answers and both ratings moved. The same
+// controller works through the player's own deck of mistakes (`deck: true`): the most overdue
+// card instead, its review scheduled again, the deck's counts and streak. The page
 // (pages/puzzles.js) draws it when it says what changed.
 
 import { t } from "../../i18n.js";
@@ -13,6 +15,8 @@ import { t } from "../../i18n.js";
 /** @typedef {import("../../wire.js").PuzzleRatingView} PuzzleRatingView */
 /** @typedef {import("../../wire.js").PuzzleStepsView} PuzzleStepsView */
 /** @typedef {import("../../wire.js").PuzzleVerdictView} PuzzleVerdictView */
+/** @typedef {import("../../wire.js").DeckView} DeckView */
+/** @typedef {import("../../wire.js").DeckReviewView} DeckReviewView */
 /** A step of the roll: the checker on `from` (25 the bar) moved by `die`.
  *  @typedef {{from: number, die: number}} Step */
 
@@ -25,10 +29,13 @@ export const THEMES = ["opening", "race", "bear-off", "back-game", "holding", "p
 
 export class PuzzleCtrl {
   /** @param {string | undefined} id the puzzle the route names (#/puzzles/ID), else the next
-   *  one @param {PuzzleDeps} deps */
-  constructor(id, deps) {
+   *  one @param {PuzzleDeps} deps @param {{deck?: boolean}} [how] `deck`: the player's own
+   *  deck's cards, not the pool's puzzles */
+  constructor(id, deps, { deck = false } = {}) {
     this.id = id || "";
     this.deps = deps;
+    this.deckMode = deck;
+    /** @type {DeckView | null} the deck (deck mode) */ this.deck = null;
     /** @type {PuzzleView | null} */ this.puzzle = null;
     /** @type {PuzzleRatingView | null} the player's puzzle rating (with the next puzzle) */
     this.rating = null;
@@ -37,22 +44,36 @@ export class PuzzleCtrl {
     /** @type {PuzzleStepsView | null} the board after them, and what may move next */
     this.moves = null;
     /** @type {number | null} the checker picked (its targets lit) */ this.selected = null;
-    /** @type {PuzzleVerdictView | null} */ this.verdict = null;
+    /** @type {PuzzleVerdictView | DeckReviewView | null} */ this.verdict = null;
     /** @type {string} what went wrong, in the player's language ("" nothing) */ this.error = "";
     /** @type {boolean} nothing left to ask (of the theme) */ this.exhausted = false;
     this.busy = false;
   }
 
-  /** The page is shown: the route's puzzle, or the next one. */
-  start() {
-    return this.id ? this.open(this.id) : this.next();
+  /** The page is shown: the route's puzzle, or the next one (the deck read first: it is
+   *  shown even when no card is due). */
+  async start() {
+    if (this.deckMode) {
+      try {
+        this.deck = await this.deps.api("GET", "/api/deck");
+      } catch (err) {
+        this.error = refusal(err);
+      }
+    }
+    return this.id && !this.deckMode ? this.open(this.id) : this.next();
   }
 
-  /** The next puzzle near the player's rating (of `theme`, "" any). @param {string} [theme] */
+  /** The next puzzle near the player's rating, or the deck's most overdue card (of `theme`,
+   *  "" any). @param {string} [theme] */
   async next(theme = this.theme) {
     this.theme = theme;
     const query = theme ? `?theme=${encodeURIComponent(theme)}` : "";
     await this.ask(async () => {
+      if (this.deckMode) {
+        const card = await this.deps.api("GET", `/api/deck/next${query}`);
+        this.deck = card.deck;
+        return card.puzzle;
+      }
       const found = await this.deps.api("GET", `/api/puzzles/next${query}`);
       this.rating = found.rating;
       return found.puzzle;
@@ -80,7 +101,7 @@ export class PuzzleCtrl {
       if (this.puzzle.kind === "checker") this.moves = await this.stepsAnswer([]);
     } catch (err) {
       this.puzzle = null;
-      this.exhausted = err.code === "no_puzzle";
+      this.exhausted = err.code === "no_puzzle" || err.code === "nothing_due";
       this.error = refusal(err);
     } finally {
       this.busy = false;
@@ -194,9 +215,15 @@ export class PuzzleCtrl {
     this.error = "";
     this.deps.changed();
     try {
-      const verdict = await this.deps.api("POST", `/api/puzzles/${this.id}/answer`, body);
-      this.verdict = verdict;
-      this.rating = verdict.rating;
+      if (this.deckMode) {
+        const review = await this.deps.api("POST", `/api/deck/${this.id}/review`, body);
+        this.verdict = review;
+        this.deck = review.deck;
+      } else {
+        const verdict = await this.deps.api("POST", `/api/puzzles/${this.id}/answer`, body);
+        this.verdict = verdict;
+        this.rating = verdict.rating;
+      }
       this.selected = null;
     } catch (err) {
       this.error = refusal(err);
@@ -230,6 +257,7 @@ export class PuzzleCtrl {
  *  @param {any} err */
 export function refusal(err) {
   if (err.code === "no_puzzle") return t("puzzle.none_left");
+  if (err.code === "nothing_due") return t("deck.nothing_due");
   if (err.code === "not_found") return t("puzzle.not_found");
   if (err.code === "already_answered") return t("puzzle.already_answered");
   if (err.code === "rate_limited") return t("puzzle.slow_down");
