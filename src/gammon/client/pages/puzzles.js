@@ -33,7 +33,7 @@ export class PuzzlesPage extends Page {
     this.svg = /** @type {SVGSVGElement} */ (document.createElementNS(NS, "svg"));
     this.svg.setAttribute("aria-label", t("board.label"));
     this.view = new BoardView(this.svg, t);
-    this.rating = h("p", { class: "puzzle-rating" });
+    this.rating = h("div", { class: "puzzle-rating" });
     this.panel = h("div", { class: "stack", "aria-live": "polite" });
   }
 
