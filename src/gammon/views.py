@@ -596,6 +596,15 @@ class DeckReviewView(TypedDict):
     deck: DeckView
 
 
+class DailyPuzzleView(TypedDict):
+    """``GET /api/puzzles/daily``: the day (UTC, ``YYYY-MM-DD``), its puzzle and the
+    player's rating."""
+
+    date: str
+    puzzle: PuzzleView
+    rating: PuzzleRatingView
+
+
 class RatingChangeView(TypedDict):
     before: float
     after: float

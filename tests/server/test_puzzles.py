@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import time
 from typing import Any
 
 import pytest
@@ -360,3 +361,45 @@ def test_a_checker_puzzle_is_played_step_by_step_on_its_board(database_url: str,
                 "illegal_answer")
         refused(b.post("/api/puzzles/999999/steps", json={"steps": []}), 404, "not_found")
         assert rows(database_url, puzzle_answers) == []
+
+
+def test_the_puzzle_of_the_day_is_one_for_everybody_all_day(database_url: str,
+                                                            redis_url: str) -> None:
+    """The same puzzle for every player from the day's start to its end, drawn from the pool
+    as it stood when the day began (a puzzle made today waits for tomorrow); other days draw
+    others; it is answered as any puzzle is."""
+    now = time.time()
+    today = now // 86400 * 86400
+    with TestClient(create_app(make_settings(database_url, redis_url))) as client:
+        a, b = Browser(client), Browser(client)
+        shown = a.post("/api/games", json={"kind": "single"}).json()
+        found = [puzzle(MatchKey(match_length=n, dice=(3, 1)).id()) for n in (3, 5, 7)]
+
+        async def store() -> None:
+            engine = make_engine(database_url)
+            async with engine.begin() as conn:
+                await store_puzzles(conn, shown["id"], found)
+            await engine.dispose()
+
+        run_async(store)
+        store_ = client.app.state.puzzles  # type: ignore[attr-defined]
+        store_.clock = lambda: now
+        refused(a.get("/api/puzzles/daily"), 404, "no_puzzle")  # all made today
+        drawn = {}
+        for day in range(1, 8):
+            ids = set()
+            for at in (today + day * 86400, today + day * 86400 + 86399):
+                store_.clock = lambda at=at: at
+                for who in (a, b):
+                    daily = valid("daily_puzzle", who.get("/api/puzzles/daily"))
+                    ids.add(daily["puzzle"]["id"])
+                    assert daily["date"] == time.strftime("%Y-%m-%d",
+                                                          time.gmtime(today + day * 86400))
+            assert len(ids) == 1, day
+            drawn[day] = ids.pop()
+        assert len(set(drawn.values())) > 1  # a week draws more than one of the three
+        verdict = valid("puzzle_verdict", a.post(f"/api/puzzles/{drawn[7]}/answer",
+                                                 json={"play": "8/5 6/5"}))
+        assert verdict["right"]
+        again = valid("daily_puzzle", a.get("/api/puzzles/daily"))
+        assert again["rating"]["attempts"] == 1

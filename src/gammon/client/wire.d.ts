@@ -38,6 +38,7 @@ export interface Responses {
   tokens: TokenView[];
   puzzle: PuzzleView;
   next_puzzle: NextPuzzleView;
+  daily_puzzle: DailyPuzzleView;
   puzzle_verdict: PuzzleVerdictView;
   puzzle_steps: PuzzleStepsView;
   deck: DeckView;
@@ -254,6 +255,16 @@ export interface CubeStateView {
   value: number;
   owner: number | null;
   enabled: boolean;
+}
+
+/**
+ * ``GET /api/puzzles/daily``: the day (UTC, ``YYYY-MM-DD``), its puzzle and the
+ * player's rating.
+ */
+export interface DailyPuzzleView {
+  date: string;
+  puzzle: PuzzleView;
+  rating: PuzzleRatingView;
 }
 
 export interface DecisionEquities {

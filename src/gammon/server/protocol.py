@@ -896,6 +896,7 @@ RESPONSES: dict[str, Any] = {
     "hint": HintView, "eval": EvalView, "ready": ReadyResponse,
     "token": CreatedToken, "tokens": list[TokenView],
     "puzzle": views.PuzzleView, "next_puzzle": views.NextPuzzleView,
+    "daily_puzzle": views.DailyPuzzleView,
     "puzzle_verdict": views.PuzzleVerdictView, "puzzle_steps": views.PuzzleStepsView,
     "deck": views.DeckView, "deck_next": views.DeckNextView, "deck_review": views.DeckReviewView,
 }

@@ -21,6 +21,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections.abc import Callable, Sequence
@@ -206,8 +207,25 @@ NEW_PLAYER = PlayerRating(START, 0, 0)
 class PuzzleStore:
     """The queries of the puzzle pool, the answers and the ratings."""
 
-    def __init__(self, engine: AsyncEngine) -> None:
+    def __init__(self, engine: AsyncEngine, clock: Callable[[], float] = time.time) -> None:
         self.engine = engine
+        self.clock = clock
+
+    async def daily(self) -> tuple[str, Stored]:
+        """The puzzle of the day (UTC) and the day: the same for every player all day long,
+        drawn by the day's SHA-256 from the pool as it stood when the day began (a puzzle
+        made later in the day waits for tomorrow); ``no_puzzle`` while the pool is empty."""
+        day = int(self.clock() // 86400)
+        date = time.strftime("%Y-%m-%d", time.gmtime(day * 86400))
+        pool = puzzles.c.public.is_(True), puzzles.c.created_at < day * 86400
+        async with self.engine.connect() as conn:
+            count = (await conn.execute(sa.select(sa.func.count()).where(*pool))).scalar_one()
+            if not count:
+                raise ServiceError("no_puzzle", "no puzzle of the day yet")
+            index = int(hashlib.sha256(date.encode()).hexdigest(), 16) % count
+            row = (await conn.execute(sa.select(puzzles).where(*pool).order_by(puzzles.c.id)
+                                      .offset(index).limit(1))).one()
+        return date, stored_puzzle(row)
 
     async def get(self, puzzle_id: int) -> Stored:
         """A puzzle of the pool, or ``not_found`` (none, or met only in private matches)."""

@@ -183,3 +183,14 @@ test("the deck's most overdue card, its review scheduled again and the deck read
   assert.deepEqual(ctrl.deck, after);
   assert.equal(ctrl.rating, null); // the deck moves no rating
 });
+
+test("the puzzle of the day, from the route #/puzzles/daily", async () => {
+  const { ctrl, asked } = puzzlePage(checkerServer({
+    "GET /api/puzzles/daily": { date: "2026-12-06", puzzle: CHECKER, rating: RATING },
+  }), "daily");
+  await ctrl.start();
+  assert.deepEqual(asked, ["GET /api/puzzles/daily", 'POST /api/puzzles/17/steps {"steps":[]}']);
+  assert.equal(ctrl.dailyDate, "2026-12-06");
+  await ctrl.next();
+  assert.equal(ctrl.dailyDate, ""); // the next one is no longer the day's
+});

@@ -47,7 +47,9 @@ export class PuzzlesPage extends Page {
       h("div", { class: "puzzles" },
         h("div", { class: "board-wrap" }, this.svg),
         h("section", { class: "card stack puzzle-side" }, this.rating,
-          h("label", { class: "field" }, h("span", {}, t("puzzle.theme")), theme), this.panel)));
+          h("label", { class: "field" }, h("span", {}, t("puzzle.theme")), theme),
+          this.ctrl.deckMode ? null : h("button", { type: "button", "data-act": "daily", onclick: () => this.ctrl.daily() }, t("puzzle.daily")),
+          this.panel)));
     this.ctrl.start();
   }
 
@@ -135,6 +137,7 @@ export class PuzzlesPage extends Page {
       if (c.exhausted && c.theme) parts.push(h("button", { type: "button", onclick: () => c.next("") }, t("puzzle.any_theme")));
       return parts;
     }
+    if (c.dailyDate) parts.push(h("p", { class: "small daily-date" }, t("puzzle.daily_of", { date: c.dailyDate })));
     parts.push(h("h2", { class: "puzzle-question" }, c.question),
       h("p", { class: "muted small" }, c.context),
       h("p", { class: "small" }, p.themes.map((th) => h("span", { class: "tag" }, t(`puzzle.theme.${th}`)))));

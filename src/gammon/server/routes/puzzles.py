@@ -39,6 +39,15 @@ async def next_puzzle(user: Player, store: PuzzlesDep, theme: Theme = None
     return {"puzzle": stored.view(), "rating": (await store.rating(user.id)).view()}
 
 
+@router.get("/daily", **returns("daily_puzzle"))
+async def daily(user: Player, store: PuzzlesDep) -> views.DailyPuzzleView:
+    """The puzzle of the day (UTC): the same for every player all day; 404 ``no_puzzle``
+    while the pool is empty. Answered as any puzzle is, once."""
+    date, stored = await store.daily()
+    return {"date": date, "puzzle": stored.view(),
+            "rating": (await store.rating(user.id)).view()}
+
+
 @router.get("/{puzzle_id}", **returns("puzzle"))
 async def puzzle(puzzle_id: PuzzleId, store: PuzzlesDep) -> views.PuzzleView:
     """A puzzle of the pool, without its answer."""

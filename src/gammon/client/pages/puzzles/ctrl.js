@@ -47,6 +47,8 @@ export class PuzzleCtrl {
     /** @type {PuzzleVerdictView | DeckReviewView | null} */ this.verdict = null;
     /** @type {string} what went wrong, in the player's language ("" nothing) */ this.error = "";
     /** @type {boolean} nothing left to ask (of the theme) */ this.exhausted = false;
+    /** @type {string} the day of the puzzle shown when it is the puzzle of the day */
+    this.dailyDate = "";
     this.busy = false;
   }
 
@@ -60,7 +62,18 @@ export class PuzzleCtrl {
         this.error = refusal(err);
       }
     }
+    if (this.id === "daily" && !this.deckMode) return this.daily();
     return this.id && !this.deckMode ? this.open(this.id) : this.next();
+  }
+
+  /** The puzzle of the day (the same for everybody all day). */
+  async daily() {
+    await this.ask(async () => {
+      const found = await this.deps.api("GET", "/api/puzzles/daily");
+      this.rating = found.rating;
+      this.dailyDate = found.date;
+      return found.puzzle;
+    });
   }
 
   /** The next puzzle near the player's rating, or the deck's most overdue card (of `theme`,
@@ -92,6 +105,7 @@ export class PuzzleCtrl {
     this.exhausted = false;
     this.deps.changed();
     try {
+      this.dailyDate = "";
       this.puzzle = await get();
       this.id = String(this.puzzle.id);
       this.steps = [];
