@@ -596,6 +596,47 @@ class DeckReviewView(TypedDict):
     deck: DeckView
 
 
+class ExplorerPositionView(TypedDict):
+    """``POST /api/explorer/position``: a position pasted (a Position ID, with its Match ID
+    after a colon, or an XGID), as the explorer takes it: the Position ID seen from the side
+    on roll, the Match ID of the decision (null for money without one), the dice (null when
+    not rolled) and the board as the match page draws it, the side on roll as player 0."""
+
+    position_id: str
+    match_id: str | None
+    dice: list[int] | None
+    board: list[int]
+
+
+RolloutStatus: TypeAlias = Literal["running", "done", "cancelled", "failed"]
+
+
+class RolloutPlayView(TypedDict):
+    """One play's rollout so far: the games played, its equity (as ``POST /api/hint``
+    values plays), the standard error of its cubeless equity and the mover's cubeless
+    probabilities (null before the first chunk)."""
+
+    play: str
+    games: int
+    equity: float | None
+    standard_error: float | None
+    probabilities: ProbabilitiesView | None
+
+
+class RolloutView(TypedDict):
+    """An explorer rollout (:mod:`gammon.server.explorer`): its status, the games asked in
+    all and played so far, how it was played, why it failed, and each play."""
+
+    id: str
+    status: RolloutStatus
+    games: int
+    games_done: int
+    truncate: int
+    seed: int
+    error: str
+    plays: list[RolloutPlayView]
+
+
 class DailyPuzzleView(TypedDict):
     """``GET /api/puzzles/daily``: the day (UTC, ``YYYY-MM-DD``), its puzzle and the
     player's rating."""

@@ -188,6 +188,16 @@ def test_the_puzzle_examples_are_answers_of_their_types() -> None:
     protocol.response_adapter("puzzle_verdict").validate_python(verdict)
 
 
+def test_the_explorer_examples_are_answers_of_their_types() -> None:
+    """The position and the rollout in *The position explorer* validate strictly as the
+    answers of ``POST /api/explorer/position`` and ``GET /api/explorer/rollouts/{id}``."""
+    text = section("The position explorer")
+    position, rollout = (json.loads(block.split("```")[0])
+                         for block in text.split("```json")[1:3])
+    protocol.response_adapter("explorer_position").validate_python(position)
+    protocol.response_adapter("rollout").validate_python(rollout)
+
+
 def test_the_deck_examples_are_answers_of_their_types() -> None:
     """The deck and a review in *My mistakes: the deck* validate strictly as the answers of
     ``GET /api/deck`` and ``POST /api/deck/{id}/review``."""

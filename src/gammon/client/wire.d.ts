@@ -44,6 +44,8 @@ export interface Responses {
   deck: DeckView;
   deck_next: DeckNextView;
   deck_review: DeckReviewView;
+  explorer_position: ExplorerPositionView;
+  rollout: RolloutView;
 }
 
 /** The body of each kind of HTTP request a client sends. */
@@ -375,6 +377,19 @@ export interface EvalView {
   pip_lead: number;
   race: boolean;
   cube?: CubeDecisionView | TakeDecisionView | ResignDecisionView;
+}
+
+/**
+ * ``POST /api/explorer/position``: a position pasted (a Position ID, with its Match ID
+ * after a colon, or an XGID), as the explorer takes it: the Position ID seen from the side
+ * on roll, the Match ID of the decision (null for money without one), the dice (null when
+ * not rolled) and the board as the match page draws it, the side on roll as player 0.
+ */
+export interface ExplorerPositionView {
+  position_id: string;
+  match_id: string | null;
+  dice: number[] | null;
+  board: number[];
 }
 
 /**
@@ -884,6 +899,34 @@ export interface RollRecord {
   t: "roll";
   p: number;
   roll: number[];
+}
+
+/**
+ * One play's rollout so far: the games played, its equity (as ``POST /api/hint``
+ * values plays), the standard error of its cubeless equity and the mover's cubeless
+ * probabilities (null before the first chunk).
+ */
+export interface RolloutPlayView {
+  play: string;
+  games: number;
+  equity: number | null;
+  standard_error: number | null;
+  probabilities: ProbabilitiesView | null;
+}
+
+/**
+ * An explorer rollout (:mod:`gammon.server.explorer`): its status, the games asked in
+ * all and played so far, how it was played, why it failed, and each play.
+ */
+export interface RolloutView {
+  id: string;
+  status: "running" | "done" | "cancelled" | "failed";
+  games: number;
+  games_done: number;
+  truncate: number;
+  seed: number;
+  error: string;
+  plays: RolloutPlayView[];
 }
 
 export interface SeatView {

@@ -35,11 +35,12 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from gammon.core.dice import Roll
 from gammon.core.position import Position
-from gammon.server import analysis_api, ops, protocol
+from gammon.server import analysis_api, bots, ops, protocol
 from gammon.server.accounts import COOKIE, Sessions
 from gammon.server.analysis_worker import AnalysisWorker
 from gammon.server.db import Repository, make_engine, migrate, secret_key
 from gammon.server.deck import DeckStore
+from gammon.server.explorer import Rollouts
 from gammon.server.hub import Hub, ServiceError
 from gammon.server.limits import RateLimiter, RedisRateLimiter
 from gammon.server.lobby import Lobby
@@ -52,6 +53,7 @@ from gammon.server.routes import accounts as account_routes
 from gammon.server.routes import bot_api as bot_api_routes
 from gammon.server.routes import deck as deck_routes
 from gammon.server.routes import engine as engine_routes
+from gammon.server.routes import explorer as explorer_routes
 from gammon.server.routes import history as history_routes
 from gammon.server.routes import lobby as lobby_routes
 from gammon.server.routes import puzzles as puzzle_routes
@@ -104,6 +106,7 @@ def create_app(settings: Settings | None = None, *, bus: Any = None) -> FastAPI:
         app.state.analysis = analysis = AnalysisWorker(settings, engine, hub)
         app.state.puzzles = PuzzleStore(engine)
         app.state.deck = DeckStore(engine)
+        app.state.rollouts = rollouts = Rollouts(bots.engine)
         await analysis.start()
         # Long-lived objects (modules, compiled kernels, resumed matches) leave the
         # collector's view, so full collections stay short.
@@ -118,6 +121,7 @@ def create_app(settings: Settings | None = None, *, bus: Any = None) -> FastAPI:
             if collector is not None:
                 collector.cancel()
             await analysis.stop()
+            await rollouts.close()
             await hub.stop()
             await app.state.limiter.close()
             await repo.close()
@@ -136,7 +140,7 @@ def create_app(settings: Settings | None = None, *, bus: Any = None) -> FastAPI:
     app.add_exception_handler(StarletteHTTPException, _no_route)
     for router in (account_routes.router, bot_api_routes.router, lobby_routes.router,
                    history_routes.router, analysis_api.router, engine_routes.router,
-                   puzzle_routes.router, deck_routes.router,
+                   puzzle_routes.router, deck_routes.router, explorer_routes.router,
                    wildbg_routes.router, socket_routes.router):
         app.include_router(router)
     app.add_api_route("/healthz", _healthz, methods=["GET"], tags=["server"],

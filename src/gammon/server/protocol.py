@@ -439,6 +439,28 @@ class EvalRequest(BaseModel):
 CubeAnswer: TypeAlias = Literal["double", "no double", "take", "drop", "beaver"]
 
 
+class ExplorerText(BaseModel):
+    """A position to explore: a Position ID (``POSITION:MATCH`` with a Match ID), an XGID,
+    or empty for the start."""
+
+    model_config = _BODY
+    text: Annotated[Text, Field(max_length=80)] = ""
+
+
+class RolloutRequest(BaseModel):
+    """Roll out the best plays of a roll (the explorer)."""
+
+    model_config = _BODY
+    position_id: Annotated[Text, Field(max_length=20)]
+    dice: Annotated[Text, Field(max_length=5)]
+    match_id: Annotated[Text, Field(max_length=20)] | None = None
+    plays: Annotated[list[Annotated[Text, Field(max_length=60)]],
+                     Field(min_length=1, max_length=4)]
+    games: Annotated[int, Field(ge=36, le=1296)] = 324
+    truncate: Annotated[int, Field(ge=0, le=30)] = 7
+    seed: Annotated[int, Field(ge=1, le=2**31 - 1)] = 1
+
+
 class PuzzleStep(BaseModel):
     """One step of a checker puzzle's roll, as the match's ``step``: the checker on
     ``from`` moves by ``die``."""
@@ -632,7 +654,8 @@ HTTPErrorCode: TypeAlias = Literal[
     "name_taken", "not_started", "not_finished", "not_exportable", "analysis_failed",
     "too_many_games", "rate_limited", "internal", "busy", "analysis_busy", "method_not_allowed",
     "bad_token", "not_a_bot", "session_required", "already_bot", "not_eligible",
-    "too_many_tokens", "no_puzzle", "already_answered", "illegal_answer", "nothing_due"]
+    "too_many_tokens", "no_puzzle", "already_answered", "illegal_answer", "nothing_due",
+    "rollout_running"]
 """Every ``detail.code`` of an HTTP refusal (PROTOCOL.md, *HTTP error codes*, with each
 one's status)."""
 
@@ -899,6 +922,7 @@ RESPONSES: dict[str, Any] = {
     "daily_puzzle": views.DailyPuzzleView,
     "puzzle_verdict": views.PuzzleVerdictView, "puzzle_steps": views.PuzzleStepsView,
     "deck": views.DeckView, "deck_next": views.DeckNextView, "deck_review": views.DeckReviewView,
+    "explorer_position": views.ExplorerPositionView, "rollout": views.RolloutView,
 }
 """The response type of each kind of HTTP answer (``app.py`` names them per route)."""
 

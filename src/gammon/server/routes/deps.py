@@ -20,6 +20,7 @@ from gammon.server import protocol
 from gammon.server.accounts import COOKIE, SESSION_AGE, Sessions, new_guest, token_user
 from gammon.server.db import Repository, User
 from gammon.server.deck import DeckStore
+from gammon.server.explorer import Rollouts
 from gammon.server.hub import Hub, LiveRoom, ServiceError
 from gammon.server.limits import RateLimiter, RedisRateLimiter
 from gammon.server.lobby import Lobby
@@ -35,7 +36,7 @@ STATUS: dict[protocol.HTTPErrorCode, int] = {
     "not_a_player": 403, "reserved": 403, "rated_match_live": 403, "not_a_bot": 403,
     "session_required": 403,
     "not_found": 404, "no_puzzle": 404, "nothing_due": 404, "method_not_allowed": 405,
-    "illegal_answer": 422,
+    "illegal_answer": 422, "rollout_running": 409,
     "too_many_games": 429, "too_many_tokens": 429, "rate_limited": 429,
     "internal": 500, "busy": 503, "analysis_busy": 503,
 }
@@ -82,6 +83,7 @@ PlayDep = Annotated[Play, Depends(_service("play"))]
 SessionsDep = Annotated[Sessions, Depends(_service("sessions"))]
 PuzzlesDep = Annotated[PuzzleStore, Depends(_service("puzzles"))]
 DeckDep = Annotated[DeckStore, Depends(_service("deck"))]
+RolloutsDep = Annotated[Rollouts, Depends(_service("rollouts"))]
 LimiterDep = Annotated[RateLimiter | RedisRateLimiter, Depends(_service("limiter"))]
 DiceCache = Annotated[dict[str, Any], Depends(_dice_cache)]
 """This app's cache of the dice statistics."""

@@ -39,7 +39,7 @@ async def hint(body: HintRequest, request: Request, limiter: LimiterDep, repo: R
     probabilities: cubeless money equity, or with a GNU Backgammon ``match_id`` the
     cubeful value at that score and cube (normalised to the cube)."""
     await limit(request, limiter, "engine", 120, 30)
-    position = _playable(body.position_id)
+    position = playable(body.position_id)
     await refuse_in_live_rated(repo, hub, user, position)
     try:
         roll = Roll.parse(body.dice)
@@ -60,7 +60,7 @@ async def evaluate(body: EvalRequest, request: Request, limiter: LimiterDep, rep
     ``match_id`` (score, cube, turn), also the cube decision (or the answer to a pending
     double or resignation), as ``gammon cube --json`` gives it."""
     await limit(request, limiter, "engine", 120, 30)
-    position = _playable(body.position_id)
+    position = playable(body.position_id)
     await refuse_in_live_rated(repo, hub, user, position)
     try:
         key = None if body.match_id is None else MatchKey.from_id(body.match_id)
@@ -89,7 +89,7 @@ async def evaluate(body: EvalRequest, request: Request, limiter: LimiterDep, rep
     return out
 
 
-def _playable(position_id: str) -> Position:
+def playable(position_id: str) -> Position:
     """The position of a Position ID the engine may be asked about: one the core's rules
     allow (at most 15 checkers a side, never both sides on one point, bars the right way)
     in a game not over (neither side has borne off all 15 — the empty board is both)."""
