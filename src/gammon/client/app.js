@@ -12,16 +12,18 @@
 //   #/fairness[/ID]    dice statistics, and a match's dice checked in the browser
 //   #/puzzles[/ID]     puzzles made from real blunders, rated (the next one, or one by id)
 //   #/mistakes         the player's own mistakes as a deck of flashcards (spaced repetition)
+//   #/explorer         any position's plays at a depth, and rollouts of the best
 //   #/options          the player's options (stored on the server)
 //
 // The pages are in pages/ (the lobby, the account pages, the replay, the dice check, the
-// puzzles), match.js (with round/) and review.js; this module routes to them.
+// puzzles, the explorer), match.js (with round/) and review.js; this module routes to them.
 
 import { apply as applyI18n, browserLanguage, language, LANGUAGES, setLanguage, t } from "./i18n.js";
 import { MatchPage } from "./match.js";
 import { api, Socket } from "./net.js";
 import { SignInPage, LeaderboardPage, HistoryPage, OptionsPage } from "./pages/account.js";
 import { FairnessPage } from "./pages/fairness.js";
+import { ExplorerPage } from "./pages/explorer.js";
 import { LobbyPage } from "./pages/lobby.js";
 import { PuzzlesPage } from "./pages/puzzles.js";
 import { NotFoundPage, select } from "./pages/page.js";
@@ -184,6 +186,7 @@ class App {
       fairness: () => new FairnessPage(this, arg),
       puzzles: () => new PuzzlesPage(this, arg),
       mistakes: () => new PuzzlesPage(this, "", { deck: true }),
+      explorer: () => new ExplorerPage(this),
       options: () => new OptionsPage(this),
     };
     const make = pages[name] || (() => new NotFoundPage(this));
