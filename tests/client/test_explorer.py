@@ -1,15 +1,12 @@
 """The position explorer in Chromium (pages/explorer.js): the start's plays ranked with the
 engine's best first (3-1: 8/5 6/5, 6-5: 24/13, as every engine and book plays them), a
-pasted Position ID with its Match ID read with its dice, a play previewed by a click on its
-row, and a rollout of the best three started, followed and cancelled."""
+pasted XGID read with its dice, a play previewed by a click on its row, and a rollout of the
+best three started, followed and cancelled."""
 
 from __future__ import annotations
 
-from gammon.formats.match_id import MatchKey
 from tests.client.conftest import Pages
 from tests.client.support import PAGE
-
-START = "4HPwATDgc/ABMA"
 
 
 def test_the_explorer_ranks_previews_and_rolls_out_then_cancels(pages: Pages) -> None:
@@ -17,8 +14,9 @@ def test_the_explorer_ranks_previews_and_rolls_out_then_cancels(pages: Pages) ->
     page.wait_for_selector(".explorer-plays tbody tr")
     assert page.get_attribute(".explorer-plays tbody tr", "data-play") == "8/5 6/5"
 
-    key = MatchKey(match_length=7, score=(2, 4), dice=(6, 5)).id()
-    page.fill("input[name=position]", f"{START}:{key}")
+    # the start with 6-5 to play, money, as an XGID (the format's fields: the board, cube,
+    # owner, turn, dice, score, Crawford/Jacoby, length, max cube)
+    page.fill("input[name=position]", "XGID=-b----E-C---eE---c-e----B-:0:0:1:65:0:0:0:0:10")
     page.click("form button[type=submit]")
     page.wait_for_selector(".explorer-plays tbody tr[data-play='24/13']")
     assert page.get_attribute(".explorer-plays tbody tr", "data-play") == "24/13"
