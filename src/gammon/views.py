@@ -608,6 +608,17 @@ class ExplorerPositionView(TypedDict):
     board: list[int]
 
 
+class ChoiceView(TypedDict):
+    """A play the site's players chose in a position and roll (public matches): how often,
+    in how many matches, how many of its games its player won, and its mean points there."""
+
+    play: str
+    times: int
+    matches: int
+    won: int
+    points: float
+
+
 RolloutStatus: TypeAlias = Literal["running", "done", "cancelled", "failed"]
 
 

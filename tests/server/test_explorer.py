@@ -12,14 +12,18 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from gammon.core.cube import Level
 from gammon.core.dice import Roll
+from gammon.core.events import EndKind, GameEnded
 from gammon.core.notation import parse_play
 from gammon.core.position import Position
+from gammon.engine.analysis import CheckerDecision
 from gammon.engine.player import Engine
 from gammon.formats.match_id import MatchKey
-from gammon.server import protocol
+from gammon.server import explorer, protocol
 from gammon.server.app import create_app
-from tests.server.conftest import Browser, make_settings
+from gammon.server.db import make_engine
+from tests.server.conftest import Browser, make_settings, run_async
 from tests.server.test_puzzles import refused, valid
 
 START = "4HPwATDgc/ABMA"  # the opening position (GNU Backgammon's manual)
@@ -114,3 +118,55 @@ def test_plays_rolled_out_on_request_followed_and_cancelled(database_url: str,
             refused(bob.post("/api/explorer/rollouts", json=bad), 422, "bad_input")
         refused(bob.get("/api/explorer/rollouts/not-a-job"), 404, "not_found")
         refused(bob.get("/api/explorer/rollouts/../x"), 404, "not_found")
+
+
+def decision(game: int, player: int, roll: str, played: str, forced: bool = False
+             ) -> CheckerDecision:
+    return CheckerDecision(game=game, move_number=1, player=player, position_id=START,
+                           roll=roll, played=played, best=played, played_equity=0.0,
+                           best_equity=0.0, forced=forced, luck=0.0, win_chance=0.5)
+
+
+def test_the_plays_of_an_analysis_become_the_sites_choices() -> None:
+    """Each unforced play with its player's points in that game (won positive, lost
+    negative), the dice high first; a forced play, and a game not finished, left out."""
+    won_by_1 = GameEnded(winner=1, points=2, kind=EndKind.GAMMON, level=Level.GAMMON, cube=1)
+    found = explorer.choices_of(
+        [decision(1, 0, "13", "8/5 6/5"), decision(1, 1, "64", "24/18 13/9"),
+         decision(1, 0, "66", "25/19(4)", forced=True), decision(2, 0, "31", "8/5 6/5")],
+        [won_by_1, None])
+    assert found == [explorer.Choice(START, "31", "8/5 6/5", -2),
+                     explorer.Choice(START, "64", "24/18 13/9", 2)]
+
+
+def test_the_sites_choices_of_a_position_from_public_matches_only(database_url: str,
+                                                                  redis_url: str) -> None:
+    with TestClient(create_app(make_settings(database_url, redis_url))) as client:
+        b = Browser(client)
+        shown = b.post("/api/games", json={"kind": "single"}).json()
+        other = b.post("/api/games", json={"kind": "single"}).json()
+        hidden = b.post("/api/games", json={"kind": "single", "private": True}).json()
+        made = {shown["id"]: [explorer.Choice(START, "31", "8/5 6/5", 1),
+                              explorer.Choice(START, "31", "24/23 13/10", -2),
+                              explorer.Choice(START, "31", "8/5 6/5", -1)],
+                other["id"]: [explorer.Choice(START, "31", "8/5 6/5", 3),
+                              explorer.Choice(START, "42", "8/4 6/4", 1)],
+                hidden["id"]: [explorer.Choice(START, "31", "13/10 6/5", 1)]}
+
+        async def store() -> None:
+            engine = make_engine(database_url)
+            async with engine.begin() as conn:
+                for match_id, found in made.items():
+                    await explorer.store_choices(conn, match_id, found)
+            await engine.dispose()
+
+        run_async(store)
+        url = f"/api/explorer/choices?position_id={START}&dice="
+        assert valid("choices", b.get(url + "13")) == [
+            {"play": "8/5 6/5", "times": 3, "matches": 2, "won": 2, "points": 1.0},
+            {"play": "24/23 13/10", "times": 1, "matches": 1, "won": 0, "points": -2.0}]
+        assert valid("choices", b.get(url + "4-2"))[0]["times"] == 1
+        assert valid("choices", b.get(url + "55")) == []
+        refused(b.get(url + "77"), 422, "bad_input")
+        refused(b.get("/api/explorer/choices?position_id=nonsense&dice=31"), 422, "bad_input")
+        refused(b.get("/api/explorer/choices?dice=31"), 422, "bad_input")

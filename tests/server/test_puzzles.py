@@ -26,7 +26,14 @@ from gammon.engine.puzzles import CLEAR_MARGIN, MIN_ERROR, THEMES, Answer, Puzzl
 from gammon.formats.match_id import MatchKey
 from gammon.server import protocol
 from gammon.server.app import create_app
-from gammon.server.db import make_engine, puzzle_answers, puzzle_players, puzzle_sources, puzzles
+from gammon.server.db import (
+    make_engine,
+    position_choices,
+    puzzle_answers,
+    puzzle_players,
+    puzzle_sources,
+    puzzles,
+)
 from gammon.server.puzzles import store_puzzles
 from tests.server.conftest import Browser, make_settings, run_async
 from tests.server.test_analysis import bot_match, wait_done
@@ -133,6 +140,15 @@ def test_a_finished_matchs_puzzles_asked_answered_and_rated(store: str, database
         assert {s.match_id for s in sources} == {game["id"]}
         assert {s.puzzle_id for s in sources} == {r.id for r in made}
         by_id = {r.id: r for r in made}
+        # the same analysis filed the match's checker plays for the explorer: each a legal
+        # play of its position and dice, its points those of a game of the match
+        choices = rows(database_url, position_choices)
+        assert choices and {c.match_id for c in choices} == {game["id"]}
+        for choice in choices:
+            plays = {p.notation() for p in legal_plays(Position.from_id(choice.position_id),
+                                                        Roll(int(choice.dice[0]),
+                                                             int(choice.dice[1])))}
+            assert choice.play in plays and len(plays) > 1 and choice.points != 0
 
         # bad input: nothing changes
         refused(solver.get("/api/puzzles/abc"), 422, "bad_input")

@@ -189,12 +189,14 @@ def test_the_puzzle_examples_are_answers_of_their_types() -> None:
 
 
 def test_the_explorer_examples_are_answers_of_their_types() -> None:
-    """The position and the rollout in *The position explorer* validate strictly as the
-    answers of ``POST /api/explorer/position`` and ``GET /api/explorer/rollouts/{id}``."""
+    """The position, the site's choices and the rollout in *The position explorer* validate
+    strictly as the answers of ``POST /api/explorer/position``, ``GET
+    /api/explorer/choices`` and ``GET /api/explorer/rollouts/{id}``."""
     text = section("The position explorer")
-    position, rollout = (json.loads(block.split("```")[0])
-                         for block in text.split("```json")[1:3])
+    position, choices, rollout = (json.loads(block.split("```")[0])
+                                  for block in text.split("```json")[1:4])
     protocol.response_adapter("explorer_position").validate_python(position)
+    protocol.response_adapter("choices").validate_python(choices)
     protocol.response_adapter("rollout").validate_python(rollout)
 
 

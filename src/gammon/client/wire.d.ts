@@ -46,6 +46,7 @@ export interface Responses {
   deck_review: DeckReviewView;
   explorer_position: ExplorerPositionView;
   rollout: RolloutView;
+  choices: ChoiceView[];
 }
 
 /** The body of each kind of HTTP request a client sends. */
@@ -173,6 +174,18 @@ export interface CheckerMovedView {
   move: MoveView;
   die: number;
   v: number;
+}
+
+/**
+ * A play the site's players chose in a position and roll (public matches): how often,
+ * in how many matches, how many of its games its player won, and its mean points there.
+ */
+export interface ChoiceView {
+  play: string;
+  times: number;
+  matches: number;
+  won: number;
+  points: number;
 }
 
 /** The choices of a :class:`MatchConfig` that both its views show. */

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from gammon.engine.puzzles import Puzzle
+    from gammon.server.explorer import Choice
 
 _progress: Any = None
 """The queue the child reports progress on: ``(match_id, plies, games done, games)``."""
@@ -57,10 +58,12 @@ def _report(match_id: str, plies: int, done: int, total: int) -> None:
 
 def analyse(match_id: str, plies: int, rules: str, names: Sequence[str],
             actions: Sequence[str], recheck: tuple[int, int] | None = None,
-            puzzles: bool = False) -> tuple[str, list[Puzzle]]:
+            puzzles: bool = False) -> tuple[str, list[Puzzle], list[Choice]]:
     """The analysis JSON of a match from its stored rules (JSON), players' names and
-    action log (the JSON of each action, clock pauses left out), and, with ``puzzles``, the
-    puzzles of its decisions (:func:`gammon.engine.puzzles.puzzles_of`); progress is
+    action log (the JSON of each action, clock pauses left out), and, with ``puzzles`` (the
+    deepest analysis), the puzzles of its decisions
+    (:func:`gammon.engine.puzzles.puzzles_of`) and its checker plays with their games'
+    results (:func:`gammon.server.explorer.choices_of`); progress is
     reported per game as the analysis reaches it. ``recheck``: (games, plies) of the
     rollouts that grade each flagged checker error again, as ``gammon analyze
     --recheck-games --recheck-truncate`` (None: no recheck, ``--recheck-games 0``)."""
@@ -70,6 +73,7 @@ def analyse(match_id: str, plies: int, rules: str, names: Sequence[str],
     from gammon.engine.puzzles import puzzles_of
     from gammon.formats.matchfile import MatchRecord
     from gammon.server import protocol
+    from gammon.server.explorer import choices_of
     from gammon.server.exports import player_name
     from gammon.server.rooms import rules_from_json
     from gammon.views import analysis_view
@@ -89,5 +93,7 @@ def analyse(match_id: str, plies: int, rules: str, names: Sequence[str],
                                plies=plies, start=record.new_match(), progress=progress,
                                recheck=None if recheck is None else Recheck(
                                    games=recheck[0], truncate=recheck[1]))
-    return (json.dumps(analysis_view(analysis), indent=2),
-            puzzles_of(analysis) if puzzles else [])
+    if not puzzles:
+        return json.dumps(analysis_view(analysis), indent=2), [], []
+    return (json.dumps(analysis_view(analysis), indent=2), puzzles_of(analysis),
+            choices_of(analysis.decisions, [game.result for game in record.games]))

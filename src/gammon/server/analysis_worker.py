@@ -60,6 +60,7 @@ from gammon.engine.puzzles import Puzzle
 from gammon.server import analysis_job
 from gammon.server.bus_messages import forward
 from gammon.server.db import match_actions, match_analyses, matches, server_kv, users
+from gammon.server.explorer import Choice, store_choices
 from gammon.server.protocol import AnalysisMessage, AnalysisStatus
 from gammon.server.puzzles import store_puzzles
 from gammon.server.rooms import PAUSE
@@ -181,10 +182,12 @@ class AnalysisStore:
         return bool(changed.rowcount)
 
     async def finish(self, match_id: str, plies: int, origin: str, result: str,
-                     puzzles: Sequence[Puzzle] = ()) -> bool:
-        """Store the analysis and mark it done, in one statement, and its ``puzzles`` in
-        the same transaction (:func:`gammon.server.puzzles.store_puzzles`); False (nothing
-        stored) if this process no longer owns it."""
+                     puzzles: Sequence[Puzzle] = (), choices: Sequence[Choice] = ()) -> bool:
+        """Store the analysis and mark it done, in one statement, and its ``puzzles`` and
+        checker ``choices`` in the same transaction
+        (:func:`gammon.server.puzzles.store_puzzles`,
+        :func:`gammon.server.explorer.store_choices`); False (nothing stored) if this
+        process no longer owns it."""
         async with self.engine.begin() as conn:
             changed = await conn.execute(
                 match_analyses.update().where(self._mine(match_id, plies, origin))
@@ -192,6 +195,8 @@ class AnalysisStore:
                         error=None, updated_at=time.time()))
             if changed.rowcount and puzzles:
                 await store_puzzles(conn, match_id, puzzles)
+            if changed.rowcount and choices:
+                await store_choices(conn, match_id, choices)
         return bool(changed.rowcount)
 
     async def fail(self, match_id: str, plies: int, origin: str, error: str) -> bool:
@@ -448,7 +453,7 @@ class AnalysisWorker:
                     look = time.monotonic() + 0.5
                     if not future.done() and await self._preempt(match_id, plies):
                         return
-            result, puzzles = future.result()
+            result, puzzles, choices = future.result()
             await self._drain()
         except asyncio.CancelledError:
             raise
@@ -467,7 +472,7 @@ class AnalysisWorker:
             if await store.fail(match_id, plies, origin, f"{type(error).__name__}: {error}"):
                 await self._announce(Status(match_id, plies, "failed", 0, 0))
             return
-        if await store.finish(match_id, plies, origin, result, puzzles):
+        if await store.finish(match_id, plies, origin, result, puzzles, choices):
             self.jobs += 1
             final = await store.get(match_id, plies)
             if final is not None:

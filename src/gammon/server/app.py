@@ -40,7 +40,7 @@ from gammon.server.accounts import COOKIE, Sessions
 from gammon.server.analysis_worker import AnalysisWorker
 from gammon.server.db import Repository, make_engine, migrate, secret_key
 from gammon.server.deck import DeckStore
-from gammon.server.explorer import Rollouts
+from gammon.server.explorer import ChoiceStore, Rollouts
 from gammon.server.hub import Hub, ServiceError
 from gammon.server.limits import RateLimiter, RedisRateLimiter
 from gammon.server.lobby import Lobby
@@ -107,6 +107,7 @@ def create_app(settings: Settings | None = None, *, bus: Any = None) -> FastAPI:
         app.state.puzzles = PuzzleStore(engine)
         app.state.deck = DeckStore(engine)
         app.state.rollouts = rollouts = Rollouts(bots.engine)
+        app.state.choices = ChoiceStore(engine)
         await analysis.start()
         # Long-lived objects (modules, compiled kernels, resumed matches) leave the
         # collector's view, so full collections stay short.

@@ -262,6 +262,21 @@ deck_reviews = sa.Table(
 )
 sa.Index("ix_deck_reviews_user", deck_reviews.c.user_id, deck_reviews.c.at)
 
+# The checker plays made in public matches (gammon.server.explorer): the position explorer's
+# "on this site", filled from each match's deepest analysis.
+position_choices = sa.Table(
+    "position_choices",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("position_id", sa.String(14), nullable=False),  # the side on roll's view
+    sa.Column("dice", sa.String(2), nullable=False),  # high first: '31'
+    sa.Column("play", sa.String(60), nullable=False),
+    sa.Column("points", sa.Integer, nullable=False),  # the player's result in that game
+    sa.Column("match_id", sa.String(24), sa.ForeignKey("matches.id"), nullable=False),
+)
+sa.Index("ix_position_choices_position", position_choices.c.position_id,
+         position_choices.c.dice)
+
 # Play now's pools (gammon.server.matchmaking): one row per waiting player (the primary key:
 # nobody waits in two pools), kept across restarts. ``seen_at`` is refreshed by the server
 # process holding one of the player's sockets; ``left_at`` is when their last socket there

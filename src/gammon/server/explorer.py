@@ -1,5 +1,13 @@
-"""The position explorer's rollouts: a player asks for the best plays of a roll to be rolled
-out, follows the games as they are played, and may cancel.
+"""The position explorer's server side: the plays the site's players chose, and rollouts.
+
+**The site's choices.** Every public match's deepest analysis (the one that makes the
+puzzles) also records each unforced checker play made in it (:func:`choices_of`): the
+position (the side on roll's Position ID), the dice, the play, and the points its player won
+or lost in that game. The explorer shows, for a position and roll, how often each play was
+chosen and how its games ended (:class:`ChoiceStore`). Private matches are left out.
+
+**Rollouts**: a player asks for the best plays of a roll to be rolled out, follows the games
+as they are played, and may cancel.
 
 * **One at a time per player, a few per process.** A player has at most one rollout running
   (``rollout_running`` for a second one); a process runs at most :data:`MAX_RUNNING` at once
@@ -21,8 +29,12 @@ import asyncio
 import secrets
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from gammon import views
 from gammon.core.dice import Roll
@@ -32,7 +44,12 @@ from gammon.engine.cube import CubeInfo, play_equity
 from gammon.engine.evaluator import Probabilities
 from gammon.engine.player import Engine
 from gammon.engine.rollout import RolloutResult
+from gammon.server.db import matches, position_choices
 from gammon.server.hub import ServiceError
+
+if TYPE_CHECKING:
+    from gammon.core.events import GameEnded
+    from gammon.engine.analysis import CheckerDecision
 
 MAX_RUNNING = 2
 """Rollouts running at once in one process."""
@@ -40,6 +57,70 @@ MAX_GAMES = 1296
 MAX_PLAYS = 4
 KEPT_FOR = 600.0
 """Seconds a finished, failed or cancelled job is kept for its last reading."""
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """A checker play made in a match: the position (seen from its player, on roll), the
+    dice (high first), the play, and the points its player won (or, negative, lost) in that
+    game."""
+
+    position_id: str
+    dice: str
+    play: str
+    points: int
+
+
+def dice_key(dice: str) -> str:
+    """A roll's dice as the choices are filed: high first (``'13'`` is ``'31'``)."""
+    return "".join(sorted(dice, reverse=True))
+
+
+def choices_of(decisions: Sequence[CheckerDecision], results: Sequence[GameEnded | None]
+               ) -> list[Choice]:
+    """The unforced checker plays of an analysis (``results``: each game's end, in order;
+    None for a game not finished, whose plays are left out)."""
+    out = []
+    for d in decisions:
+        result = results[d.game - 1] if 0 < d.game <= len(results) else None
+        if d.forced or result is None:
+            continue
+        dice = dice_key(d.roll)
+        points = result.points if result.winner == d.player else -result.points
+        out.append(Choice(d.position_id, dice, d.played, points))
+    return out
+
+
+async def store_choices(conn: AsyncConnection, match_id: str, found: Sequence[Choice]) -> None:
+    """Record a match's choices in the caller's transaction, unless the match is private."""
+    private = await conn.scalar(sa.select(matches.c.private).where(matches.c.id == match_id))
+    if private or not found:
+        return
+    await conn.execute(position_choices.insert(), [
+        {"position_id": c.position_id, "dice": c.dice, "play": c.play, "points": c.points,
+         "match_id": match_id} for c in found])
+
+
+class ChoiceStore:
+    """How the site's players played a position and roll."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+
+    async def of(self, position_id: str, dice: str) -> list[views.ChoiceView]:
+        """Each play chosen, most often first: how often, in how many matches, and how its
+        games ended for its player (won, and the mean points)."""
+        c = position_choices.c
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(
+                sa.select(c.play, sa.func.count().label("times"),
+                          sa.func.count(sa.distinct(c.match_id)).label("matches"),
+                          sa.func.sum(sa.case((c.points > 0, 1), else_=0)).label("won"),
+                          sa.func.avg(c.points).label("points"))
+                .where(c.position_id == position_id, c.dice == dice)
+                .group_by(c.play).order_by(sa.desc("times"), c.play))).all()
+        return [{"play": r.play, "times": r.times, "matches": r.matches, "won": int(r.won),
+                 "points": round(float(r.points), 3)} for r in rows]
 
 
 class Cancelled(Exception):

@@ -26,7 +26,8 @@ function explorer(answers) {
   const waits = [];
   const api = async (method, path, body) => {
     asked.push(body === undefined ? `${method} ${path}` : `${method} ${path} ${JSON.stringify(body)}`);
-    const answer = answers[`${method} ${path}`];
+    const answer = path.startsWith("/api/explorer/choices") && !(`${method} ${path}` in answers)
+      ? [] : answers[`${method} ${path}`];
     if (answer === undefined) throw Object.assign(new Error("not found"), { status: 404, code: "not_found" });
     return typeof answer === "function" ? answer(body) : structuredClone(answer);
   };
@@ -40,22 +41,28 @@ function explorer(answers) {
 }
 
 test("a pasted position is read, its dice taken, and its plays ranked at the depth chosen", async () => {
+  const SITE = { play: "24/23 13/10", times: 4, matches: 3, won: 1, points: -0.5 };
   const { ctrl, asked } = explorer({
     "POST /api/explorer/position": (body) => (body.text ? { ...START, match_id: "MIHlAAAAAAAE", dice: [5, 2] } : START),
     "POST /api/hint": { engine: "gammon", plies: 1, plays: PLAYS },
+    "GET /api/explorer/choices?position_id=4HPwATDgc%2FABMA&dice=31": [SITE],
   });
   await ctrl.load("");
   assert.deepEqual(asked, ['POST /api/explorer/position {"text":""}',
-    'POST /api/hint {"position_id":"4HPwATDgc/ABMA","dice":"31","plies":1}']);
+    'POST /api/hint {"position_id":"4HPwATDgc/ABMA","dice":"31","plies":1}',
+    "GET /api/explorer/choices?position_id=4HPwATDgc%2FABMA&dice=31"]);
+  assert.deepEqual(ctrl.choices.get("24/23 13/10"), SITE);
+  assert.equal(ctrl.choices.get("8/5 6/5"), undefined);
   assert.equal(ctrl.selected, 0);
   assert.deepEqual(ctrl.preview, { seat: 0, moves: PLAYS[0].moves, label: "8/5 6/5" });
   assert.ok(Math.abs(ctrl.behind(PLAYS[1]) - 0.19) < 1e-9);
   await ctrl.load("4HPwATDgc/ABMA:MIHlAAAAAAAE");
-  assert.equal(asked.at(-1), 'POST /api/hint {"position_id":"4HPwATDgc/ABMA","dice":"52","plies":1,"match_id":"MIHlAAAAAAAE"}');
+  assert.equal(asked.at(-2), 'POST /api/hint {"position_id":"4HPwATDgc/ABMA","dice":"52","plies":1,"match_id":"MIHlAAAAAAAE"}');
   await ctrl.setDice(1, 6);
-  assert.equal(asked.at(-1), 'POST /api/hint {"position_id":"4HPwATDgc/ABMA","dice":"61","plies":1,"match_id":"MIHlAAAAAAAE"}');
+  assert.equal(asked.at(-2), 'POST /api/hint {"position_id":"4HPwATDgc/ABMA","dice":"61","plies":1,"match_id":"MIHlAAAAAAAE"}');
   await ctrl.setPlies(2);
-  assert.match(asked.at(-1), /"plies":2/);
+  assert.match(asked.at(-2), /"plies":2/);
+  assert.equal(asked.at(-1), "GET /api/explorer/choices?position_id=4HPwATDgc%2FABMA&dice=61");
   ctrl.select(3);
   assert.equal(ctrl.preview?.label, "24/21 6/5");
   ctrl.select(9);

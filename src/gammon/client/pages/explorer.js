@@ -1,8 +1,9 @@
 // @ts-check
 // pages/explorer.js — the position explorer (#/explorer): a position pasted (a Position ID,
 // with its Match ID, or an XGID; empty for the start), the dice and the depth chosen, every
-// play of the roll ranked by the engine with what each loses to the best, a play previewed on
-// the board by a click on its row, and the best three rolled out on request with a progress
+// play of the roll ranked by the engine with what each loses to the best and how often the
+// site's players chose it (with its mean points for them), a play previewed on the board by a
+// click on its row, and the best three rolled out on request with a progress
 // bar and Cancel. The page draws its controller (pages/explorer/ctrl.js, no DOM).
 
 import { BoardView, NS } from "../board.js";
@@ -16,6 +17,10 @@ import { h } from "../ui.js";
 /** @param {number} x */
 const signed = (x) => (x >= 0 ? "+" : "") + x.toFixed(3);
 const FACES = [1, 2, 3, 4, 5, 6].map((n) => [n, String(n)]);
+
+/** How often the site's players chose a play, and its mean points for them.
+ *  @param {import("../wire.js").ChoiceView | undefined} choice */
+const site = (choice) => (choice ? t("explorer.site_cell", { times: choice.times, points: signed(choice.points) }) : "—");
 
 export class ExplorerPage extends Page {
   /** @param {any} app */
@@ -93,9 +98,11 @@ export class ExplorerPage extends Page {
     if (c.busy && !c.plays.length) { this.plays.replaceChildren(h("p", { class: "muted" }, t("common.loading"))); return; }
     const rows = c.plays.slice(0, 12).map((play, i) => h("tr", { class: i === c.selected ? "mine" : "", "data-play": play.play },
       h("th", { scope: "row" }, h("button", { type: "button", class: "rv-play", "aria-pressed": String(i === c.selected), onclick: () => c.select(i) }, play.play || t("moves.cannot_move"))),
-      h("td", { class: "num" }, signed(play.equity)), h("td", { class: "num muted" }, i ? signed(-c.behind(play)) : "")));
+      h("td", { class: "num" }, signed(play.equity)), h("td", { class: "num muted" }, i ? signed(-c.behind(play)) : ""),
+      h("td", { class: "num site" }, site(c.choices.get(play.play)))));
     this.plays.replaceChildren(h("table", { class: "review-table" },
-      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("explorer.play")), h("th", { scope: "col" }, t("puzzle.equity")), h("th", { scope: "col" }, t("explorer.behind")))),
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("explorer.play")), h("th", { scope: "col" }, t("puzzle.equity")), h("th", { scope: "col" }, t("explorer.behind")),
+        h("th", { scope: "col", title: t("explorer.site_title") }, t("explorer.site")))),
       h("tbody", {}, rows)),
     c.plays.length > 12 ? h("p", { class: "muted small" }, t("explorer.more", { count: c.plays.length - 12 })) : null);
   }

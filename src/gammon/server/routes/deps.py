@@ -20,7 +20,7 @@ from gammon.server import protocol
 from gammon.server.accounts import COOKIE, SESSION_AGE, Sessions, new_guest, token_user
 from gammon.server.db import Repository, User
 from gammon.server.deck import DeckStore
-from gammon.server.explorer import Rollouts
+from gammon.server.explorer import ChoiceStore, Rollouts
 from gammon.server.hub import Hub, LiveRoom, ServiceError
 from gammon.server.limits import RateLimiter, RedisRateLimiter
 from gammon.server.lobby import Lobby
@@ -84,6 +84,7 @@ SessionsDep = Annotated[Sessions, Depends(_service("sessions"))]
 PuzzlesDep = Annotated[PuzzleStore, Depends(_service("puzzles"))]
 DeckDep = Annotated[DeckStore, Depends(_service("deck"))]
 RolloutsDep = Annotated[Rollouts, Depends(_service("rollouts"))]
+ChoicesDep = Annotated[ChoiceStore, Depends(_service("choices"))]
 LimiterDep = Annotated[RateLimiter | RedisRateLimiter, Depends(_service("limiter"))]
 DiceCache = Annotated[dict[str, Any], Depends(_dice_cache)]
 """This app's cache of the dice statistics."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 from fastapi import Path as PathParam
 
 from gammon import views
@@ -20,9 +20,11 @@ from gammon.engine.cube import CubeInfo
 from gammon.formats.match_id import MatchKey
 from gammon.formats.xgid import Xgid
 from gammon.server.analysis_api import refuse_in_live_rated
+from gammon.server.explorer import dice_key
 from gammon.server.hub import ServiceError
-from gammon.server.protocol import ExplorerText, RolloutRequest
+from gammon.server.protocol import ExplorerText, RolloutRequest, Text
 from gammon.server.routes.deps import (
+    ChoicesDep,
     HubDep,
     LimiterDep,
     Player,
@@ -64,6 +66,20 @@ def read_position(text: str) -> views.ExplorerPositionView:
 async def position(body: ExplorerText) -> views.ExplorerPositionView:
     """Read a pasted position as the explorer takes it."""
     return read_position(body.text)
+
+
+@router.get("/choices", **returns("choices"))
+async def choices(store: ChoicesDep,
+                  position_id: Annotated[Text, Query(max_length=20)],
+                  dice: Annotated[Text, Query(max_length=5)]) -> list[views.ChoiceView]:
+    """How the site's players played ``dice`` in the position (public matches): each play
+    chosen, most often first, with how its games ended for its player."""
+    position = playable(position_id)
+    try:
+        roll = Roll.parse(dice)
+    except ValueError as error:
+        raise ServiceError("bad_input", str(error)) from None
+    return await store.of(position.id(), dice_key(f"{roll.die1}{roll.die2}"))
 
 
 @router.post("/rollouts", status_code=202, **returns("rollout"))

@@ -2,8 +2,9 @@
 // pages/explorer/ctrl.js — the position explorer's controller, no DOM (as the lobby's
 // pages/lobby/ctrl.js): a position pasted (a Position ID, with its Match ID, or an XGID; the
 // server reads it), the dice and the depth chosen, every play of the roll ranked by the
-// engine (POST /api/hint), one play previewed on the board, and the best plays rolled out on
-// request: followed as the games are played, cancellable. The page (pages/explorer.js) draws
+// engine (POST /api/hint) beside how often the site's players chose each and how its games
+// ended, one play previewed on the board, and the best plays rolled out on request: followed
+// as the games are played, cancellable. The page (pages/explorer.js) draws
 // it when it says what changed.
 
 import { t } from "../../i18n.js";
@@ -12,6 +13,7 @@ import { t } from "../../i18n.js";
 /** @typedef {import("../../wire.js").ExplorerPositionView} ExplorerPositionView */
 /** @typedef {import("../../wire.js").RankedPlayView} RankedPlayView */
 /** @typedef {import("../../wire.js").RolloutView} RolloutView */
+/** @typedef {import("../../wire.js").ChoiceView} ChoiceView */
 
 /** How often a running rollout is read (ms). */
 export const POLL_MS = 500;
@@ -28,6 +30,8 @@ export class ExplorerCtrl {
     /** @type {number[]} the dice, high first */ this.dice = [3, 1];
     this.plies = 1;
     /** @type {RankedPlayView[]} the plays of the roll, best first */ this.plays = [];
+    /** @type {Map<string, ChoiceView>} how the site's players played the roll, by play */
+    this.choices = new Map();
     /** @type {number} the play previewed on the board (-1 none) */ this.selected = -1;
     /** @type {RolloutView | null} the last rollout asked */ this.rollout = null;
     /** @type {string} */ this.error = "";
@@ -68,8 +72,12 @@ export class ExplorerCtrl {
     /** @type {Record<string, unknown>} */
     const body = { position_id: p.position_id, dice: this.dice.join(""), plies: this.plies };
     if (p.match_id) body.match_id = p.match_id;
+    const query = `position_id=${encodeURIComponent(p.position_id)}&dice=${this.dice.join("")}`;
     await this.work(async () => {
-      this.plays = (await this.deps.api("POST", "/api/hint", body)).plays;
+      const [hint, choices] = await Promise.all([this.deps.api("POST", "/api/hint", body),
+        this.deps.api("GET", `/api/explorer/choices?${query}`)]);
+      this.plays = hint.plays;
+      this.choices = new Map(choices.map((/** @type {ChoiceView} */ c) => [c.play, c]));
       this.selected = this.plays.length ? 0 : -1;
     });
   }
