@@ -6,10 +6,15 @@ the streak and each theme's progress; the export; bad input changes nothing."""
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import dataclasses
 import io
+import sqlite3
+import tempfile
+import zipfile
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 import sqlalchemy as sa
@@ -185,6 +190,29 @@ def test_the_deck_deals_my_mistakes_and_brings_each_back_on_its_due_day(
         assert all(int(r["reviews"]) >= 2 for r in table)
         by_puzzle = {int(r["puzzle"]): r for r in table}
         assert by_puzzle[other]["lapses"] == "1" and by_puzzle[card]["lapses"] == "0"
+
+        # the Anki package: Anki's own collection (SQLite in a zip), a note a card, the
+        # best answer on its back and the board as text; the same notes (GUIDs) each time
+        notes = anki_notes(ann.get("/api/deck/export.apkg"))
+        assert len(notes) == 2
+        for _, fields, tags in notes:
+            question, board, context, best, answers = fields.split("\x1f")
+            assert question == "X to play 3-1" and best == "8/5 6/5" and "13-14-15" in board
+            assert context in ("3-point match, X 0 - O 0, cube 1",
+                               "5-point match, X 0 - O 0, cube 1")
+            assert tags.split() == ["opening"] and "24/23 13/10" in answers
+        assert {n[0] for n in anki_notes(ann.get("/api/deck/export.apkg"))} == \
+            {n[0] for n in notes}
+
+
+def anki_notes(response: Any) -> list[tuple[str, str, str]]:
+    """The notes (GUID, fields, tags) of an Anki package, read as Anki stores them."""
+    assert response.status_code == 200, response.text
+    with zipfile.ZipFile(io.BytesIO(response.content)) as package, \
+            tempfile.TemporaryDirectory() as folder:
+        package.extract("collection.anki2", folder)
+        with contextlib.closing(sqlite3.connect(f"{folder}/collection.anki2")) as db:
+            return [(g, f, t) for g, f, t in db.execute("SELECT guid, flds, tags FROM notes")]
 
 
 def take_by(player: int) -> Puzzle:

@@ -19,8 +19,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import csv
+import html
 import io
+import os
+import tempfile
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -31,6 +35,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from gammon import views
+from gammon.core.position import Position
 from gammon.server.db import deck_cards, deck_reviews, matches, puzzle_sources, puzzles
 from gammon.server.hub import ServiceError
 from gammon.server.puzzles import Graded, Stored, check_theme, stored_puzzle
@@ -183,17 +188,21 @@ class DeckStore:
                 right=graded.right, error=graded.error))
             return due, await self._summary(conn, user_id, now)
 
-    async def export(self, user_id: int) -> str:
-        """The deck as CSV: one card a line (question, position, context, dice, the best
-        answer, the error made, themes, due date, reviews, lapses)."""
+    async def _cards(self, user_id: int) -> list[sa.Row[tuple[object, ...]]]:
+        """The deck's puzzles with their cards' due time, reviews and lapses, due first."""
         now = self.clock()
         async with self.engine.begin() as conn:
             await self._deal(conn, user_id, now)
-            rows = (await conn.execute(
+            return list((await conn.execute(
                 sa.select(puzzles, deck_cards.c.due, deck_cards.c.reps, deck_cards.c.lapses)
                 .join(deck_cards, deck_cards.c.puzzle_id == puzzles.c.id)
                 .where(deck_cards.c.user_id == user_id)
-                .order_by(deck_cards.c.due, puzzles.c.id))).all()
+                .order_by(deck_cards.c.due, puzzles.c.id))).all())
+
+    async def export(self, user_id: int) -> str:
+        """The deck as CSV: one card a line (question, position, context, dice, the best
+        answer, the error made, themes, due date, reviews, lapses)."""
+        rows = await self._cards(user_id)
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(["puzzle", "question", "position_id", "match_id", "dice", "best",
@@ -206,3 +215,53 @@ class DeckStore:
                 _when(row.due).isoformat(timespec="minutes"), row.reps,
                 row.lapses])
         return out.getvalue()
+
+    async def anki(self, user_id: int) -> bytes:
+        """The deck as an Anki package (.apkg), written by the ``genanki`` package (a
+        maintained writer of Anki's collection format): a note a card, its front the
+        question, the board as text (X on roll) and the context, its back the best answer
+        and the graded answers; each note's GUID follows from its puzzle, so importing the
+        deck again updates its notes instead of doubling them."""
+        rows = await self._cards(user_id)
+        return await asyncio.to_thread(_anki_package, user_id, [stored_puzzle(r) for r in rows])
+
+
+_ANKI_MODEL_ID = 1_733_000_001  # Anki's note type and deck ids: fixed, so imports update
+_ANKI_DECK_ID = 1_733_000_002
+
+
+def _anki_package(user_id: int, cards: list[Stored]) -> bytes:
+    import genanki
+
+    from gammon.formats.match_id import MatchKey
+    from gammon.formats.text_board import draw
+
+    model = genanki.Model(
+        _ANKI_MODEL_ID, "gammon mistake",
+        fields=[{"name": "Question"}, {"name": "Board"}, {"name": "Context"},
+                {"name": "Best"}, {"name": "Answers"}],
+        templates=[{"name": "Card",
+                    "qfmt": "<p>{{Question}}</p><pre>{{Board}}</pre><p>{{Context}}</p>",
+                    "afmt": "{{FrontSide}}<hr id=answer><p><b>{{Best}}</b></p>{{Answers}}"}])
+    deck = genanki.Deck(_ANKI_DECK_ID + user_id, "gammon: my mistakes")
+    for stored in cards:
+        puzzle = stored.puzzle
+        position = Position.from_id(puzzle.position_id)
+        key = MatchKey.from_id(puzzle.match_id)
+        question = {"checker": f"X to play {puzzle.dice[0]}-{puzzle.dice[1]}",
+                    "double": "X to roll: double or not?",
+                    "take": "O doubles X: take or pass?"}[puzzle.kind]
+        context = ("money game" if not key.match_length else
+                   f"{key.match_length}-point match, X {key.score[0]} - O {key.score[1]}"
+                   + (", Crawford" if key.crawford else "")) + f", cube {key.cube}"
+        answers = "".join(f"<tr><td>{html.escape(a.text)}</td><td>{a.equity:+.3f}</td></tr>"
+                          for a in puzzle.answers)
+        deck.add_note(genanki.Note(
+            model=model, guid=genanki.guid_for("gammon-puzzle", stored.id),
+            fields=[question, html.escape(draw(position)), context, html.escape(puzzle.best),
+                    f"<table>{answers}</table>"], tags=list(puzzle.themes)))
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "deck.apkg")
+        genanki.Package(deck).write_to_file(path)
+        with open(path, "rb") as handle:
+            return handle.read()

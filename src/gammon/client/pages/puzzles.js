@@ -99,7 +99,8 @@ export class PuzzlesPage extends Page {
         h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("puzzle.theme")), h("th", { scope: "col" }, t("deck.cards")),
           h("th", { scope: "col" }, t("deck.due")), h("th", { scope: "col" }, t("deck.right")))),
         h("tbody", {}, rows)),
-      h("a", { href: "/api/deck/export.csv", download: "gammon-deck.csv", class: "small" }, t("deck.export"))];
+      h("p", { class: "small" }, h("a", { href: "/api/deck/export.csv", download: "gammon-deck.csv" }, t("deck.export")), " · ",
+        h("a", { href: "/api/deck/export.apkg", download: "gammon-deck.apkg" }, t("deck.export_anki")))];
   }
 
   drawBoard() {

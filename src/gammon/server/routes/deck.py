@@ -5,7 +5,7 @@ FSRS), and the deck as CSV."""
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
-from fastapi.responses import PlainTextResponse
+from fastapi.responses import PlainTextResponse, Response
 
 from gammon import views
 from gammon.server.protocol import PuzzleAnswer
@@ -42,6 +42,13 @@ async def review(puzzle_id: PuzzleId, body: PuzzleAnswer, request: Request, user
             "best": puzzle.best,
             "top": [{"answer": a.text, "equity": round(a.equity, 4)} for a in puzzle.answers],
             "due": due, "deck": summary}
+
+
+@router.get("/export.apkg", response_class=Response)
+async def anki(user: Player, store: DeckDep) -> Response:
+    """The deck as an Anki package: a note a card (the board as text)."""
+    return Response(await store.anki(user.id), media_type="application/octet-stream",
+                    headers={"content-disposition": 'attachment; filename="gammon-deck.apkg"'})
 
 
 @router.get("/export.csv", response_class=PlainTextResponse)
