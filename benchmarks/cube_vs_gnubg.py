@@ -228,6 +228,12 @@ def grade(decisions: Iterable[Decision], choose: Chooser) -> dict[str, dict[str,
     return tallies
 
 
+def every_error(tallies: dict[str, dict[str, Tally]]) -> list[float]:
+    """Every decision's error, doubles then answers, in the decisions' order (the same items
+    for every chooser: which answers are graded depends on GNU Backgammon's equities)."""
+    return tallies["double"]["all"].errors + tallies["answer"]["all"].errors
+
+
 def gammon_chooser(bot: MatchBot) -> Chooser:
     """The bot's own decisions: its evaluation, its cube model."""
     def choose(d: Decision) -> tuple[bool, bool]:
@@ -274,8 +280,7 @@ def report(title: str, tallies: dict[str, dict[str, Tally]]) -> None:
         for c in order:
             if c in tallies[kind]:
                 print(tallies[kind][c].line(c))
-    every = [e for kind in ("double", "answer") for e in tallies[kind]["all"].errors]
-    print(Tally(every, None).line("every decision"))
+    print(Tally(every_error(tallies), None).line("every decision"))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -287,6 +292,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gnubg-ply", type=int, default=2)
     parser.add_argument("--ply", type=int, default=0, help="gammon's cube decisions' ply")
     parser.add_argument("--weights", default=None)
+    parser.add_argument("--baseline", default=None,
+                        help="other weights: their cube graded on the same decisions, and "
+                             "the paired difference")
     parser.add_argument("--context-ply", type=int, default=None,
                         help="also grade GNU Backgammon's own cube at this ply")
     args = parser.parse_args(argv)
@@ -336,6 +344,17 @@ def main(argv: list[str] | None = None) -> int:
             f"{args.lengths}, seed {args.seed}")
     report(f"gammon's cube at {args.ply}-ply judged by GNU Backgammon {args.gnubg_ply}-ply, "
            f"{what}", grade(graded, gammon_chooser(MatchBot(engine, plies=args.ply))))
+    if args.baseline:
+        mine = every_error(grade(graded, gammon_chooser(MatchBot(engine, plies=args.ply))))
+        theirs = every_error(grade(graded, gammon_chooser(
+            MatchBot(Engine.load(args.baseline), plies=args.ply))))
+        differences = [a - b for a, b in zip(mine, theirs, strict=True)]
+        mean = 1000 * statistics.fmean(differences)
+        half = 1960 * statistics.stdev(differences) / math.sqrt(len(differences))
+        print(f"\npaired against {args.baseline} at {args.ply}-ply, every decision "
+              f"({len(differences)}): {mean:+.2f} ± {half:.2f} mEMG (negative: the weights "
+              f"graded above lose less); {sum(d < 0 for d in differences)} better, "
+              f"{sum(d > 0 for d in differences)} worse", flush=True)
     report(f"\ngammon's cube model on GNU Backgammon's {args.gnubg_ply}-ply cubeless "
            f"probabilities, the same grading", grade(graded, model_chooser(args.gnubg_ply)))
     if args.context_ply is not None:
