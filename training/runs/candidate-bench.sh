@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
-# The benchmarks every candidate must improve (docs/training.md), the seventh generation's
-# candidate paired against the shipped sixth on the same decisions or dice. Every benchmark
-# resumes from its saved results, so running the script again continues it.
+# The benchmarks every candidate must improve (docs/training.md): a candidate paired against
+# the shipped networks on the same decisions or dice. Every benchmark resumes from its saved
+# results, so running the script again continues it.
+#
+#   bash training/runs/candidate-bench.sh CANDIDATE.npz [SHIPPED_MONEY_RESULTS]
+#
+# SHIPPED_MONEY_RESULTS: the shipped networks' gnubg_money results file, to pair the
+# candidate's money games against GNU Backgammon with (the same dice).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 G=${GAMMON:-.venv/bin/gammon}
-W=${1:-training/checkpoints/td-expert-h256-seed3-gen7-td100k-prune.npz}
+W=$1
+MONEY_BASELINE=${2:-benchmarks/results/gnubg-money-cubeless-expert-vs-gnubg0ply-seed1.txt}
 B=src/gammon/engine/weights/gammon.npz
 $G bench reference --gnubg-ply 2 --context "" --ply 0 --weights $W --baseline $B
 $G bench reference --gnubg-ply 2 --context "" --ply 1 --weights $W --baseline $B
@@ -15,4 +21,4 @@ $G bench cube_vs_gnubg --lengths 3,5,7,9,11 --matches 12 --seed 1 --ply 0 --weig
 $G bench reference --gnubg-ply 2 --context "" --ply 2 --positions 1000 --weights $W --baseline $B
 $G bench cube_vs_gnubg --lengths 3,5,7,9,11 --matches 12 --seed 1 --ply 2 --weights $W
 $G bench gnubg_money --games ${MONEY_GAMES:-4000} --seed 1 --jobs 1 --weights $W \
-    --baseline benchmarks/results/gnubg-money-cubeless-expert-vs-gnubg0ply-seed1.txt
+    --baseline $MONEY_BASELINE
