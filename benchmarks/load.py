@@ -64,6 +64,7 @@ import httpx
 import psutil
 import websockets
 
+import puzzle_load
 from gammon.core.dice import Roll
 from gammon.core.moves import legal_plays
 from gammon.core.position import Position
@@ -321,6 +322,7 @@ class Deployment:
     folder: str = ""
     database: str = ""
     admin_url: str = ""
+    database_url: str = ""
 
     @property
     def logs(self) -> list[str]:
@@ -369,6 +371,7 @@ async def deploy(args: argparse.Namespace) -> Deployment:
         env["GAMMON_DATABASE_URL"] = f"{base}/{name}"
     else:
         env["GAMMON_DATABASE_URL"] = f"sqlite+aiosqlite:///{folder}/load.db"
+    deployment.database_url = env["GAMMON_DATABASE_URL"]
     if args.processes > 1 or args.store == "postgresql":
         env["GAMMON_REDIS_URL"] = args.redis
     for i, port in enumerate(ports):
@@ -523,7 +526,18 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             address = source_address(2 * args.matches + 2 * k)
             seats += [Seat(clients.get(urls[0], address), ws_urls[0], address)
                       for _ in (0, 1)]
-        failures = await gather_in_batches(args, "sign-in", [s.sign_in for s in seats])
+        solvers = []  # the puzzle players (--puzzle-rps), each from an address of its own
+        if args.puzzle_rps:
+            if deployment is None:
+                raise SystemExit("--puzzle-rps seeds the pool: it starts its own servers")
+            first = PLAYERS_PER_ADDRESS * (2 * (args.matches + args.analyses)
+                                           // PLAYERS_PER_ADDRESS + 1)
+            for k in range(args.puzzle_clients):
+                address = source_address(first + PLAYERS_PER_ADDRESS * k)
+                solvers.append(Seat(clients.get(urls[k % len(urls)], address),
+                                    ws_urls[k % len(urls)], address))
+        failures = await gather_in_batches(args, "sign-in",
+                                           [s.sign_in for s in seats + solvers])
         failures += await gather_in_batches(args, "sockets", [s.connect for s in seats])
         for failure in failures:
             if failure is not None:
@@ -542,6 +556,11 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             statuses = [await analysis_status(asker, m, key, args.analysis_plies)
                         for m, key in analysed]
             progress(args, f"  {len(analysed)} matches finished for analysis: {statuses}")
+        if solvers:
+            assert deployment is not None
+            match = await solvers[0].post("/api/games", {"kind": "single"})
+            progress(args, f"  seeding {args.puzzle_count} puzzles")
+            await puzzle_load.seed(deployment.database_url, match["id"], args.puzzle_count)
         await asyncio.sleep(1)
         idle_rss = rss(servers)
         lag_task = asyncio.create_task(watch_lag(stats))
@@ -570,6 +589,11 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         analyses_done_from = await analyses_done(seats, analysed, args)
         histograms_from = await server_histograms(urls)
         client_cpu_from = cpu_seconds([psutil.Process()])
+        puzzle_stats = puzzle_load.PuzzleStats()
+        pace = len(solvers) / args.puzzle_rps if args.puzzle_rps else 0.0
+        puzzle_tasks = [asyncio.create_task(puzzle_load.solver(
+            seat.http, {COOKIE: seat.cookie}, pace, deadline_samples, puzzle_stats,
+            random.Random(args.seed * 1000 + k))) for k, seat in enumerate(solvers)]
         peak_rss = 0
         window = 0
         while time.monotonic() < deadline_samples:
@@ -583,6 +607,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                            f"{stats.in_play}  actions {stats.actions - actions_from}  "
                            f"p99 {p99:.1f} ms  errors {sum(stats.errors.values())}")
         elapsed = time.monotonic() - measured_from
+        await asyncio.gather(*puzzle_tasks)
         actions = stats.actions - actions_from
         server_cpu = cpu_seconds(servers) - cpu_from
         analysis_cpu = cpu_seconds(workers(servers)) - analysis_cpu_from
@@ -637,6 +662,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             "analyses_done_while_measuring": analyses_after[0] - analyses_done_from[0],
             "analyses_waiting_or_running_at_end": analyses_after[1],
             "analysis_cpu_share": round(analysis_cpu / elapsed, 2) if servers else None,
+            **(puzzle_load.report(puzzle_stats, elapsed) if solvers else {}),
             "errors_while_measuring": dict(during),
             "errors_total": dict(stats.errors),
             "think_s": args.think, "duration_s": round(elapsed, 1),
@@ -677,6 +703,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--default-analysis-plies", type=int, default=1,
                         help=argparse.SUPPRESS)  # the server's GAMMON_ANALYSIS_PLIES
     parser.add_argument("--url", default="", help="a running server (default: start them)")
+    parser.add_argument("--puzzle-rps", type=float, default=0.0,
+                        help="puzzle requests a second beside the matches (puzzle_load.py)")
+    parser.add_argument("--puzzle-clients", type=int, default=50)
+    parser.add_argument("--puzzle-count", type=int, default=3000,
+                        help="puzzles seeded in the pool")
     parser.add_argument("--quiet", dest="progress", action="store_false",
                         help="no progress lines on stderr")
     parser.add_argument("--progress", action="store_true", help=argparse.SUPPRESS)  # default

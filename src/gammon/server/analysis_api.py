@@ -65,7 +65,7 @@ class AnalysisProgress(TypedDict):
 router = APIRouter()
 
 
-def _worker(conn: HTTPConnection) -> AnalysisWorker:
+async def _worker(conn: HTTPConnection) -> AnalysisWorker:
     return conn.app.state.analysis  # type: ignore[no-any-return]
 
 

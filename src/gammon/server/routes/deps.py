@@ -9,7 +9,7 @@ reason code and the status of :data:`STATUS`."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, cast
 
 from fastapi import Depends, Query, Request, Response
@@ -61,16 +61,18 @@ def returns(kind: str, status: int = 200) -> dict[str, Any]:
 # -- the services ------------------------------------------------------------------------
 
 
-def _service(name: str) -> Callable[[HTTPConnection], Any]:
-    """The dependency that reads the app's service ``name`` (``app.state.<name>``)."""
+def _service(name: str) -> Callable[[HTTPConnection], Awaitable[Any]]:
+    """The dependency that reads the app's service ``name`` (``app.state.<name>``). Async,
+    though it awaits nothing: FastAPI runs a plain function's dependency in its thread pool,
+    a hop per dependency per request (a request of the puzzle page had three)."""
 
-    def service(conn: HTTPConnection) -> Any:
+    async def service(conn: HTTPConnection) -> Any:
         return getattr(conn.app.state, name)
 
     return service
 
 
-def _dice_cache(conn: HTTPConnection) -> dict[str, Any]:
+async def _dice_cache(conn: HTTPConnection) -> dict[str, Any]:
     return conn.app.state.__dict__.setdefault("dice_cache", {})  # type: ignore[no-any-return]
 
 
