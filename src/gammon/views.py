@@ -524,6 +524,19 @@ class PuzzleAnswerView(TypedDict):
     equity: float
 
 
+class GradedAnswerView(TypedDict):
+    """An answer to a puzzle or a card, graded: ``error`` what it loses to the best (0 when
+    right), graded by ``graded_by``; ``top`` the graded answers, best first."""
+
+    puzzle: int
+    answer: str
+    right: bool
+    error: float
+    graded_by: str
+    best: str
+    top: list[PuzzleAnswerView]
+
+
 class PuzzleSourceView(TypedDict):
     """Where the puzzle was met in a public match, and the answer given there."""
 
@@ -581,17 +594,10 @@ class DeckNextView(TypedDict):
     deck: DeckView
 
 
-class DeckReviewView(TypedDict):
-    """A card reviewed: the answer graded as a puzzle's is (``error`` what it loses to the
-    best, ``top`` the graded answers), when the card is due again, and the deck."""
+class DeckReviewView(GradedAnswerView):
+    """A card reviewed: the answer graded as a puzzle's is, when the card is due again, and
+    the deck."""
 
-    puzzle: int
-    answer: str
-    right: bool
-    error: float
-    graded_by: str
-    best: str
-    top: list[PuzzleAnswerView]
     due: float
     deck: DeckView
 
@@ -662,18 +668,10 @@ class RatingChangeView(TypedDict):
     after: float
 
 
-class PuzzleVerdictView(TypedDict):
-    """The answer to a puzzle, graded: ``error`` what it loses to the best (0 when right),
-    graded by ``graded_by``; ``top`` the graded answers, best first; the player's and the
-    puzzle's ratings before and after it."""
+class PuzzleVerdictView(GradedAnswerView):
+    """The answer to a puzzle, graded; the public match it came from (null if none), and
+    the player's and the puzzle's ratings before and after it."""
 
-    puzzle: int
-    answer: str
-    right: bool
-    error: float
-    graded_by: str
-    best: str
-    top: list[PuzzleAnswerView]
     source: PuzzleSourceView | None
     rating: PuzzleRatingView
     rating_change: RatingChangeView

@@ -302,17 +302,10 @@ export interface DeckNextView {
 }
 
 /**
- * A card reviewed: the answer graded as a puzzle's is (``error`` what it loses to the
- * best, ``top`` the graded answers), when the card is due again, and the deck.
+ * A card reviewed: the answer graded as a puzzle's is, when the card is due again, and
+ * the deck.
  */
-export interface DeckReviewView {
-  puzzle: number;
-  answer: string;
-  right: boolean;
-  error: number;
-  graded_by: string;
-  best: string;
-  top: PuzzleAnswerView[];
+export interface DeckReviewView extends GradedAnswerView {
   due: number;
   deck: DeckView;
 }
@@ -470,6 +463,20 @@ export interface GameView {
   reach?: { [key: string]: { [key: string]: number[] } };
   can_confirm?: boolean;
   can_undo?: boolean;
+}
+
+/**
+ * An answer to a puzzle or a card, graded: ``error`` what it loses to the best (0 when
+ * right), graded by ``graded_by``; ``top`` the graded answers, best first.
+ */
+export interface GradedAnswerView {
+  puzzle: number;
+  answer: string;
+  right: boolean;
+  error: number;
+  graded_by: string;
+  best: string;
+  top: PuzzleAnswerView[];
 }
 
 export interface HintRequest {
@@ -771,18 +778,10 @@ export interface PuzzleStepsView {
 }
 
 /**
- * The answer to a puzzle, graded: ``error`` what it loses to the best (0 when right),
- * graded by ``graded_by``; ``top`` the graded answers, best first; the player's and the
- * puzzle's ratings before and after it.
+ * The answer to a puzzle, graded; the public match it came from (null if none), and
+ * the player's and the puzzle's ratings before and after it.
  */
-export interface PuzzleVerdictView {
-  puzzle: number;
-  answer: string;
-  right: boolean;
-  error: number;
-  graded_by: string;
-  best: string;
-  top: PuzzleAnswerView[];
+export interface PuzzleVerdictView extends GradedAnswerView {
   source: PuzzleSourceView | null;
   rating: PuzzleRatingView;
   rating_change: RatingChangeView;

@@ -17,7 +17,9 @@ from gammon.engine.player import Probabilities
 from gammon.formats.match_id import MatchKey
 from gammon.server import bots
 from gammon.server.analysis_api import refuse_in_live_rated
-from gammon.server.hub import ServiceError
+from gammon.server.db import Repository, User
+from gammon.server.hub import Hub, ServiceError
+from gammon.server.limits import RateLimiter, RedisRateLimiter
 from gammon.server.protocol import EvalRequest, HintRequest
 from gammon.server.routes.deps import (
     CurrentUser,
@@ -31,6 +33,24 @@ from gammon.server.routes.deps import (
 router = APIRouter(prefix="/api", tags=["engine"])
 
 
+async def asked_roll(request: Request, limiter: RateLimiter | RedisRateLimiter,
+                    repo: Repository, hub: Hub, user: User | None, position_id: str,
+                    dice: str, match_id: str | None
+                    ) -> tuple[Position, Roll, CubeInfo | None]:
+    """What a question about a roll of a position asks, checked: the engine's rate limit
+    spent, the position one the engine may be asked about and not a rated match's in play,
+    the dice, and the score and cube of ``match_id`` (None: money); ``bad_input`` else."""
+    await limit(request, limiter, "engine", 120, 30)
+    position = playable(position_id)
+    await refuse_in_live_rated(repo, hub, user, position)
+    try:
+        context = (None if match_id is None
+                   else CubeInfo.from_match_key(MatchKey.from_id(match_id)))
+        return position, Roll.parse(dice), context
+    except ValueError as error:
+        raise ServiceError("bad_input", str(error)) from None
+
+
 @router.post("/hint", **returns("hint"))
 async def hint(body: HintRequest, request: Request, limiter: LimiterDep, repo: RepoDep,
                hub: HubDep, user: CurrentUser) -> views.HintView:
@@ -38,15 +58,8 @@ async def hint(body: HintRequest, request: Request, limiter: LimiterDep, repo: R
     the neural engine at ``plies`` (0-2), best first, with its equity and the five
     probabilities: cubeless money equity, or with a GNU Backgammon ``match_id`` the
     cubeful value at that score and cube (normalised to the cube)."""
-    await limit(request, limiter, "engine", 120, 30)
-    position = playable(body.position_id)
-    await refuse_in_live_rated(repo, hub, user, position)
-    try:
-        roll = Roll.parse(body.dice)
-        context = (None if body.match_id is None
-                   else CubeInfo.from_match_key(MatchKey.from_id(body.match_id)))
-    except ValueError as error:
-        raise ServiceError("bad_input", str(error)) from None
+    position, roll, context = await asked_roll(request, limiter, repo, hub, user,
+                                               body.position_id, body.dice, body.match_id)
     ranked = await asyncio.to_thread(bots.engine().rank_plays, position, roll,
                                      plies=body.plies, context=context)
     return {"engine": "gammon", "plies": body.plies,

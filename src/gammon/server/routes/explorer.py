@@ -16,10 +16,8 @@ from gammon import views
 from gammon.core.dice import Roll
 from gammon.core.notation import parse_play
 from gammon.core.position import Position
-from gammon.engine.cube import CubeInfo
 from gammon.formats.match_id import MatchKey
 from gammon.formats.xgid import Xgid
-from gammon.server.analysis_api import refuse_in_live_rated
 from gammon.server.explorer import dice_key
 from gammon.server.hub import ServiceError
 from gammon.server.protocol import ExplorerText, RolloutRequest, Text
@@ -30,10 +28,9 @@ from gammon.server.routes.deps import (
     Player,
     RepoDep,
     RolloutsDep,
-    limit,
     returns,
 )
-from gammon.server.routes.engine import playable
+from gammon.server.routes.engine import asked_roll, playable
 
 router = APIRouter(prefix="/api/explorer", tags=["explorer"])
 
@@ -87,13 +84,9 @@ async def start(body: RolloutRequest, request: Request, user: Player, rollouts: 
                 limiter: LimiterDep, repo: RepoDep, hub: HubDep) -> views.RolloutView:
     """Roll out the plays named (legal plays of ``dice``, at most four): 202 with the
     rollout's id and its first state; ``rollout_running`` while the player has one."""
-    await limit(request, limiter, "engine", 120, 30)
-    position = playable(body.position_id)
-    await refuse_in_live_rated(repo, hub, user, position)
+    position, roll, context = await asked_roll(request, limiter, repo, hub, user,
+                                               body.position_id, body.dice, body.match_id)
     try:
-        roll = Roll.parse(body.dice)
-        context = (None if body.match_id is None
-                   else CubeInfo.from_match_key(MatchKey.from_id(body.match_id)))
         plays = [parse_play(position, roll, text) for text in body.plays]
     except ValueError as error:
         raise ServiceError("bad_input", str(error)) from None
