@@ -170,6 +170,18 @@ def cmd_analyse(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
     return 0
 
 
+def _from_weights(args: argparse.Namespace, what: str, run: Callable[[Path], object]) -> int:
+    """A training stage that starts from ``--from`` (``what`` it needs there, for the usage
+    error without it); a ``ValueError`` of the stage's is a usage error."""
+    if args.start is None:
+        raise UsageError(f"--stage {args.stage} needs --from {what}")
+    try:
+        run(Path(args.start))
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    return 0
+
+
 def cmd_train(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
     from gammon.training.bootstrap import BootstrapRun, bootstrap
     from gammon.training.td import TrainingRun, train
@@ -181,53 +193,36 @@ def cmd_train(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
     if args.stage == "fit":
         from gammon.training.supervised import FitRun, fit
 
-        if args.start is None or args.data is None:
+        if args.data is None:
             raise UsageError("--stage fit needs --from WEIGHTS and --data SHARDS_DIRECTORY")
-        try:
-            fit(Path(args.start), [Path(one) for one in args.data], Path(args.out),
-                FitRun(epochs=args.epochs, alpha=args.alpha_start, seed=args.seed,
-                       shards=None if args.shards is None else tuple(args.shards),
-                       min_class=args.min_class,
-                       rank_weight=args.rank_weight,
-                       classes=None if args.classes is None else tuple(args.classes)),
-                log=log)
-        except ValueError as error:
-            raise UsageError(str(error)) from None
-        return 0
+        return _from_weights(args, "WEIGHTS and --data SHARDS_DIRECTORY", lambda start: fit(
+            start, [Path(one) for one in args.data], Path(args.out),
+            FitRun(epochs=args.epochs, alpha=args.alpha_start, seed=args.seed,
+                   shards=None if args.shards is None else tuple(args.shards),
+                   min_class=args.min_class, rank_weight=args.rank_weight,
+                   classes=None if args.classes is None else tuple(args.classes)),
+            log=log))
     if args.stage == "prune":
         from gammon.training.supervised import PruneRun, train_prune
 
-        if args.start is None:
-            raise UsageError("--stage prune needs --from WEIGHTS (the networks to mimic)")
-        try:
-            train_prune(Path(args.start), Path(args.out),
-                        PruneRun(games=args.games, hidden=args.prune_hidden,
-                                 epochs=args.epochs, alpha=args.alpha_start, seed=args.seed,
-                                 noise=args.noise), log=log)
-        except ValueError as error:
-            raise UsageError(str(error)) from None
-        return 0
+        return _from_weights(args, "WEIGHTS (the networks to mimic)", lambda start: train_prune(
+            start, Path(args.out),
+            PruneRun(games=args.games, hidden=args.prune_hidden, epochs=args.epochs,
+                     alpha=args.alpha_start, seed=args.seed, noise=args.noise), log=log))
     if args.stage == "label":
         from gammon.training.supervised import LabelRun, label
 
-        if args.start is None:
-            raise UsageError("--stage label needs --from WEIGHTS (the labelling networks)")
         if args.shards is not None and len(args.shards) > 1:
             raise UsageError("--stage label writes one directory: give --shards one count")
-        try:
-            label(Path(args.start), Path(args.out),
-                  LabelRun(shards=100 if args.shards is None else args.shards[0],
-                           games=args.games, seed=args.seed,
-                           noise=args.noise, plies=args.plies,
-                           crashed_only=args.crashed_only, race_only=args.race_only,
-                           rollout_games=args.rollout_games, truncate=args.truncate,
-                           rollout_pruned=args.rollout_pruned,
-                           crashed_decisions=args.crashed_decisions,
-                           cube_only=args.cube_only),
-                  log=log)
-        except ValueError as error:
-            raise UsageError(str(error)) from None
-        return 0
+        return _from_weights(args, "WEIGHTS (the labelling networks)", lambda start: label(
+            start, Path(args.out),
+            LabelRun(shards=100 if args.shards is None else args.shards[0],
+                     games=args.games, seed=args.seed, noise=args.noise, plies=args.plies,
+                     crashed_only=args.crashed_only, race_only=args.race_only,
+                     rollout_games=args.rollout_games, truncate=args.truncate,
+                     rollout_pruned=args.rollout_pruned,
+                     crashed_decisions=args.crashed_decisions, cube_only=args.cube_only),
+            log=log))
     if args.stage == "bootstrap":
         if args.start is None:
             raise UsageError("--stage bootstrap needs --from CHECKPOINT")

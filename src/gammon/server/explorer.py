@@ -11,8 +11,8 @@ as they are played, and may cancel.
 
 * **One at a time per player, a few per process.** A player has at most one rollout running
   (``rollout_running`` for a second one); a process runs at most :data:`MAX_RUNNING` at once
-  (``busy``): a rollout takes a core for seconds to minutes. Each rollout is at most
-  :data:`MAX_GAMES` games a play, :data:`MAX_PLAYS` plays.
+  (``busy``): a rollout takes a core for seconds to minutes. Each rollout is at most 1,296
+  games a play and four plays (:class:`~gammon.server.protocol.RolloutRequest`).
 * **In the process that started it.** A job lives in memory, in the process the request
   reached (a deployment of several processes routes a player's requests by session, or the
   player asks again); a finished job is kept :data:`KEPT_FOR` seconds for its last reading.
@@ -53,8 +53,6 @@ if TYPE_CHECKING:
 
 MAX_RUNNING = 2
 """Rollouts running at once in one process."""
-MAX_GAMES = 1296
-MAX_PLAYS = 4
 KEPT_FOR = 600.0
 """Seconds a finished, failed or cancelled job is kept for its last reading."""
 

@@ -79,7 +79,7 @@ async def choices(store: ChoicesDep,
     return await store.of(position.id(), dice_key(f"{roll.die1}{roll.die2}"))
 
 
-@router.post("/rollouts", status_code=202, **returns("rollout"))
+@router.post("/rollouts", status_code=202, **returns("rollout", 202))
 async def start(body: RolloutRequest, request: Request, user: Player, rollouts: RolloutsDep,
                 limiter: LimiterDep, repo: RepoDep, hub: HubDep) -> views.RolloutView:
     """Roll out the plays named (legal plays of ``dice``, at most four): 202 with the

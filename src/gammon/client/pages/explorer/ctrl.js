@@ -8,6 +8,7 @@
 // it when it says what changed.
 
 import { t } from "../../i18n.js";
+import { asking } from "../asking.js";
 
 /** @typedef {import("../../round/types.js").Api} Api */
 /** @typedef {import("../../wire.js").ExplorerPositionView} ExplorerPositionView */
@@ -164,20 +165,12 @@ export class ExplorerCtrl {
     this.stopPolling = null;
   }
 
-  /** @param {() => Promise<void>} fn */
-  async work(fn) {
-    this.busy = true;
-    this.error = "";
-    this.deps.changed();
-    try {
-      await fn();
-    } catch (err) {
-      this.error = refusal(err);
-    } finally {
-      this.busy = false;
-      this.deps.changed();
-    }
+  /** Ask the server (`fn`), busy meanwhile; a refusal is said in the player's language.
+   *  @param {() => Promise<void>} fn */
+  work(fn) {
+    return asking(this, fn, refusal);
   }
+
 }
 
 /** A refusal in the player's language where its reason is known, else the server's words.

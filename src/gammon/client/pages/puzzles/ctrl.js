@@ -9,6 +9,7 @@
 // (pages/puzzles.js) draws it when it says what changed.
 
 import { t } from "../../i18n.js";
+import { asking } from "../asking.js";
 
 /** @typedef {import("../../round/types.js").Api} Api */
 /** @typedef {import("../../wire.js").PuzzleView} PuzzleView */
@@ -190,20 +191,19 @@ export class PuzzleCtrl {
 
   /** The board after `steps`, asked of the server; refused, the board stays as it was.
    *  @param {Step[]} steps */
-  async replay(steps) {
-    this.busy = true;
-    this.error = "";
-    this.deps.changed();
-    try {
+  replay(steps) {
+    return this.work(async () => {
       this.moves = await this.stepsAnswer(steps);
       this.steps = steps;
-    } catch (err) {
-      this.error = refusal(err);
-    } finally {
-      this.busy = false;
-      this.deps.changed();
-    }
+    });
   }
+
+  /** Ask the server (`fn`), busy meanwhile; a refusal is said in the player's language.
+   *  @param {() => Promise<void>} fn */
+  work(fn) {
+    return asking(this, fn, refusal);
+  }
+
 
   /** The server's board after `steps`. @param {Step[]} steps @returns {Promise<PuzzleStepsView>} */
   stepsAnswer(steps) {
@@ -225,10 +225,7 @@ export class PuzzleCtrl {
   /** @param {{play: string} | {cube: string}} body */
   async answer(body) {
     if (this.busy || !this.puzzle) return;
-    this.busy = true;
-    this.error = "";
-    this.deps.changed();
-    try {
+    await this.work(async () => {
       if (this.deckMode) {
         const review = await this.deps.api("POST", `/api/deck/${this.id}/review`, body);
         this.verdict = review;
@@ -239,13 +236,9 @@ export class PuzzleCtrl {
         this.rating = verdict.rating;
       }
       this.selected = null;
-    } catch (err) {
-      this.error = refusal(err);
-    } finally {
-      this.busy = false;
-      this.deps.changed();
-    }
+    });
   }
+
 
   /** The question in the player's words: what to play, or the cube's question. */
   get question() {
