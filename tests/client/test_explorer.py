@@ -36,3 +36,12 @@ def test_the_explorer_ranks_previews_and_rolls_out_then_cancels(pages: Pages) ->
     page.wait_for_selector("[data-status=cancelled]", timeout=60_000)
     assert "Cancelled after" in page.inner_text("[data-status=cancelled]")
     assert page.locator("[data-act=rollout]").is_enabled()
+
+
+def test_the_explorer_fits_a_phone(pages: Pages) -> None:
+    """At 360 px nothing scrolls sideways: the board, the form and the table of plays."""
+    page = pages.new("/#/explorer", viewport={"width": 360, "height": 740}, touch=True)
+    page.wait_for_selector(".explorer-plays tbody tr")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    box = page.locator(".explorer-plays table").bounding_box()
+    assert box is not None and box["x"] + box["width"] <= 360
