@@ -87,16 +87,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import IO, Final
 
-from gammon.core.actions import (
-    Abandon,
-    Beaver,
-    Drop,
-    OfferDouble,
-    PlayMove,
-    RollDice,
-    RollOpening,
-    Take,
-)
+from gammon.core import actions
 from gammon.core.dice import Roll
 from gammon.core.events import EndKind, GameEnded
 from gammon.core.match import Rules
@@ -239,7 +230,7 @@ def _header(record: MatchRecord) -> list[str]:
         throws = [_opening_throw(game) for game in record.games]
         lines.append(_tag_value("OpeningThrows", " ".join(f"{a}{b}" for a, b in throws)))
     if record.forfeit is not None:
-        kind = "abandon" if isinstance(record.forfeit, Abandon) else "timeout"
+        kind = "abandon" if isinstance(record.forfeit, actions.Abandon) else "timeout"
         lines.append(_tag_value("Forfeit", f"{kind} {record.forfeit.player + 1}"))
     if info.comment:
         lines.append("")
@@ -249,7 +240,7 @@ def _header(record: MatchRecord) -> list[str]:
 
 def _opening_throw(game: GameRecord) -> tuple[int, int]:
     opening = game.actions[0]
-    assert isinstance(opening, RollOpening), "a game starts with its opening"
+    assert isinstance(opening, actions.RollOpening), "a game starts with its opening"
     return opening.opening.throws[-1]
 
 
@@ -269,23 +260,23 @@ def _game_lines(steps: list[ReplayStep], number: int) -> list[str]:
     for index, step in enumerate(steps):
         action = step.action
         following = steps[index + 1].action if index + 1 < len(steps) else None
-        if isinstance(action, RollOpening | RollDice):
+        if isinstance(action, actions.RollOpening | actions.RollDice):
             player, roll = rolled(action)
             text = f"{roll.die1}{roll.die2}:"
-            if isinstance(following, PlayMove):  # the play goes with its roll
+            if isinstance(following, actions.PlayMove):  # the play goes with its roll
                 assert isinstance(following.play, Play), "a record holds plays, not notation"
                 text += " " + _move_text(following.play.moves)
             entries.append(_Entry(player, text))
-        elif isinstance(action, PlayMove):
-            if not isinstance(steps[index - 1].action, RollOpening | RollDice):
+        elif isinstance(action, actions.PlayMove):
+            if not isinstance(steps[index - 1].action, actions.RollOpening | actions.RollDice):
                 raise MatFormatError(f"game {number + 1}: a play without its roll: {action!r}")
-        elif isinstance(action, OfferDouble):
+        elif isinstance(action, actions.OfferDouble):
             entries.append(_Entry(action.player, f" Doubles => {2 * step.before.game.cube.value}"))
-        elif isinstance(action, Beaver):  # GNU Backgammon's way: no acceptance written
+        elif isinstance(action, actions.Beaver):  # GNU Backgammon's way: no acceptance written
             entries.append(_Entry(action.player, f" Beavers => {step.after.game.cube.value}"))
-        elif isinstance(action, Take):
+        elif isinstance(action, actions.Take):
             entries.append(_Entry(action.player, " Takes"))
-        elif isinstance(action, Drop):
+        elif isinstance(action, actions.Drop):
             entries.append(_Entry(action.player, " Drops"))
         # OfferResign and AcceptResign show as the "Wins" entry below
         for event in step.events:
