@@ -13,6 +13,17 @@ down_revision = "0008_pool_seekers"
 
 def upgrade() -> None:
     op.create_table(
+        "position_choices",
+        sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+        sa.Column("position_id", sa.String(14), nullable=False),
+        sa.Column("dice", sa.String(2), nullable=False),
+        sa.Column("play", sa.String(60), nullable=False),
+        sa.Column("points", sa.Integer, nullable=False),
+        sa.Column("match_id", sa.String(24), sa.ForeignKey("matches.id"), nullable=False),
+    )
+    op.create_index("ix_position_choices_position", "position_choices",
+                    ["position_id", "dice"])
+    op.create_table(
         "deck_cards",
         sa.Column("user_id", sa.Integer, sa.ForeignKey("users.id"), primary_key=True,
                   autoincrement=False),
@@ -36,17 +47,6 @@ def upgrade() -> None:
         sa.Column("error", sa.Float, nullable=False),
     )
     op.create_index("ix_deck_reviews_user", "deck_reviews", ["user_id", "at"])
-    op.create_table(
-        "position_choices",
-        sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-        sa.Column("position_id", sa.String(14), nullable=False),
-        sa.Column("dice", sa.String(2), nullable=False),
-        sa.Column("play", sa.String(60), nullable=False),
-        sa.Column("points", sa.Integer, nullable=False),
-        sa.Column("match_id", sa.String(24), sa.ForeignKey("matches.id"), nullable=False),
-    )
-    op.create_index("ix_position_choices_position", "position_choices",
-                    ["position_id", "dice"])
 
 
 def downgrade() -> None:
