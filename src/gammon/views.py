@@ -602,6 +602,53 @@ class DeckReviewView(GradedAnswerView):
     deck: DeckView
 
 
+class RatingPointView(TypedDict):
+    """A player's rating after a rated match (seconds since the epoch)."""
+
+    match: str
+    at: float
+    rating: float
+
+
+class ErrorRatePointView(TypedDict):
+    """A player's error rate in a finished match (millipoints per unforced decision, at the
+    depth of its deepest analysis)."""
+
+    match: str
+    at: float
+    error_rate: float
+    plies: int
+
+
+class ResultsByKindView(TypedDict):
+    """The finished matches of one kind and length, and how many the player won."""
+
+    kind: str
+    length: int
+    played: int
+    won: int
+
+
+class HeadToHeadView(TypedDict):
+    """The finished matches against one opponent, and how many the player won."""
+
+    opponent: str
+    played: int
+    won: int
+
+
+class ProfileView(TypedDict):
+    """``GET /api/users/{name}/profile``: the player, their rating after each rated match
+    and their error rate in each analysed match (oldest first), their results by kind and
+    length, and their most frequent opponents."""
+
+    user: UserView
+    ratings: list[RatingPointView]
+    error_rates: list[ErrorRatePointView]
+    results: list[ResultsByKindView]
+    opponents: list[HeadToHeadView]
+
+
 class ExplorerPositionView(TypedDict):
     """``POST /api/explorer/position``: a position pasted (a Position ID, with its Match ID
     after a colon, or an XGID), as the explorer takes it: the Position ID seen from the side

@@ -47,6 +47,7 @@ export interface Responses {
   explorer_position: ExplorerPositionView;
   rollout: RolloutView;
   choices: ChoiceView[];
+  profile: ProfileView;
 }
 
 /** The body of each kind of HTTP request a client sends. */
@@ -365,6 +366,17 @@ export interface ErrorMessage {
   v?: number;
 }
 
+/**
+ * A player's error rate in a finished match (millipoints per unforced decision, at the
+ * depth of its deepest analysis).
+ */
+export interface ErrorRatePointView {
+  match: string;
+  at: number;
+  error_rate: number;
+  plies: number;
+}
+
 export interface EvalRequest {
   position_id: string;
   match_id?: string | null;
@@ -477,6 +489,13 @@ export interface GradedAnswerView {
   graded_by: string;
   best: string;
   top: PuzzleAnswerView[];
+}
+
+/** The finished matches against one opponent, and how many the player won. */
+export interface HeadToHeadView {
+  opponent: string;
+  played: number;
+  won: number;
 }
 
 export interface HintRequest {
@@ -720,6 +739,19 @@ export interface ProbabilitiesView {
 }
 
 /**
+ * ``GET /api/users/{name}/profile``: the player, their rating after each rated match
+ * and their error rate in each analysed match (oldest first), their results by kind and
+ * length, and their most frequent opponents.
+ */
+export interface ProfileView {
+  user: UserView;
+  ratings: RatingPointView[];
+  error_rates: ErrorRatePointView[];
+  results: ResultsByKindView[];
+  opponents: HeadToHeadView[];
+}
+
+/**
  * The answer to a puzzle: a checker play in the project's notation, or a cube action
  * (one of them, as the puzzle asks).
  */
@@ -835,6 +867,13 @@ export interface RatingChangeView {
   after: number;
 }
 
+/** A player's rating after a rated match (seconds since the epoch). */
+export interface RatingPointView {
+  match: string;
+  at: number;
+  rating: number;
+}
+
 export interface RatingsResponse {
   user: UserView;
   history: RatingChange[];
@@ -898,6 +937,14 @@ export interface ResultView {
   winner: number;
   reason: "points" | "abandon" | "timeout";
   score: number[];
+}
+
+/** The finished matches of one kind and length, and how many the player won. */
+export interface ResultsByKindView {
+  kind: string;
+  length: number;
+  played: number;
+  won: number;
 }
 
 export interface RollMessage {

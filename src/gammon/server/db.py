@@ -559,6 +559,24 @@ class Repository:
         return [{"match": r.match_id, "before": round(r.before, 2), "after": round(r.after, 2),
                  "at": r.at} for r in rows]
 
+    async def error_rates(self, match_ids: Sequence[str]) -> dict[str, tuple[int, list[float]]]:
+        """Of each match with a finished analysis, the deepest one's depth and each seat's
+        error rate (millipoints per unforced decision)."""
+        found: dict[str, tuple[int, list[float]]] = {}
+        async with self._single.connect() as conn:
+            for i in range(0, len(match_ids), 500):
+                rows = (await conn.execute(
+                    sa.select(match_analyses.c.match_id, match_analyses.c.plies,
+                              match_analyses.c.result)
+                    .where(match_analyses.c.match_id.in_(list(match_ids[i:i + 500])),
+                           match_analyses.c.status == "done"))).all()
+                for row in rows:
+                    if row.match_id not in found or row.plies > found[row.match_id][0]:
+                        players = json.loads(row.result)["players"]
+                        found[row.match_id] = (row.plies,
+                                               [p["error_rate_mp"] for p in players])
+        return found
+
     # bot accounts and API tokens (``token_hash`` is the SHA-256 of the token)
 
     async def make_bot_account(self, user_id: int) -> str | None:

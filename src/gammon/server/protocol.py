@@ -923,7 +923,7 @@ RESPONSES: dict[str, Any] = {
     "puzzle_verdict": views.PuzzleVerdictView, "puzzle_steps": views.PuzzleStepsView,
     "deck": views.DeckView, "deck_next": views.DeckNextView, "deck_review": views.DeckReviewView,
     "explorer_position": views.ExplorerPositionView, "rollout": views.RolloutView,
-    "choices": list[views.ChoiceView],
+    "choices": list[views.ChoiceView], "profile": views.ProfileView,
 }
 """The response type of each kind of HTTP answer (``app.py`` names them per route)."""
 

@@ -12,8 +12,10 @@ from fastapi.responses import PlainTextResponse
 
 from gammon import views
 from gammon.server import exports, protocol
+from gammon.server.db import Repository, User
 from gammon.server.fairness import verify
 from gammon.server.hub import ServiceError
+from gammon.server.records import MatchRow
 from gammon.server.rooms import PAUSE
 from gammon.server.routes.deps import (
     CurrentUser,
@@ -76,15 +78,23 @@ async def fairness(match_id: MatchId, request: Request, repo: RepoDep, hub: HubD
     return record
 
 
-@router.get("/users/{name}/history", **returns("history"))
-async def history(name: UserName, repo: RepoDep,
-                  viewer: CurrentUser) -> list[protocol.HistoryEntry]:
+async def _visible_history(repo: Repository, name: str, viewer: User | None
+                           ) -> tuple[User, list[MatchRow]]:
+    """The player ``name`` and their last hundred matches in play or finished that
+    ``viewer`` may see (a private match only to its players); ``not_found`` for no such
+    player."""
     found = await repo.user_by_name(name)
     if found is None:
         raise ServiceError("not_found", "no such player")
-    rows = [r for r in await repo.history(found[0].id)
-            if not r.private or (viewer is not None
-                                 and viewer.id in (r.player0, r.player1))]
+    return found[0], [r for r in await repo.history(found[0].id)
+                      if not r.private or (viewer is not None
+                                           and viewer.id in (r.player0, r.player1))]
+
+
+@router.get("/users/{name}/history", **returns("history"))
+async def history(name: UserName, repo: RepoDep,
+                  viewer: CurrentUser) -> list[protocol.HistoryEntry]:
+    _, rows = await _visible_history(repo, name, viewer)
     ids = {p for r in rows for p in (r.player0, r.player1) if p is not None}
     users = await repo.users(list(ids))
     return [{"id": r.id, "status": r.status,
@@ -103,6 +113,42 @@ async def ratings(name: UserName, repo: RepoDep) -> protocol.RatingsResponse:
         raise ServiceError("not_found", "no such player")
     return {"user": views.user_view(found[0]),
             "history": await repo.rating_history(found[0].id)}
+
+
+@router.get("/users/{name}/profile", **returns("profile"))
+async def profile(name: UserName, repo: RepoDep, viewer: CurrentUser) -> views.ProfileView:
+    """A player's profile, from their last hundred matches the viewer may see: the rating
+    after each rated match, the error rate of each analysed one, results by kind and length,
+    the most frequent opponents (ten)."""
+    user, rows = await _visible_history(repo, name, viewer)
+    finished = sorted((r for r in rows if r.status == "finished" and r.winner is not None),
+                      key=lambda r: r.finished_at or 0.0)
+    rates = await repo.error_rates([r.id for r in finished])
+    seat = {r.id: 0 if r.player0 == user.id else 1 for r in finished}
+    by_kind: dict[tuple[str, int], list[int]] = {}
+    by_opponent: dict[int, list[int]] = {}
+    for r in finished:
+        won = int(r.winner == seat[r.id])
+        kind = by_kind.setdefault((r.config.kind, r.config.length), [0, 0])
+        kind[0], kind[1] = kind[0] + 1, kind[1] + won
+        other = r.player1 if seat[r.id] == 0 else r.player0
+        if other is not None:
+            against = by_opponent.setdefault(other, [0, 0])
+            against[0], against[1] = against[0] + 1, against[1] + won
+    frequent = sorted(by_opponent.items(), key=lambda item: -item[1][0])[:10]
+    names = await repo.users([other for other, _ in frequent])
+    return {
+        "user": views.user_view(user),
+        "ratings": [{"match": c["match"], "at": c["at"], "rating": c["after"]}
+                    for c in await repo.rating_history(user.id)],
+        "error_rates": [{"match": r.id, "at": r.finished_at or 0.0,
+                         "error_rate": rates[r.id][1][seat[r.id]], "plies": rates[r.id][0]}
+                        for r in finished if r.id in rates],
+        "results": [{"kind": kind, "length": length, "played": n, "won": won}
+                    for (kind, length), (n, won) in sorted(by_kind.items())],
+        "opponents": [{"opponent": names[other].name if other in names else "?",
+                       "played": n, "won": won} for other, (n, won) in frequent],
+    }
 
 
 @router.get("/leaderboard", **returns("leaderboard"))

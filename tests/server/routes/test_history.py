@@ -1,0 +1,79 @@
+"""A player's profile (routes/history.py), on both stores: the error rate of each analysed
+match as the match's own analysis gives it, the rating after each rated match, results by
+kind and length, the most frequent opponents; a private match shown only to its players; an
+unknown player refused."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from gammon.server.app import create_app
+from gammon.server.db import make_engine, matches, rating_changes
+from tests.server.conftest import Browser, make_settings, run_async
+from tests.server.test_analysis import bot_match, wait_done
+from tests.server.test_puzzles import refused, valid
+
+
+def test_a_profile_from_a_players_matches(database_url: str, redis_url: str) -> None:
+    settings = make_settings(database_url, redis_url, analysis_plies=0,
+                             analysis_deep_plies=0)
+    with TestClient(create_app(settings)) as client:
+        ann = Browser(client)
+        assert ann.post("/api/register", json={"name": "ann", "password": "a-long-secret"}
+                        ).status_code == 201
+        with bot_match(ann, seed=3) as (shown, _):
+            pass
+        with bot_match(ann, seed=4, private=True) as (hidden, _):
+            pass
+        analyses = [wait_done(ann, f"/api/games/{g['id']}/analysis?ply=0").json()
+                    for g in (shown, hidden)]
+        ann_id = ann.get("/api/me").json()["user"]["id"]
+
+        # the rating changes of two rated matches, as their ends store them (the rating
+        # maths are tests/server/test_ratings.py's)
+        async def rated() -> None:
+            engine = make_engine(database_url)
+            async with engine.begin() as conn:
+                for n, (before, after) in enumerate([(1500.0, 1516.0), (1516.0, 1503.5)]):
+                    await conn.execute(rating_changes.insert().values(
+                        user_id=ann_id, match_id=f"rated{n}", before=before, after=after,
+                        at=time.time() + n))
+            await engine.dispose()
+
+        run_async(rated)
+
+        mine = valid("profile", ann.get("/api/users/ann/profile"))
+        assert mine["user"]["name"] == "ann"
+        assert [p["rating"] for p in mine["ratings"]] == [1516.0, 1503.5]
+        assert [p["match"] for p in mine["error_rates"]] == [shown["id"], hidden["id"]]
+        for point, analysis in zip(mine["error_rates"], analyses, strict=True):
+            seat = 0  # the creator sits first against the bot
+            assert point["error_rate"] == analysis["players"][seat]["error_rate_mp"]
+            assert point["plies"] == 0
+        winners = [row.winner for row in rows_of(database_url, [shown["id"], hidden["id"]])]
+        assert mine["results"] == [{"kind": "single", "length": 1, "played": 2,
+                                    "won": sum(w == 0 for w in winners)}]
+        (bot,) = mine["opponents"]
+        assert bot["played"] == 2 and bot["won"] == sum(w == 0 for w in winners)
+
+        # another viewer does not see the private match
+        theirs = valid("profile", Browser(client).get("/api/users/ann/profile"))
+        assert [p["match"] for p in theirs["error_rates"]] == [shown["id"]]
+        assert theirs["results"][0]["played"] == 1
+        refused(Browser(client).get("/api/users/nobody-here/profile"), 404, "not_found")
+
+
+def rows_of(database_url: str, ids: list[str]) -> list[Any]:
+    """The ``matches`` rows of ``ids``, in that order."""
+    async def read() -> list[Any]:
+        engine = make_engine(database_url)
+        async with engine.connect() as conn:
+            found = {r.id: r for r in (await conn.execute(
+                matches.select().where(matches.c.id.in_(ids)))).all()}
+        await engine.dispose()
+        return [found[i] for i in ids]
+
+    return run_async(read)
