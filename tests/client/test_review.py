@@ -524,3 +524,20 @@ def test_the_review_shows_the_quick_analysis_then_the_deep_one_without_a_reload(
     plain = next(i for i, by in rated if by == "2-ply")
     page.evaluate(f"{PAGE}.show({plain})")
     assert graded.inner_text() == "graded at 2-ply"
+
+
+def test_the_players_profile_draws_the_error_rate_of_the_analysed_match(
+        review: tuple[Any, Reviewed]) -> None:
+    """The review's player opens their profile from their history: the error-rate graph has
+    the analysed match's point and the mean is its error rate; a guest has no rating line."""
+    page, match = review
+    analysis = page.evaluate(f"{PAGE}.analysis")
+    mine = analysis["players"][match.me]["error_rate_mp"]
+    name = analysis["names"][match.me]
+    page.goto(match.pages.base + f"/#/history/{name}")
+    page.click("[data-act=profile]")
+    page.wait_for_selector("[data-part=errors] svg.profile-graph")
+    assert page.get_attribute("[data-part=errors] svg.profile-graph", "data-points") == "1"
+    assert page.inner_text("[data-part=errors] .big") == f"{mine:.1f}"
+    assert "Nothing to draw yet" in page.inner_text("[data-part=rating]")
+    assert page.locator("[data-act=history]").get_attribute("href") == f"#/history/{name}"

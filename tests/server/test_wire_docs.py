@@ -188,6 +188,11 @@ def test_the_puzzle_examples_are_answers_of_their_types() -> None:
     protocol.response_adapter("puzzle_verdict").validate_python(verdict)
 
 
+def test_the_profile_example_is_an_answer_of_its_type() -> None:
+    example = section("Profiles").split("```json")[1].split("```")[0]
+    protocol.response_adapter("profile").validate_python(json.loads(example))
+
+
 def test_the_explorer_examples_are_answers_of_their_types() -> None:
     """The position, the site's choices and the rollout in *The position explorer* validate
     strictly as the answers of ``POST /api/explorer/position``, ``GET

@@ -13,10 +13,11 @@
 //   #/puzzles[/ID]     puzzles made from real blunders, rated (the next one, or one by id)
 //   #/mistakes         the player's own mistakes as a deck of flashcards (spaced repetition)
 //   #/explorer         any position's plays at a depth, and rollouts of the best
+//   #/profile[/NAME]   a player's rating and error rate over time, results, opponents
 //   #/options          the player's options (stored on the server)
 //
 // The pages are in pages/ (the lobby, the account pages, the replay, the dice check, the
-// puzzles, the explorer), match.js (with round/) and review.js; this module routes to them.
+// puzzles, the explorer, the profile), match.js (with round/) and review.js; this module routes to them.
 
 import { apply as applyI18n, browserLanguage, language, LANGUAGES, setLanguage, t } from "./i18n.js";
 import { MatchPage } from "./match.js";
@@ -25,6 +26,7 @@ import { SignInPage, LeaderboardPage, HistoryPage, OptionsPage } from "./pages/a
 import { FairnessPage } from "./pages/fairness.js";
 import { ExplorerPage } from "./pages/explorer.js";
 import { LobbyPage } from "./pages/lobby.js";
+import { ProfilePage } from "./pages/profile.js";
 import { PuzzlesPage } from "./pages/puzzles.js";
 import { NotFoundPage, select } from "./pages/page.js";
 import { ReplayPage } from "./pages/replay.js";
@@ -187,6 +189,7 @@ class App {
       puzzles: () => new PuzzlesPage(this, arg),
       mistakes: () => new PuzzlesPage(this, "", { deck: true }),
       explorer: () => new ExplorerPage(this),
+      profile: () => new ProfilePage(this, arg),
       options: () => new OptionsPage(this),
     };
     const make = pages[name] || (() => new NotFoundPage(this));

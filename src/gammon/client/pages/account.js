@@ -105,7 +105,7 @@ export class LeaderboardPage extends Page {
       h("thead", {}, h("tr", {}, h("th", { class: "num" }, "#"), h("th", {}, t("leaderboard.player")), h("th", { class: "num" }, t("leaderboard.rating")), h("th", { class: "num" }, t("leaderboard.experience")))),
       h("tbody", {}, rows.map((r) => h("tr", { class: this.ctrl.isMe(r) ? "me" : "" },
         h("td", { class: "num" }, r.rank),
-        h("td", {}, h("a", { href: `#/history/${encodeURIComponent(r.name)}` }, r.name)),
+        h("td", {}, h("a", { href: `#/profile/${encodeURIComponent(r.name)}` }, r.name)),
         h("td", { class: "num" }, Math.round(r.rating)),
         h("td", { class: "num" }, r.experience))))));
   }
@@ -120,6 +120,7 @@ export class HistoryPage extends Page {
 
   mount(main) {
     this.body = listCard(main, t("history.title", { name: this.ctrl.name }));
+    main.querySelector("h1")?.after(h("p", {}, h("a", { href: `#/profile/${encodeURIComponent(String(this.ctrl.name))}`, "data-act": "profile" }, t("profile.link"))));
     this.ctrl.load();
   }
 
