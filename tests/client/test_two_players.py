@@ -155,3 +155,27 @@ def test_a_cut_socket_reconnects_and_resyncs_from_the_last_version(pages: Pages)
         over.wait_for()
         assert text in over.inner_text()
         assert "abandoned" in over.inner_text()
+
+
+HIDE = ("(hidden) => { Object.defineProperty(document, 'hidden', {configurable: true,"
+        " get: () => hidden}); document.dispatchEvent(new Event('visibilitychange')); }")
+
+
+def test_a_player_away_from_the_tab_is_called_back_when_it_is_their_turn(pages: Pages) -> None:
+    """The player not on turn leaves the tab (hidden); when the other's turn ends, the tab's
+    title says it is their turn and a sound plays; back on the tab, its title returns."""
+    alice = pages.new()
+    match_id = create_game(alice)
+    bob = pages.new(f"/#/match/{match_id}")
+    bob.click(".banner button.primary")  # join
+    first, second = on_turn(alice, bob)
+    title = second.title()
+    second.evaluate(HIDE, True)
+    play_turn_by_clicks(first)
+    wait_match(second, "g.turn === me")
+    second.wait_for_function("document.title.startsWith('● ')")
+    assert second.title() == "● Your turn"
+    assert second.evaluate("window.gammon.sound.played.notify") == 1
+    assert first.evaluate("window.gammon.sound.played.notify || 0") == 0  # in view: no call
+    second.evaluate(HIDE, False)
+    assert second.title() == title

@@ -19,6 +19,7 @@
 // The pages are in pages/ (the lobby, the account pages, the replay, the dice check, the
 // puzzles, the explorer, the profile), match.js (with round/) and review.js; this module routes to them.
 
+import { pageTitle } from "./attention.js";
 import { apply as applyI18n, browserLanguage, language, LANGUAGES, setLanguage, t } from "./i18n.js";
 import { MatchPage } from "./match.js";
 import { api, Socket } from "./net.js";
@@ -174,7 +175,7 @@ class App {
       if (current) a.setAttribute("aria-current", "page");
       else a.removeAttribute("aria-current");
     }
-    document.title = "gammon";
+    pageTitle("gammon");
     const pages = {
       "": () => new LobbyPage(this),
       lobby: () => new LobbyPage(this),

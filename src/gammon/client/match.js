@@ -8,6 +8,7 @@
 // actions (round/input.js); the controller asks for a redraw and the page draws every view
 // from it. docs/client.md, "The match page".
 
+import { callBack } from "./attention.js";
 import { BoardView, NS } from "./board.js";
 import { t } from "./i18n.js";
 import { api } from "./net.js";
@@ -73,6 +74,7 @@ export class MatchPage {
         navigate: (hash) => app.navigate(hash),
         refreshMe: () => app.refreshMe(),
         answered: () => { this.view.pinned = null; },
+        callBack,
       },
     });
     this.ctrl = ctrl;

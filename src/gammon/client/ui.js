@@ -175,6 +175,7 @@ const SOUNDS = {
   turn() { tone(660, 0, 0.12); tone(880, 0.12, 0.16); },
   alarm() { tone(1040, 0, 0.12, { type: "square", gain: 0.08 }); },
   end() { tone(523, 0, 0.15); tone(659, 0.15, 0.15); tone(784, 0.3, 0.3); },
+  notify() { tone(784, 0, 0.12); tone(1047, 0.14, 0.12); tone(784, 0.28, 0.12); },
 };
 
 /** sound.dice() and so on; `played` counts what was played (the browser tests read it). */

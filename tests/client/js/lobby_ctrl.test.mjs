@@ -18,6 +18,7 @@ function setUp({ status = "playing", refused = [], open = true } = {}) {
   const asked = [];
   const changed = [];
   const sent = [];
+  const called = [];
   const ctrl = new LobbyCtrl({
     me: () => ({ id: "u1", kind: "user", name: "ann" }),
     api: async (method, path) => {
@@ -27,11 +28,12 @@ function setUp({ status = "playing", refused = [], open = true } = {}) {
     },
     navigate: (hash) => went.push(hash),
     notify: (text, options) => said.push(options?.error ? `error: ${text}` : text),
+    callBack: (text) => called.push(text),
     current: () => true,
     changed: (part) => changed.push(part),
     send: (message) => (open ? (sent.push(message), sent.length) : null),
   });
-  return { ctrl, said, went, asked, changed, sent };
+  return { ctrl, said, went, asked, changed, sent, called };
 }
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
@@ -39,11 +41,12 @@ const BOB = { id: "g1", creator: { name: "bob" }, opponent: { name: "cy" } };
 
 describe("the lobby's challenges", () => {
   test("the first message tells nothing; a challenge new after it is told", () => {
-    const { ctrl, said, changed } = setUp();
+    const { ctrl, said, changed, called } = setUp();
     ctrl.setChallenges({ received: [BOB], sent: [] });
     assert.deepEqual(said, []);
     ctrl.setChallenges({ received: [BOB, { id: "g2", creator: { name: "dee" } }], sent: [] });
     assert.deepEqual(said, ["lobby.challenged_by"]);
+    assert.deepEqual(called, ["lobby.challenged_by"]); // a player away from the tab is called back
     assert.deepEqual(changed, ["challenges", "challenges"]);
   });
 
@@ -117,12 +120,13 @@ describe("Play now", () => {
     ]);
   });
 
-  test("waiting, then paired: the match opens", () => {
-    const { ctrl, went, changed } = setUp();
+  test("waiting, then paired: the match opens, and a player away from the tab is called back", () => {
+    const { ctrl, went, changed, called } = setUp();
     ctrl.setSeeking(SEEK);
     assert.equal(ctrl.seek, SEEK);
     ctrl.paired("m7");
     assert.deepEqual(went, ["#/match/m7"]);
+    assert.deepEqual(called, ["attention.match_ready"]);
     assert.equal(ctrl.seek, null);
     assert.deepEqual(changed, ["seek"]);
   });

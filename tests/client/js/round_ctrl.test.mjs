@@ -41,12 +41,15 @@ function setUp(g, { you = 0, options = {} } = {}) {
   const sent = [];
   const socket = { status: "open", send(message) { sent.push(message); return sent.length; } };
   const feed = new MatchFeed(socket, "m1");
-  const effects = { sounds: [], toasts: [], navigated: [] };
+  const effects = { sounds: [], toasts: [], navigated: [], called: [] };
   let redraws = 0;
   const ctrl = new RoundCtrl({
     id: "m1", feed, options: () => ({ graphics: "low", ...options }), redraw: () => { redraws += 1; },
     api: async (method, path) => { throw new Error(`no ${method} ${path} here`); },
-    effects: { sound: (name) => effects.sounds.push(name), toast: (text) => effects.toasts.push(text), navigate: (hash) => effects.navigated.push(hash) },
+    effects: {
+      sound: (name) => effects.sounds.push(name), toast: (text) => effects.toasts.push(text),
+      navigate: (hash) => effects.navigated.push(hash), callBack: (text) => effects.called.push(text),
+    },
   });
   feed.onMessage({ type: "state", v: 4, info: INFO, game: g, you, clock: null, chat: [] });
   const actions = () => sent.filter((m) => m.type !== "subscribe");
@@ -179,4 +182,24 @@ test("the longest move and the bear-off step are read from the server's lists", 
   assert.equal(longestMove(new Map()), null);
   assert.deepEqual(bearOffStep({ 4: { 4: 0, 5: 0 }, 2: { 4: 0 } }), { src: 4, die: 5 }, "the highest die");
   assert.equal(bearOffStep({ 4: { 4: 0, 1: 3 } }), null, "a step that stays on the board: nothing automatic");
+});
+
+test("a player away from the tab is called back once when the game comes to wait for them", () => {
+  const { ctrl, feed, effects } = setUp(game({ turn: 1 }), { you: 0 });
+  assert.equal(ctrl.myDecision, false);
+  assert.deepEqual(effects.called, []); // the first state calls nobody back
+  // the opponent doubles: the game waits for this player's answer
+  feed.onMessage({ type: "update", v: 5, events: [{ v: 5, type: "cube_offered", player: 1, value: 2 }],
+    game: game({ turn: 1, phase: "cube_offered" }) });
+  assert.equal(ctrl.myDecision, true);
+  assert.deepEqual(effects.called, ["attention.your_turn"]);
+  // taken: the doubler rolls and plays; then this player's turn, one call more
+  feed.onMessage({ type: "update", v: 6, events: [{ v: 6, type: "cube_taken", player: 0 }],
+    game: game({ turn: 1, phase: "before_roll", cube: { value: 2, owner: 0, enabled: true } }) });
+  assert.equal(ctrl.myDecision, false);
+  feed.onMessage({ type: "update", v: 7, events: [{ v: 7, type: "turn_ended", player: 1, moves: [] }],
+    game: game({ turn: 0 }) });
+  feed.onMessage({ type: "update", v: 8, events: [{ v: 8, type: "dice_rolled", player: 0, roll: [3, 1] }],
+    game: game({ ...MOVING }) });
+  assert.deepEqual(effects.called, ["attention.your_turn", "attention.your_turn"]);
 });

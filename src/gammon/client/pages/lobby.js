@@ -6,6 +6,7 @@
 // games, the challenges and the actions, no DOM) and turns the forms and buttons into its
 // actions.
 
+import { callBack } from "../attention.js";
 import { language, t } from "../i18n.js";
 import { api } from "../net.js";
 import { LobbyCtrl, PLAY_NOW_LENGTHS } from "./lobby/ctrl.js";
@@ -27,7 +28,7 @@ export class LobbyPage extends Page {
   constructor(app) {
     super(app);
     this.ctrl = new LobbyCtrl({
-      me: () => this.app.me, api, navigate: (hash) => this.app.navigate(hash), notify: toast,
+      me: () => this.app.me, api, navigate: (hash) => this.app.navigate(hash), notify: toast, callBack,
       current: () => this.app.page === this,
       changed: (part) => {
         if (part === "games") this.showGames();

@@ -8,6 +8,7 @@
 // The page draws its controller (pages/puzzles/ctrl.js, no DOM) and turns the board, buttons
 // and the theme into its actions.
 
+import { pageTitle } from "../attention.js";
 import { BoardView, NS, slotNeighbour } from "../board.js";
 import { language, t } from "../i18n.js";
 import { diceValues } from "../movelist.js";
@@ -81,7 +82,7 @@ export class PuzzlesPage extends Page {
     else this.rating.replaceChildren(r ? t("puzzle.your_rating", { rating: Math.round(r.rating), rd: Math.round(r.rd), solved: r.solved, attempts: r.attempts }) : "");
     this.drawBoard();
     this.panel.replaceChildren(...this.panelParts());
-    if (c.puzzle) document.title = `${this.title} #${c.puzzle.id} · gammon`;
+    if (c.puzzle) pageTitle(`${this.title} #${c.puzzle.id} · gammon`);
   }
 
   /** The deck: the cards due of all, the streak, today's reviews, each theme's progress, and

@@ -53,6 +53,7 @@ export class RoundCtrl {
     /** @type {number | null} */ this.cursor = null; // the keyboard's point
     /** @type {number | null} */ this.dragSrc = null; // the checker being dragged (input.js)
     this.busy = false; // an action is on its way: wait for the server's answer
+    this.wasMine = false; // the game waited for this player at the last state (myDecision)
     /** @type {{from: number, dice: number[]} | null} */ this.chain = null; // the rest of a multi-step move
     this.message = "";
     this.messageError = false;
@@ -102,6 +103,16 @@ export class RoundCtrl {
   get you() { return this.feed.you; }
   get online() { return this.feed.socket.status === "open"; }
 
+  /** Whether the game waits for this player: to roll or move on their turn, or to answer
+   *  the opponent's double or resignation. */
+  get myDecision() {
+    const g = this.game;
+    if (!g || this.you === null) return false;
+    if (g.phase === "before_roll" || g.phase === "moving") return g.turn === this.you;
+    if (g.phase === "cube_offered" || g.phase === "resign_offered") return g.turn !== this.you;
+    return false;
+  }
+
   /** A state from the server: `full` a whole state (after subscribing), else an update with
    *  its fresh `events`. @param {{full: boolean, events: any[]}} detail */
   onState({ full, events }) {
@@ -118,6 +129,9 @@ export class RoundCtrl {
     this.queueFrames(this.queue.frame?.board || this.prevBoard, events);
     if (events.length) this.setMessage(""); // news from the server replaces old advice
     for (const event of events) this.onEvent(event);
+    const mine = this.myDecision;
+    if (mine && !this.wasMine && !full) this.fx.callBack(t("attention.your_turn"));
+    this.wasMine = mine;
     this.prevBoard = this.game?.board || null;
     if (this.chain) this.continueChain();
     this.changed({ settled: true });

@@ -5,11 +5,12 @@
 /** @typedef {(method: string, path: string, body?: unknown) => Promise<any>} Api */
 /** @typedef {"dice" | "checker" | "turn" | "end" | "alarm"} Sound */
 /** What the page does for the controller: sounds, the announcer, toasts, navigation, the
- *  signed-in player read again, and `answered` (the server answered: a checker held where
- *  it was dropped may settle).
+ *  signed-in player read again, `answered` (the server answered: a checker held where it
+ *  was dropped may settle) and `callBack` (a player away from the tab called back to it:
+ *  attention.js).
  *  @typedef {{sound: (name: Sound) => void, announce: (text: string) => void,
  *    toast: (text: string, error?: boolean) => void, navigate: (hash: string) => void,
- *    refreshMe: () => void, answered: () => void}} Effects */
+ *    refreshMe: () => void, answered: () => void, callBack: (text: string) => void}} Effects */
 /** How to redraw: `instant` without the board's transitions; `settled` the state settled
  *  (a dialog the state asks for may open).
  *  @typedef {{instant?: boolean, settled?: boolean}} Redraw */
@@ -20,5 +21,5 @@
  *    backfill: () => void, addEventListener: EventTarget["addEventListener"],
  *    removeEventListener: EventTarget["removeEventListener"]}} Feed */
 /** @type {Effects} */
-export const NO_EFFECTS = { sound() {}, announce() {}, toast() {}, navigate() {}, refreshMe() {}, answered() {} };
+export const NO_EFFECTS = { sound() {}, announce() {}, toast() {}, navigate() {}, refreshMe() {}, answered() {}, callBack() {} };
 

@@ -17,9 +17,11 @@ import { t } from "../../i18n.js";
  *  @typedef {{kind: string, length: number, clock: string, rated: boolean,
  *    bot?: number | null, bot_after?: number | null}} PlayNowChoice */
 
-/** What the controller needs of the page around it.
+/** What the controller needs of the page around it (`callBack`: attention.js's, a player
+ *  away from the tab called back to it).
  *  @typedef {{me: () => Me, api: Api, navigate: (hash: string) => void,
- *    notify: (text: string, options?: {error?: boolean}) => void, current: () => boolean,
+ *    notify: (text: string, options?: {error?: boolean}) => void, callBack: (text: string) => void,
+ *    current: () => boolean,
  *    changed: (part: LobbyPart) => void,
  *    send: (message: Record<string, unknown>) => number | string | null}} LobbyDeps */
 
@@ -68,7 +70,10 @@ export class LobbyCtrl {
   /** The socket's `paired` message: the match has started; open it. @param {string} match */
   paired(match) {
     this.seek = null;
-    if (this.deps.current()) this.deps.navigate(`#/match/${match}`);
+    if (this.deps.current()) {
+      this.deps.navigate(`#/match/${match}`);
+      this.deps.callBack(t("attention.match_ready"));
+    }
   }
 
   /** How many wait in the pool of `choice`. @param {PlayNowChoice} choice */
@@ -136,7 +141,11 @@ export class LobbyCtrl {
     }
     if (this.received) {
       for (const g of received) {
-        if (!this.received.some((old) => old.id === g.id)) this.deps.notify(t("lobby.challenged_by", { name: g.creator?.name ?? "?" }));
+        if (!this.received.some((old) => old.id === g.id)) {
+          const text = t("lobby.challenged_by", { name: g.creator?.name ?? "?" });
+          this.deps.notify(text);
+          this.deps.callBack(text);
+        }
       }
     }
     if (this.sent) {

@@ -2,6 +2,7 @@
 // round/view/status.js — the match's header (the players, the kind of match), the banner of
 // an open match (its invite link, or a Join button) and the status line, from the controller.
 
+import { pageTitle } from "../../attention.js";
 import { t } from "../../i18n.js";
 import { copyText, h, kindText, toast } from "../../ui.js";
 
@@ -56,7 +57,7 @@ export function drawHead({ title, meta }, ctrl) {
   if (info.rated) parts.push(t("match.rated"));
   if (!ctrl.isPlayer) parts.push(t("match.watching"));
   meta.textContent = parts.join(" · ");
-  document.title = `${names} · gammon`;
+  pageTitle(`${names} · gammon`);
 }
 
 /** An open match: its creator sees the invite link (to copy) and a Cancel button, anyone
