@@ -1,0 +1,1 @@
+"""Tournaments: knockout, Swiss and arena (pairing.py: the pure rules each round applies)."""
