@@ -419,3 +419,37 @@ def test_the_puzzle_of_the_day_is_one_for_everybody_all_day(database_url: str,
         assert verdict["right"]
         again = valid("daily_puzzle", a.get("/api/puzzles/daily"))
         assert again["rating"]["attempts"] == 1
+
+
+def test_the_next_puzzle_is_the_nearest_to_the_players_rating(database_url: str,
+                                                             redis_url: str) -> None:
+    """From either side of the player's rating, the nearest first (an equal distance: the
+    lower id), answered puzzles and other themes left out."""
+    with TestClient(create_app(make_settings(database_url, redis_url))) as client:
+        b = Browser(client)
+        shown = b.post("/api/games", json={"kind": "single"}).json()
+        found = [puzzle(MatchKey(match_length=n, dice=(3, 1)).id()) for n in (3, 5, 7, 9)]
+
+        async def store() -> None:
+            engine = make_engine(database_url)
+            async with engine.begin() as conn:
+                await store_puzzles(conn, shown["id"], found)
+                for key, rating in zip((f.key for f in found), (1400.0, 1480.0, 1530.0, 1700.0),
+                                       strict=True):
+                    await conn.execute(sa.update(puzzles).where(puzzles.c.key == key)
+                                       .values(rating=rating))
+            await engine.dispose()
+
+        run_async(store)
+        by_rating = {r.rating: r.id for r in rows(database_url, puzzles)}
+        order = []
+        for _ in range(4):
+            asked = valid("next_puzzle", b.get("/api/puzzles/next"))
+            order.append(asked["puzzle"]["rating"])
+            # a wrong answer: the player's rating falls, and the puzzle is answered
+            b.post(f"/api/puzzles/{asked['puzzle']['id']}/answer",
+                   json={"play": "24/23 13/10"})
+        assert order[0] == 1480.0  # 20 below beats 30 above
+        assert sorted(order) == sorted(by_rating)
+        refused(b.get("/api/puzzles/next"), 404, "no_puzzle")
+        refused(Browser(client).get("/api/puzzles/next?theme=race"), 404, "no_puzzle")

@@ -242,24 +242,32 @@ class PuzzleStore:
                 puzzle_players.c.user_id == user_id))).first()
         return NEW_PLAYER if row is None else _player(row)
 
-    async def next(self, user_id: int, theme: str | None) -> Stored:
+    async def next(self, user_id: int, theme: str | None) -> tuple[Stored, PlayerRating]:
         """The puzzle of the pool nearest the player's rating that they have not answered
-        (of ``theme``, when given), or ``no_puzzle``."""
+        (of ``theme``, when given), and that rating; ``no_puzzle`` when none is left. The
+        nearest above and the nearest below are each the first of an index walk
+        (``ix_puzzles_public_rating``), read in one statement, so the pool's size does not
+        weigh on it."""
         check_theme(theme)
-        mine = (await self.rating(user_id)).rating.rating
+        player = await self.rating(user_id)
+        mine = player.rating.rating
         answered_ids = sa.select(puzzle_answers.c.puzzle_id).where(
             puzzle_answers.c.user_id == user_id)
         where = [puzzles.c.public.is_(True), puzzles.c.id.not_in(answered_ids)]
         if theme is not None:
             where.append(puzzles.c.themes.like(f"%,{theme},%"))
+        above = (sa.select(puzzles).where(*where, puzzles.c.rating >= mine)
+                 .order_by(puzzles.c.rating, puzzles.c.id).limit(1).subquery())
+        below = (sa.select(puzzles).where(*where, puzzles.c.rating < mine)
+                 .order_by(puzzles.c.rating.desc(), puzzles.c.id).limit(1).subquery())
         async with self.engine.connect() as conn:
-            row = (await conn.execute(
-                sa.select(puzzles).where(*where)
-                .order_by(sa.func.abs(puzzles.c.rating - mine), puzzles.c.id).limit(1))).first()
-        if row is None:
+            rows = (await conn.execute(sa.union_all(sa.select(above), sa.select(below))
+                                       )).all()
+        if not rows:
             raise ServiceError("no_puzzle", "no puzzle left to answer"
                                + ("" if theme is None else f" of the theme {theme}"))
-        return stored_puzzle(row)
+        nearest = min(rows, key=lambda r: (abs(r.rating - mine), r.id))
+        return stored_puzzle(nearest), player
 
     async def source(self, puzzle_id: int) -> views.PuzzleSourceView | None:
         """The first public match the puzzle was met in, with the answer given there."""

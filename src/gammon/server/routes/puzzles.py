@@ -21,7 +21,16 @@ from gammon.server import bots
 from gammon.server.hub import ServiceError
 from gammon.server.protocol import PuzzleAnswer, PuzzleSteps, Text
 from gammon.server.puzzles import Graded, grade, play_steps
-from gammon.server.routes.deps import DeckDep, LimiterDep, Player, PuzzlesDep, limit, returns
+from gammon.server.routes.deps import (
+    DeckDep,
+    LimiterDep,
+    Player,
+    PuzzlesDep,
+    SessionsDep,
+    current_user,
+    limit,
+    returns,
+)
 
 router = APIRouter(prefix="/api/puzzles", tags=["puzzles"])
 
@@ -35,8 +44,8 @@ async def next_puzzle(user: Player, store: PuzzlesDep, theme: Theme = None
                       ) -> views.NextPuzzleView:
     """The puzzle nearest the player's puzzle rating that they have not answered (404
     ``no_puzzle`` when none is left), with that rating."""
-    stored = await store.next(user.id, theme)
-    return {"puzzle": stored.view(), "rating": (await store.rating(user.id)).view()}
+    stored, rating = await store.next(user.id, theme)
+    return {"puzzle": stored.view(), "rating": rating.view()}
 
 
 @router.get("/daily", **returns("daily_puzzle"))
@@ -55,16 +64,19 @@ async def puzzle(puzzle_id: PuzzleId, store: PuzzlesDep) -> views.PuzzleView:
 
 
 @router.post("/{puzzle_id}/steps", **returns("puzzle_steps"))
-async def steps(puzzle_id: PuzzleId, body: PuzzleSteps, request: Request, user: Player,
-                store: PuzzlesDep, deck: DeckDep, limiter: LimiterDep
+async def steps(puzzle_id: PuzzleId, body: PuzzleSteps, request: Request,
+                sessions: SessionsDep, store: PuzzlesDep, deck: DeckDep, limiter: LimiterDep
                 ) -> views.PuzzleStepsView:
     """A checker puzzle's roll played so far: the board, what may move next, and the play
     once whole (the puzzle page's hands on the board; nothing is stored). A puzzle of the
-    pool, or of the player's own deck."""
+    pool, or of the player's own deck (the session read only then)."""
     await limit(request, limiter, "puzzle_steps", 600, 60)
     try:
         stored = await store.get(puzzle_id)
     except ServiceError:
+        user = await current_user(request, sessions)
+        if user is None:
+            raise
         stored = await deck.get(user.id, puzzle_id)
     return play_steps(stored.puzzle, [(step.from_, step.die) for step in body.steps])
 
