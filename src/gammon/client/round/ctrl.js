@@ -15,7 +15,8 @@ import { describeEvent, feedbackOf } from "../movelist.js";
 import { clockReading, notePolish } from "./clock.js";
 import { FrameQueue, PACE } from "./frames.js";
 import { HintCtrl } from "./hints.js";
-import { bearOffStep, longestMove, whyNot } from "./moves.js";
+import { bearOffStep, decides, longestMove, whyNot } from "./moves.js";
+import { refusalText } from "./refusal.js";
 import { MatchEnd, overFacts } from "./over.js";
 import { NO_EFFECTS } from "./types.js";
 
@@ -23,15 +24,6 @@ import { NO_EFFECTS } from "./types.js";
 /** @typedef {import("./types.js").Effects} Effects */
 /** @typedef {import("./types.js").Feed} Feed */
 /** @typedef {import("./types.js").Redraw} Redraw */
-
-/** A refusal in the player's language, from its reason code (PROTOCOL.md, "Error codes"; an
- *  `illegal` one by its `reason`); the server's English text only for a code this client
- *  does not know. @param {{code: string, reason?: string, message?: string}} error */
-export function refusalText(error) {
-  const key = error.code === "illegal" ? `error.illegal_${error.reason || "not_allowed"}` : `error.${error.code}`;
-  const text = t(key);
-  return text !== key ? text : `${t("error.refused")} ${error.message || ""}`;
-}
 
 export class RoundCtrl {
   /**
@@ -103,15 +95,8 @@ export class RoundCtrl {
   get you() { return this.feed.you; }
   get online() { return this.feed.socket.status === "open"; }
 
-  /** Whether the game waits for this player: to roll or move on their turn, or to answer
-   *  the opponent's double or resignation. */
-  get myDecision() {
-    const g = this.game;
-    if (!g || this.you === null) return false;
-    if (g.phase === "before_roll" || g.phase === "moving") return g.turn === this.you;
-    if (g.phase === "cube_offered" || g.phase === "resign_offered") return g.turn !== this.you;
-    return false;
-  }
+  /** Whether the game waits for this player (moves.js's `decides`). */
+  get myDecision() { return decides(this.game, this.you); }
 
   /** A state from the server: `full` a whole state (after subscribing), else an update with
    *  its fresh `events`. @param {{full: boolean, events: any[]}} detail */

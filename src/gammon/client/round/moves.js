@@ -54,3 +54,13 @@ export function whyNot({ isPlayer, myTurn, phase, busy, legal }, src, dest) {
   if (dest > src) return t("move.backwards");
   return t("move.cannot_reach", { point: dest });
 }
+
+/** Whether the game `g` waits for the player in seat `seat`: to roll or move on their turn,
+ *  or to answer the opponent's double or resignation (false for a spectator: no seat).
+ *  @param {any} g @param {number | null} seat */
+export function decides(g, seat) {
+  if (!g || seat === null) return false;
+  if (g.phase === "before_roll" || g.phase === "moving") return g.turn === seat;
+  if (g.phase === "cube_offered" || g.phase === "resign_offered") return g.turn !== seat;
+  return false;
+}
