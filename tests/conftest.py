@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
 
 from tests.processes import ServerProcess
+
+# Moves first under overload (gammon.server.shedding) refuses the engine's answers, puzzles
+# and new matches while a process runs late: on a loaded test machine a test's own requests
+# would be refused at random. Off for every server of the suite (in-process or spawned: they
+# inherit the environment), as the rate limits are; tests/server/test_shedding.py turns it on.
+os.environ["GAMMON_SHED_LOAD"] = "false"
 
 
 @pytest.fixture(scope="session")

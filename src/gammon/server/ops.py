@@ -47,6 +47,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gammon.server import protocol
 from gammon.server.observer import Observer
+from gammon.server.shedding import Shedding
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -198,11 +199,14 @@ class Metrics:
             "request waits as long).", pauses)
         self.gc_seconds = Histogram("gammon_gc_seconds",
                                     "Garbage collections, each stopping the process.", pauses)
+        self.shed = Counter("gammon_shed_requests_total",
+                            "HTTP requests refused as busy to keep the matches in play moving, "
+                            "by step of the shedding order (first, second).", ("step",))
 
     def all(self) -> list[Metric]:
         return [self.active_matches, self.sockets, self.actions, self.action_seconds,
                 self.database_errors, self.bus_errors, self.bot_queue, self.draining,
-                self.loop_lag, self.gc_seconds]
+                self.loop_lag, self.gc_seconds, self.shed]
 
     def render(self) -> str:
         return "".join(metric.render() for metric in self.all())
@@ -212,13 +216,18 @@ LAG_PERIOD = 0.1
 """Seconds between two readings of the event loop's lag."""
 
 
-async def watch_loop_lag(histogram: Histogram, period: float = LAG_PERIOD) -> None:
-    """Observe forever how late a ``period`` sleep wakes up: the event loop's lag."""
+async def watch_loop_lag(histogram: Histogram, period: float = LAG_PERIOD,
+                         latest: Callable[[float], None] | None = None) -> None:
+    """Observe forever how late a ``period`` sleep wakes up: the event loop's lag (each
+    reading also to ``latest``, when given)."""
     loop = asyncio.get_running_loop()
     while True:
         before = loop.time()
         await asyncio.sleep(period)
-        histogram.observe(max(0.0, loop.time() - before - period))
+        lag = max(0.0, loop.time() - before - period)
+        histogram.observe(lag)
+        if latest is not None:
+            latest(lag)
 
 
 def time_collections(histogram: Histogram) -> Callable[[str, dict[str, int]], None]:
@@ -296,6 +305,21 @@ class Ops(Observer):
         self.sockets: dict[int, Send] = {}
         self.hub: Hub | None = None
         self.redis: Redis | None = None  # the readiness probe's own Redis client
+        self.lag = 0.0  # the event loop's latest lag (seconds): load shedding reads it
+        self.action_latency = 0.0  # a moving average of the actions' seconds (note_action)
+        self.action_at = 0.0  # when the last action was handled (time.monotonic)
+
+    def note_action(self, seconds: float) -> None:
+        """Fold an action's latency into the moving average (each new one a fifth of it)."""
+        self.action_latency += 0.2 * (seconds - self.action_latency)
+        self.action_at = time.monotonic()
+
+    def behind(self) -> float:
+        """How far behind the process runs, in seconds: the event loop's latest lag or the
+        recent actions' average latency, whichever is more (the latter forgotten two
+        seconds after the last action)."""
+        recent = self.action_latency if time.monotonic() - self.action_at < 2.0 else 0.0
+        return max(self.lag, recent)
 
     def attach(self, hub: Hub) -> None:
         """Read the gauges of ``hub``'s rooms, and count the database's errors."""
@@ -325,6 +349,7 @@ class Ops(Observer):
             seconds = max(0.0, time.time() - received)
             self.metrics.actions.inc(1, result)
             self.metrics.action_seconds.observe(seconds)
+            self.note_action(seconds)
             log.debug("action %s: %s in %.1f ms", kind, result, 1000 * seconds)
             current_match.reset(match_token)
             current_user.reset(user_token)
@@ -441,13 +466,16 @@ def install(app: FastAPI) -> Ops:
     app.state.ops = ops
     app.include_router(router)
     app.add_middleware(_TrackSockets, ops=ops)
+    app.add_middleware(Shedding, settings=app.state.settings, lag=ops.behind,
+                       count=lambda step: ops.metrics.shed.inc(1.0, step))
     lifespan = app.router.lifespan_context
 
     @asynccontextmanager
     async def attached(app: FastAPI) -> AsyncIterator[None]:
         async with lifespan(app):  # the app's lifespan keeps no state (app.state)
             ops.attach(app.state.hub)
-            lag = asyncio.create_task(watch_loop_lag(ops.metrics.loop_lag))
+            lag = asyncio.create_task(watch_loop_lag(
+                ops.metrics.loop_lag, latest=lambda seconds: setattr(ops, "lag", seconds)))
             collections = time_collections(ops.metrics.gc_seconds)
             gc.callbacks.append(collections)
             try:

@@ -60,6 +60,19 @@ class Settings(BaseSettings):
     ws_subscribes_per_minute: float = 60.0
     ws_subscribe_burst: int = 30
     """Subscribes load matches from the database: a budget of their own per socket."""
+    shed_load: bool = True
+    """Moves first under overload (:mod:`gammon.server.shedding`, docs/server.md): refuse
+    with 503 ``busy`` the requests that can wait while the process is overloaded."""
+    shed_in_flight_first: int = 24
+    shed_lag_first: float = 0.02
+    """From this many HTTP requests in flight, or from this lag (seconds: the event loop's,
+    or the recent match actions' average latency, whichever is more), the engine's answers,
+    puzzles, deck, explorer and asked-for analyses are refused."""
+    shed_in_flight_second: int = 64
+    shed_lag_second: float = 0.25
+    """From this many, or this lag, new matches, joins, sign-ups and guests too."""
+    shed_first_at_once: int = 4
+    """The first group's requests served at once, at most (more are refused)."""
     clock_scale: float = Field(default=1.0, gt=0, allow_inf_nan=False)
     """Multiplies every clock duration of new matches (tests use small values); a positive
     number, checked at start-up (not found out at the first new match)."""
