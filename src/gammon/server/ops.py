@@ -466,7 +466,7 @@ def install(app: FastAPI) -> Ops:
     app.state.ops = ops
     app.include_router(router)
     app.add_middleware(_TrackSockets, ops=ops)
-    app.add_middleware(Shedding, settings=app.state.settings, lag=ops.behind,
+    app.add_middleware(Shedding, settings=app.state.settings, lag=lambda: ops.behind(),
                        count=lambda step: ops.metrics.shed.inc(1.0, step))
     lifespan = app.router.lifespan_context
 

@@ -73,6 +73,9 @@ class Settings(BaseSettings):
     """From this many, or this lag, new matches, joins, sign-ups and guests too."""
     shed_first_at_once: int = 4
     """The first group's requests served at once, at most (more are refused)."""
+    shed_lag_in_flight: int = 2
+    """The lag sheds only with this many other HTTP requests in flight: a collection or a
+    slow disk alone never refuses a lone player's hint."""
     clock_scale: float = Field(default=1.0, gt=0, allow_inf_nan=False)
     """Multiplies every clock duration of new matches (tests use small values); a positive
     number, checked at start-up (not found out at the first new match)."""

@@ -17,6 +17,10 @@ Besides, at most ``shed_first_at_once`` requests of the first group are served a
 a process (a bulkhead: a flood of them cannot take the process from the matches); more are
 refused the same way.
 
+How far behind the process runs counts only while ``shed_lag_in_flight`` (2) other
+requests are in flight at least: a garbage collection or a slow disk alone does not refuse
+a lone player's hint.
+
 A refused request gets **503** ``busy`` with ``Retry-After`` and changes nothing; it is
 counted in ``gammon_shed_requests_total`` (by step). Everything else (the sockets, a match's
 own pages and exports, sign-in, the probes) is never refused here.
@@ -60,7 +64,9 @@ class Shedding:
     def step(self) -> int:
         """How far the process sheds now: 0 nothing, 1 the first group, 2 both."""
         s = self.settings
-        lag = self.lag()
+        # a lag alone (a collection, a slow disk) does not shed while few requests wait: a
+        # lone player's hint is never refused
+        lag = self.lag() if self.in_flight >= s.shed_lag_in_flight else 0.0
         if self.in_flight >= s.shed_in_flight_second or lag >= s.shed_lag_second:
             return 2
         if self.in_flight >= s.shed_in_flight_first or lag >= s.shed_lag_first:
