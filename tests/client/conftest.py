@@ -71,14 +71,20 @@ class Pages:
             context.close()
 
 
-@pytest.fixture
-def pages(browser: Any, server: str) -> Iterator[Pages]:
-    opened = Pages(browser, server)
+def pages_on(browser: Any, base: str) -> Iterator[Pages]:
+    """Pages on the server at ``base`` for one test (``yield from`` it in a fixture), closed
+    after it, the test failing on any JavaScript error they had."""
+    opened = Pages(browser, base)
     try:
         yield opened
     finally:
         opened.close()
     assert not opened.errors, f"JavaScript errors: {opened.errors}"
+
+
+@pytest.fixture
+def pages(browser: Any, server: str) -> Iterator[Pages]:
+    yield from pages_on(browser, server)
 
 
 @pytest.fixture(scope="session")
@@ -92,9 +98,4 @@ def limited_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture
 def limited_pages(browser: Any, limited_server: str) -> Iterator[Pages]:
-    opened = Pages(browser, limited_server)
-    try:
-        yield opened
-    finally:
-        opened.close()
-    assert not opened.errors, f"JavaScript errors: {opened.errors}"
+    yield from pages_on(browser, limited_server)

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.client.conftest import Pages
+from tests.client.conftest import Pages, pages_on
 from tests.client.support import feed, gammon_server, two_players, wait_match
 from tests.client.test_two_players import on_turn
 
@@ -26,12 +26,7 @@ def fast_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture
 def fast_pages(browser: Any, fast_server: str) -> Iterator[Pages]:
-    opened = Pages(browser, fast_server)
-    try:
-        yield opened
-    finally:
-        opened.close()
-    assert not opened.errors, f"JavaScript errors: {opened.errors}"
+    yield from pages_on(browser, fast_server)
 
 
 def test_the_reserve_flashes_and_sounds_when_low_and_running_out_loses_the_match(

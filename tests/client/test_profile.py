@@ -17,7 +17,7 @@ import pytest
 import sqlalchemy as sa
 
 from gammon.server.db import make_engine, rating_changes, users
-from tests.client.conftest import Pages
+from tests.client.conftest import Pages, pages_on
 from tests.client.support import gammon_server
 from tests.server.conftest import run_async
 
@@ -54,12 +54,7 @@ def rated_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture
 def rated_pages(browser: Any, rated_server: str) -> Iterator[Pages]:
-    opened = Pages(browser, rated_server)
-    try:
-        yield opened
-    finally:
-        opened.close()
-    assert not opened.errors, f"JavaScript errors: {opened.errors}"
+    yield from pages_on(browser, rated_server)
 
 
 def test_a_profile_draws_the_rating_after_each_rated_match(rated_pages: Pages) -> None:

@@ -21,7 +21,7 @@ from gammon.engine.puzzles import Answer, Puzzle, Source
 from gammon.formats.match_id import MatchKey
 from gammon.server.db import make_engine
 from gammon.server.puzzles import store_puzzles
-from tests.client.conftest import Pages
+from tests.client.conftest import Pages, pages_on
 from tests.client.support import PAGE, gammon_server, point
 from tests.server.conftest import run_async
 
@@ -76,12 +76,7 @@ def puzzle_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[st
 
 @pytest.fixture
 def puzzle_pages(browser: Any, puzzle_server: tuple[str, dict[str, int]]) -> Iterator[Pages]:
-    opened = Pages(browser, puzzle_server[0])
-    try:
-        yield opened
-    finally:
-        opened.close()
-    assert not opened.errors, f"JavaScript errors: {opened.errors}"
+    yield from pages_on(browser, puzzle_server[0])
 
 
 def click_slot(page: Any, slot: int) -> None:

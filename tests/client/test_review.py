@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from gammon.core.position import Position
-from tests.client.conftest import Pages
+from tests.client.conftest import Pages, pages_on
 from tests.client.support import (
     MY_MOVE,
     MY_ROLL,
@@ -476,12 +476,7 @@ def deep_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture
 def deep_pages(browser: Any, deep_server: str) -> Iterator[Pages]:
-    opened = Pages(browser, deep_server)
-    try:
-        yield opened
-    finally:
-        opened.close()
-    assert not opened.errors, f"JavaScript errors: {opened.errors}"
+    yield from pages_on(browser, deep_server)
 
 
 def test_the_review_shows_the_quick_analysis_then_the_deep_one_without_a_reload(
