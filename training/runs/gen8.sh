@@ -5,4 +5,6 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 read -r -a SETS <<< "$(bash gen7.sh --sets)"
-exec bash generation.sh gen8 4400000 "${SETS[@]}" label-roll144t7p-gen6-seed18:89
+SETS+=(label-roll144t7p-gen6-seed18:89)
+[ "${1:-}" = --sets ] && { echo "${SETS[@]}"; exit 0; }
+exec bash generation.sh gen8 4400000 "${SETS[@]}"
