@@ -298,6 +298,80 @@ pool_seekers = sa.Table(
 )
 
 
+# Tournaments (gammon.server.tournaments): the settings and state of each, its entries, and
+# its pairings round by round, each with the real match it made (none for a bye or a
+# walkover) and its winner once known. ``tournament_seats`` holds a row per player and
+# round: its primary key makes "nobody is paired twice in a round" a fact of the database.
+tournaments = sa.Table(
+    "tournaments",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("slug", sa.String(16), nullable=False, unique=True),  # the public id
+    sa.Column("name", sa.String(60), nullable=False),
+    sa.Column("format", sa.String(10), nullable=False),  # knockout | swiss | arena
+    sa.Column("length", sa.Integer, nullable=False),  # each match's length in points
+    sa.Column("clock", sa.String(20), nullable=False),
+    sa.Column("rated", sa.Boolean, nullable=False),
+    sa.Column("starts_at", sa.Float, nullable=True),  # null: when the organiser starts it
+    sa.Column("max_players", sa.Integer, nullable=False),
+    sa.Column("rounds", sa.Integer, nullable=True),  # Swiss
+    sa.Column("duration", sa.Float, nullable=True),  # arena, seconds
+    sa.Column("private", sa.Boolean, nullable=False),
+    sa.Column("invite_key", sa.String(32), nullable=True),  # a private one's
+    sa.Column("organiser", sa.Integer, sa.ForeignKey("users.id"), nullable=False),
+    # state: registering | running | finished | cancelled
+    sa.Column("state", sa.String(12), nullable=False),
+    sa.Column("round", sa.Integer, nullable=False),  # the current round (0 before the first)
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("started_at", sa.Float, nullable=True),
+    sa.Column("finished_at", sa.Float, nullable=True),
+)
+sa.Index("ix_tournaments_state", tournaments.c.state)
+
+tournament_entries = sa.Table(
+    "tournament_entries",
+    metadata,
+    sa.Column("tournament_id", sa.Integer, sa.ForeignKey("tournaments.id"), primary_key=True,
+              autoincrement=False),
+    sa.Column("user_id", sa.Integer, sa.ForeignKey("users.id"), primary_key=True,
+              autoincrement=False),
+    sa.Column("rating", sa.Float, nullable=False),  # at registration, then at the start
+    sa.Column("entered_at", sa.Float, nullable=False),
+    sa.Column("withdrawn", sa.Boolean, nullable=False),
+)
+
+tournament_pairings = sa.Table(
+    "tournament_pairings",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("tournament_id", sa.Integer, sa.ForeignKey("tournaments.id"), nullable=False),
+    sa.Column("round", sa.Integer, nullable=False),
+    sa.Column("board", sa.Integer, nullable=False),  # the pair's place in its round
+    sa.Column("first", sa.Integer, sa.ForeignKey("users.id"), nullable=False),
+    sa.Column("second", sa.Integer, sa.ForeignKey("users.id"), nullable=True),  # null: a bye
+    sa.Column("match_id", sa.String(24), sa.ForeignKey("matches.id"), nullable=True,
+              unique=True),
+    sa.Column("winner", sa.Integer, nullable=True),
+    sa.Column("reason", sa.String(10), nullable=True),  # bye | walkover | no_show | null
+    sa.Column("made_at", sa.Float, nullable=False),
+    sa.Column("finished_at", sa.Float, nullable=True),
+    sa.UniqueConstraint("tournament_id", "round", "board",
+                        name="uq_tournament_pairings_board"),
+)
+
+tournament_seats = sa.Table(
+    "tournament_seats",
+    metadata,
+    sa.Column("tournament_id", sa.Integer, sa.ForeignKey("tournaments.id"), primary_key=True,
+              autoincrement=False),
+    sa.Column("round", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("user_id", sa.Integer, sa.ForeignKey("users.id"), primary_key=True,
+              autoincrement=False),
+    sa.Column("pairing_id", sa.Integer, sa.ForeignKey("tournament_pairings.id"),
+              nullable=False),
+)
+
+
 class SeqConflict(Exception):
     """Another writer (another server process) appended this action number first."""
 
@@ -1019,6 +1093,13 @@ def _token(row: DbRow) -> protocol.TokenView:
 def _match_insert(row: MatchRow) -> sa.Insert:
     values = {field.name: getattr(row, field.name) for field in dataclasses.fields(row)}
     return matches.insert().values({**values, "config": row.config.to_json()})
+
+
+async def insert_match(conn: AsyncConnection, row: MatchRow, actions: Sequence[Row]) -> None:
+    """Store a new match and its first ``actions`` on ``conn``, in the caller's transaction
+    (a tournament's round stores its matches with its pairings: both or neither)."""
+    await conn.execute(_match_insert(row))
+    await _insert_actions(conn, row.id, 1, actions)
 
 
 def _seek(row: DbRow, prefix: str = "") -> Seek:
