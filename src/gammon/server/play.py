@@ -162,6 +162,7 @@ class Play:
     async def _bot_turn(self, room: LiveRoom) -> None:
         if self.settings.bot_delay:
             await asyncio.sleep(self.settings.bot_delay)
+        more = False  # eight actions made and a bot still to act (two bots play)
         async with room.lock:
             for _ in range(8):
                 match = room.match
@@ -183,7 +184,9 @@ class Play:
                     await self.hub.transition(room, _as_decided(action, room.seq), time.time())
                 finally:
                     self.hub.flush(room)
-        self.hub.after_change(room, local=False)
+            else:
+                more = True
+        self.hub.after_change(room, local=more)  # local: the next bot's turn, here
 
     # -- chat ----------------------------------------------------------------------------
 
