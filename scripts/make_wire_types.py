@@ -49,7 +49,8 @@ REQUESTS: dict[str, Any] = {
     "credentials": protocol.Credentials, "options": protocol.Options,
     "new_game": protocol.NewGame, "join": protocol.Join, "new_token": protocol.NewToken,
     "hint": protocol.HintRequest, "eval": protocol.EvalRequest,
-    "puzzle_answer": protocol.PuzzleAnswer,
+    "puzzle_answer": protocol.PuzzleAnswer, "new_tournament": protocol.NewTournament,
+    "tournament_entry": protocol.TournamentEntry,
 }
 """The HTTP request bodies a client sends, by the name ``Requests`` gives them."""
 

@@ -715,6 +715,108 @@ class RatingChangeView(TypedDict):
     after: float
 
 
+TournamentFormat: TypeAlias = Literal["knockout", "swiss", "arena"]
+TournamentState: TypeAlias = Literal["registering", "running", "finished", "cancelled"]
+PairingReason: TypeAlias = Literal["bye", "walkover", "no_show"]
+"""Why a pairing ended without its match played out: a bye (no opponent), a walkover (the
+opponent withdrew), a no-show (the loser never moved in time)."""
+
+
+class TournamentView(TypedDict):
+    """A tournament's settings and where it stands (PROTOCOL.md, *Tournaments*): ``round``
+    is the current round (0 before the first), ``players`` the entries not withdrawn,
+    ``ends_at`` an arena's end (null otherwise, and before the start), ``no_show`` the
+    seconds a match waits for a player's first move."""
+
+    id: str
+    name: str
+    format: TournamentFormat
+    length: int
+    clock: ClockKind
+    rated: bool
+    private: bool
+    starts_at: float | None
+    max_players: int
+    rounds: int | None
+    duration: float | None
+    state: TournamentState
+    round: int
+    organiser: str
+    players: int
+    no_show: float
+    created_at: float
+    started_at: float | None
+    ends_at: float | None
+    finished_at: float | None
+
+
+class TournamentEntryView(TypedDict):
+    """A player entered: their rating (at the start, once started) and whether they
+    withdrew (or were withdrawn after a no-show)."""
+
+    id: int
+    name: str
+    rating: float
+    withdrawn: bool
+
+
+class TournamentPairingView(TypedDict):
+    """A pair of a round: the players' ids (``second`` null: a bye), the real match it made
+    (null for a bye or a walkover), the winner once known and why it ended without being
+    played out (null when played)."""
+
+    board: int
+    first: int
+    second: int | None
+    match: str | None
+    winner: int | None
+    reason: PairingReason | None
+    made_at: float
+    finished_at: float | None
+
+
+class TournamentRoundView(TypedDict):
+    round: int
+    pairings: list[TournamentPairingView]
+
+
+class TournamentStandingView(TypedDict):
+    """A player's place: ``points`` by the format's rule, the matches ``played`` and
+    ``won`` (byes not counted), Buchholz and Sonneborn-Berger in a Swiss (null
+    otherwise)."""
+
+    place: int
+    id: int
+    name: str
+    points: int
+    played: int
+    won: int
+    buchholz: int | None
+    sonneborn_berger: int | None
+    rating: float
+    withdrawn: bool
+
+
+class TournamentDetailView(TypedDict):
+    """``GET /api/tournaments/{id}``: the tournament, its entries, its rounds with their
+    pairings, the standings, and its invite link (to its organiser, when private)."""
+
+    tournament: TournamentView
+    entries: list[TournamentEntryView]
+    rounds: list[TournamentRoundView]
+    standings: list[TournamentStandingView]
+    invite: str | None
+
+
+class TournamentListView(TypedDict):
+    """``GET /api/tournaments``: the public tournaments not started (soonest first), those
+    running, and the last 50 finished (latest first)."""
+
+    upcoming: list[TournamentView]
+    running: list[TournamentView]
+    finished: list[TournamentView]
+
+
 class PuzzleVerdictView(GradedAnswerView):
     """The answer to a puzzle, graded; the public match it came from (null if none), and
     the player's and the puzzle's ratings before and after it."""

@@ -212,3 +212,8 @@ def test_the_deck_examples_are_answers_of_their_types() -> None:
     summary, review = (json.loads(block.split("```")[0]) for block in text.split("```json")[1:3])
     protocol.response_adapter("deck").validate_python(summary)
     protocol.response_adapter("deck_review").validate_python(review)
+
+
+def test_the_tournament_example_is_an_answer_of_its_type() -> None:
+    example = section("Tournaments").split("```json")[1].split("```")[0]
+    protocol.response_adapter("tournament").validate_python(json.loads(example))

@@ -48,6 +48,8 @@ export interface Responses {
   rollout: RolloutView;
   choices: ChoiceView[];
   profile: ProfileView;
+  tournaments: TournamentListView;
+  tournament: TournamentDetailView;
 }
 
 /** The body of each kind of HTTP request a client sends. */
@@ -60,6 +62,8 @@ export interface Requests {
   hint: HintRequest;
   eval: EvalRequest;
   puzzle_answer: PuzzleAnswer;
+  new_tournament: NewTournament;
+  tournament_entry: TournamentEntry;
 }
 
 /** One cube decision, rated (:class:`gammon.engine.analysis.CubeRecord`). */
@@ -621,6 +625,24 @@ export interface NewToken {
   scopes?: "bot:play"[];
 }
 
+/**
+ * A new tournament's settings (PROTOCOL.md, *Tournaments*): a Swiss has ``rounds``, an
+ * arena its ``duration`` in seconds, a knockout neither; ``starts_at`` (server time) null
+ * to start it by hand.
+ */
+export interface NewTournament {
+  name: string;
+  format: "knockout" | "swiss" | "arena";
+  length?: number;
+  clock?: "none" | "italian" | "italian_per_point" | "polish";
+  rated?: boolean;
+  private?: boolean;
+  starts_at?: number | null;
+  max_players?: number;
+  rounds?: number | null;
+  duration?: number | null;
+}
+
 /** ``GET /api/puzzles/next``: the puzzle and the player's rating. */
 export interface NextPuzzleView {
   puzzle: PuzzleView;
@@ -1128,6 +1150,115 @@ export interface TokenView {
   scopes: "bot:play"[];
   created_at: number;
   last_used_at: number | null;
+}
+
+/**
+ * ``GET /api/tournaments/{id}``: the tournament, its entries, its rounds with their
+ * pairings, the standings, and its invite link (to its organiser, when private).
+ */
+export interface TournamentDetailView {
+  tournament: TournamentView;
+  entries: TournamentEntryView[];
+  rounds: TournamentRoundView[];
+  standings: TournamentStandingView[];
+  invite: string | null;
+}
+
+/**
+ * Who enters: the caller, or (``bot``, by the organiser) the server's bot of that
+ * level.
+ */
+export interface TournamentEntry {
+  bot?: number | null;
+}
+
+/**
+ * A player entered: their rating (at the start, once started) and whether they
+ * withdrew (or were withdrawn after a no-show).
+ */
+export interface TournamentEntryView {
+  id: number;
+  name: string;
+  rating: number;
+  withdrawn: boolean;
+}
+
+/**
+ * ``GET /api/tournaments``: the public tournaments not started (soonest first), those
+ * running, and the last 50 finished (latest first).
+ */
+export interface TournamentListView {
+  upcoming: TournamentView[];
+  running: TournamentView[];
+  finished: TournamentView[];
+}
+
+/**
+ * A pair of a round: the players' ids (``second`` null: a bye), the real match it made
+ * (null for a bye or a walkover), the winner once known and why it ended without being
+ * played out (null when played).
+ */
+export interface TournamentPairingView {
+  board: number;
+  first: number;
+  second: number | null;
+  match: string | null;
+  winner: number | null;
+  reason: "bye" | "walkover" | "no_show" | null;
+  made_at: number;
+  finished_at: number | null;
+}
+
+export interface TournamentRoundView {
+  round: number;
+  pairings: TournamentPairingView[];
+}
+
+/**
+ * A player's place: ``points`` by the format's rule, the matches ``played`` and
+ * ``won`` (byes not counted), Buchholz and Sonneborn-Berger in a Swiss (null
+ * otherwise).
+ */
+export interface TournamentStandingView {
+  place: number;
+  id: number;
+  name: string;
+  points: number;
+  played: number;
+  won: number;
+  buchholz: number | null;
+  sonneborn_berger: number | null;
+  rating: number;
+  withdrawn: boolean;
+}
+
+/**
+ * A tournament's settings and where it stands (PROTOCOL.md, *Tournaments*): ``round``
+ * is the current round (0 before the first), ``players`` the entries not withdrawn,
+ * ``ends_at`` an arena's end (null otherwise, and before the start), ``no_show`` the
+ * seconds a match waits for a player's first move.
+ */
+export interface TournamentView {
+  id: string;
+  name: string;
+  format: "knockout" | "swiss" | "arena";
+  length: number;
+  clock: "none" | "italian" | "italian_per_point" | "polish";
+  rated: boolean;
+  private: boolean;
+  starts_at: number | null;
+  max_players: number;
+  rounds: number | null;
+  duration: number | null;
+  state: "registering" | "running" | "finished" | "cancelled";
+  round: number;
+  organiser: string;
+  players: number;
+  no_show: number;
+  created_at: number;
+  started_at: number | null;
+  ends_at: number | null;
+  finished_at: number | null;
 }
 
 /**

@@ -58,9 +58,11 @@ from gammon.server.routes import history as history_routes
 from gammon.server.routes import lobby as lobby_routes
 from gammon.server.routes import puzzles as puzzle_routes
 from gammon.server.routes import socket as socket_routes
+from gammon.server.routes import tournaments as tournament_routes
 from gammon.server.routes import wildbg as wildbg_routes
 from gammon.server.routes.deps import returns, status_of
 from gammon.server.settings import Settings
+from gammon.server.tournaments.scheduler import Tournaments
 
 log = logging.getLogger(__name__)
 
@@ -103,6 +105,9 @@ def create_app(settings: Settings | None = None, *, bus: Any = None) -> FastAPI:
         _warm_kernels()  # before hub.start replays matches, before the port is served
         await hub.start()
         hub.spawn(matchmaker.run())  # Play now's pairing passes (stopped with the hub)
+        app.state.tournaments = tournaments = Tournaments(lobby, engine)
+        app.state.ops.finished.append(tournaments.match_finished)
+        hub.spawn(tournaments.run())  # the scheduler's passes, where it holds the lock
         app.state.analysis = analysis = AnalysisWorker(settings, engine, hub)
         app.state.puzzles = PuzzleStore(engine)
         app.state.deck = DeckStore(engine)
@@ -142,7 +147,7 @@ def create_app(settings: Settings | None = None, *, bus: Any = None) -> FastAPI:
     for router in (account_routes.router, bot_api_routes.router, lobby_routes.router,
                    history_routes.router, analysis_api.router, engine_routes.router,
                    puzzle_routes.router, deck_routes.router, explorer_routes.router,
-                   wildbg_routes.router, socket_routes.router):
+                   wildbg_routes.router, tournament_routes.router, socket_routes.router):
         app.include_router(router)
     app.add_api_route("/healthz", _healthz, methods=["GET"], tags=["server"],
                       **returns("ok"))

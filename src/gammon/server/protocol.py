@@ -408,6 +408,40 @@ class Join(BaseModel):
     client_seed: Annotated[Text, Field(max_length=64)] = ""
 
 
+class NewTournament(BaseModel):
+    """A new tournament's settings (PROTOCOL.md, *Tournaments*): a Swiss has ``rounds``, an
+    arena its ``duration`` in seconds, a knockout neither; ``starts_at`` (server time) null
+    to start it by hand."""
+
+    model_config = _BODY
+    name: Annotated[Text, Field(min_length=3, max_length=60)]
+    format: views.TournamentFormat
+    length: Annotated[int, Field(ge=1, le=views.MAX_LENGTH)] = 3
+    clock: views.ClockKind = "none"
+    rated: bool = False
+    private: bool = False
+    starts_at: Annotated[float, Field(gt=0, lt=2**34, allow_inf_nan=False)] | None = None
+    max_players: Annotated[int, Field(ge=2, le=256)] = 64
+    rounds: Annotated[int, Field(ge=1, le=20)] | None = None
+    duration: Annotated[int, Field(ge=10, le=7 * 86400)] | None = None
+
+    @model_validator(mode="after")
+    def _format_fields(self) -> NewTournament:
+        if (self.rounds is not None) != (self.format == "swiss"):
+            raise ValueError("rounds: a Swiss tournament has them, no other")
+        if (self.duration is not None) != (self.format == "arena"):
+            raise ValueError("duration: an arena has one, no other format")
+        return self
+
+
+class TournamentEntry(BaseModel):
+    """Who enters: the caller, or (``bot``, by the organiser) the server's bot of that
+    level."""
+
+    model_config = _BODY
+    bot: Annotated[int, Field(ge=views.BOT_LEVELS[0], le=views.BOT_LEVELS[-1])] | None = None
+
+
 Scope: TypeAlias = Literal["bot:play"]
 """What an API token allows: ``bot:play``, everything a player does (the lobby, matches,
 chat) as the bot account that owns it."""
@@ -655,7 +689,8 @@ HTTPErrorCode: TypeAlias = Literal[
     "too_many_games", "rate_limited", "internal", "busy", "analysis_busy", "method_not_allowed",
     "bad_token", "not_a_bot", "session_required", "already_bot", "not_eligible",
     "too_many_tokens", "no_puzzle", "already_answered", "illegal_answer", "nothing_due",
-    "rollout_running"]
+    "rollout_running", "not_organiser", "already_registered", "not_registered",
+    "registration_closed", "tournament_full", "not_enough_players", "already_started"]
 """Every ``detail.code`` of an HTTP refusal (PROTOCOL.md, *HTTP error codes*, with each
 one's status)."""
 
@@ -924,6 +959,7 @@ RESPONSES: dict[str, Any] = {
     "deck": views.DeckView, "deck_next": views.DeckNextView, "deck_review": views.DeckReviewView,
     "explorer_position": views.ExplorerPositionView, "rollout": views.RolloutView,
     "choices": list[views.ChoiceView], "profile": views.ProfileView,
+    "tournaments": views.TournamentListView, "tournament": views.TournamentDetailView,
 }
 """The response type of each kind of HTTP answer (``app.py`` names them per route)."""
 

@@ -128,6 +128,13 @@ class Settings(BaseSettings):
     """Seconds a waiting player's place is kept, unpaired, once their last socket is gone
     (or their server process stopped): back within it, they are still waiting."""
 
+    tournament_interval: float = Field(default=2.0, gt=0, allow_inf_nan=False)
+    """Seconds between two passes of the tournaments' scheduler (the one process that holds
+    the scheduler's lock runs them; the others try to take it at each)."""
+    tournament_no_show: float = Field(default=180.0, gt=0, allow_inf_nan=False)
+    """Seconds a tournament match waits for a player who has not made a move in it yet
+    before that player loses it (PROTOCOL.md, *Tournaments*)."""
+
     @model_validator(mode="after")
     def _pairing(self) -> Self:
         self.pairing_band  # noqa: B018 (the thresholds checked at start-up, not later)

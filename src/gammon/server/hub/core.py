@@ -372,6 +372,7 @@ class Hub:
                     await self.registry.load_users(room)
                 if self.on_finish is not None:
                     self.on_finish(room.id)
+                self.observer.match_finished(room.id)
             # the committed rows travel with the message: a process holding the match at
             # action first - 1 applies them without reading the log (link.carried_events)
             await self.publish(ActionStored(match=room.id, seq=room.seq, first=first,

@@ -29,12 +29,13 @@ from gammon.server.play import Play
 from gammon.server.protocol import RESPONSES, Text
 from gammon.server.puzzles import PuzzleStore
 from gammon.server.settings import Settings
+from gammon.server.tournaments.scheduler import Tournaments
 
 STATUS: dict[protocol.HTTPErrorCode, int] = {
     "bad_input": 422, "bad_name": 422, "weak_password": 422,
     "unauthenticated": 401, "bad_credentials": 401, "bad_token": 401,
     "not_a_player": 403, "reserved": 403, "rated_match_live": 403, "not_a_bot": 403,
-    "session_required": 403,
+    "session_required": 403, "not_organiser": 403,
     "not_found": 404, "no_puzzle": 404, "nothing_due": 404, "method_not_allowed": 405,
     "illegal_answer": 422, "rollout_running": 409,
     "too_many_games": 429, "too_many_tokens": 429, "rate_limited": 429,
@@ -87,6 +88,7 @@ PuzzlesDep = Annotated[PuzzleStore, Depends(_service("puzzles"))]
 DeckDep = Annotated[DeckStore, Depends(_service("deck"))]
 RolloutsDep = Annotated[Rollouts, Depends(_service("rollouts"))]
 ChoicesDep = Annotated[ChoiceStore, Depends(_service("choices"))]
+TournamentsDep = Annotated[Tournaments, Depends(_service("tournaments"))]
 LimiterDep = Annotated[RateLimiter | RedisRateLimiter, Depends(_service("limiter"))]
 DiceCache = Annotated[dict[str, Any], Depends(_dice_cache)]
 """This app's cache of the dice statistics."""
