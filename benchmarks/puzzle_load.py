@@ -94,25 +94,33 @@ async def _timed(stats: PuzzleStats, kind: str, call: Any) -> httpx.Response | N
 
 async def solver(http: httpx.AsyncClient, cookie: dict[str, str], pace: float,
                  deadline: float, stats: PuzzleStats, rng: random.Random) -> None:
-    """One player's puzzle page: next, the board's steps, an answer; one request every
-    ``pace`` seconds until ``deadline``."""
-    await asyncio.sleep(rng.random() * pace)  # the players do not all start at once
-    while time.monotonic() < deadline:
+    """One player's puzzle page: next, the board's steps, an answer; a request every
+    ``pace`` seconds until ``deadline``. The requests keep to that schedule (each is sent
+    ``pace`` after the previous one was due, not after it was answered), so the rate asked
+    for is the rate sent whatever the latency: a slow server meets the same traffic."""
+    due = time.monotonic() + rng.random() * pace  # the players do not all start at once
+
+    async def next_due() -> None:
+        nonlocal due
+        await asyncio.sleep(max(0.0, due - time.monotonic()))
+        due += pace
+
+    while due < deadline:
+        await next_due()
         found = await _timed(stats, "next", http.get("/api/puzzles/next", cookies=cookie))
-        await asyncio.sleep(pace)
         if found is None or found.status_code != 200:
             stats.exhausted += found is not None and found.status_code == 404
             continue
         puzzle = found.json()["puzzle"]
         url = f"/api/puzzles/{puzzle['id']}"
+        await next_due()
         await _timed(stats, "steps", http.post(f"{url}/steps", json={"steps": []},
                                                 cookies=cookie))
-        await asyncio.sleep(pace)
         plays = legal_plays(Position.from_id(puzzle["position_id"]), Roll(*puzzle["dice"]))
         play = plays[rng.randrange(min(3, len(plays)))].notation()
+        await next_due()
         await _timed(stats, "answer", http.post(f"{url}/answer", json={"play": play},
                                                  cookies=cookie))
-        await asyncio.sleep(pace)
 
 
 def report(stats: PuzzleStats, elapsed: float) -> dict[str, Any]:

@@ -109,7 +109,7 @@ def create_app(settings: Settings | None = None, *, bus: Any = None) -> FastAPI:
         app.state.ops.finished.append(tournaments.match_finished)
         hub.spawn(tournaments.run())  # the scheduler's passes, where it holds the lock
         app.state.analysis = analysis = AnalysisWorker(settings, engine, hub)
-        app.state.puzzles = PuzzleStore(engine)
+        app.state.puzzles = PuzzleStore(engine, repo.operations)
         app.state.deck = DeckStore(engine)
         app.state.rollouts = rollouts = Rollouts(bots.engine)
         app.state.choices = ChoiceStore(engine)

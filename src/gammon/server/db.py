@@ -34,13 +34,12 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from gammon.server import protocol
+from gammon.server.operations import Operations, single_statements, sqlite_pragmas
 from gammon.server.records import ActionRow, Finish, MatchRow, RatingChange, Row, Seek
 from gammon.views import ClockKind, MatchConfig, MatchKind
 
 if TYPE_CHECKING:
     from alembic.config import Config
-    from sqlalchemy.engine.interfaces import DBAPIConnection
-    from sqlalchemy.pool import ConnectionPoolEntry
 
 DbRow: TypeAlias = "sa.Row[tuple[object, ...]]"
 """A row as SQLAlchemy reads it (its columns as attributes)."""
@@ -406,16 +405,7 @@ def make_engine(url: str, *, pool_size: int = 10, max_overflow: int = 20,
     :class:`sqlalchemy.exc.TimeoutError`: the server answers 503 ``busy``, not 500)."""
     if url.startswith("sqlite"):
         engine = create_async_engine(url, connect_args={"timeout": 30})
-
-        @event.listens_for(engine.sync_engine, "connect")
-        def _pragmas(dbapi_connection: DBAPIConnection, _record: ConnectionPoolEntry) -> None:
-            cursor = dbapi_connection.cursor()
-            cursor.execute("PRAGMA journal_mode=WAL")
-            cursor.execute("PRAGMA synchronous=NORMAL")
-            cursor.execute("PRAGMA busy_timeout=30000")
-            cursor.execute("PRAGMA foreign_keys=ON")
-            cursor.close()
-
+        event.listen(engine.sync_engine, "connect", sqlite_pragmas)
         return engine
     return create_async_engine(url, pool_size=pool_size, max_overflow=max_overflow,
                                pool_timeout=pool_timeout)
@@ -516,6 +506,13 @@ def _user(row: DbRow) -> User:
                 json.loads(row.options), bool(row.bot))
 
 
+_SESSION_USER = (sa.select(users).join(sessions, sessions.c.user_id == users.c.id)
+                 .where(sessions.c.id == sa.bindparam("session_id"),
+                        sessions.c.expires_at > sa.bindparam("now", type_=sa.Float)))
+"""Every request's session, built once (a statement built per request cost more than its
+run on SQLite)."""
+
+
 class Repository:
     """Every query the server makes, in one place.
 
@@ -527,13 +524,8 @@ class Repository:
 
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
-        # Reads, and writes of one statement, run without a transaction block on
-        # PostgreSQL: no BEGIN before the statement and no ROLLBACK or COMMIT after it, two
-        # round trips fewer, each of which held the connection ("idle in transaction")
-        # until a busy event loop came back to it. A statement is atomic on its own, and
-        # reads see committed data either way (READ COMMITTED: a snapshot per statement).
-        self._single = (engine.execution_options(isolation_level="AUTOCOMMIT")
-                       if engine.dialect.name == "postgresql" else engine)
+        self._single = single_statements(engine)
+        self.operations = Operations(engine)
         self._group = engine.dialect.name == "sqlite"
         self._queue: asyncio.Queue[tuple[_Append, asyncio.Future[None]]] | None = None
         self._writer: asyncio.Task[None] | None = None
@@ -553,6 +545,7 @@ class Repository:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._writer
             self._writer = None
+        await self.operations.close()
 
     # heartbeats: each process's latest time alive, in server_kv as heartbeat:ORIGIN
 
@@ -1054,11 +1047,9 @@ class Repository:
 
     async def session_user(self, session_id: str) -> User | None:
         """The user of a live session (not revoked, not expired), or None."""
-        async with self._single.connect() as conn:
-            row = (await conn.execute(
-                sa.select(users).join(sessions, sessions.c.user_id == users.c.id)
-                .where(sessions.c.id == session_id, sessions.c.expires_at > time.time()))
-                   ).first()
+        now = time.time()
+        row = await self.operations.read(lambda conn: conn.execute(
+            _SESSION_USER, {"session_id": session_id, "now": now}).first())
         return None if row is None else _user(row)
 
     async def live_sessions(self, session_ids: Sequence[str]) -> set[str]:

@@ -39,9 +39,10 @@ from gammon.core.game import Game, Rules
 from gammon.core.notation import format_play, parse_play
 from gammon.core.position import Position
 from gammon.engine.puzzles import THEMES, Answer, Puzzle
-from gammon.server.db import matches, puzzle_answers, puzzle_players, puzzle_sources, puzzles
+from gammon.server.db import DbRow, matches, puzzle_answers, puzzle_players, puzzle_sources, puzzles
 from gammon.server.glicko import START, Rating, answered
 from gammon.server.hub import ServiceError
+from gammon.server.operations import Operations
 
 
 async def store_puzzles(conn: AsyncConnection, match_id: str, found: Sequence[Puzzle]) -> None:
@@ -99,7 +100,7 @@ class Stored:
                                  attempts=self.attempts, solved=self.solved)
 
 
-def stored_puzzle(row: sa.Row[tuple[object, ...]]) -> Stored:
+def stored_puzzle(row: DbRow) -> Stored:
     m = row._mapping
     puzzle = Puzzle(
         kind=m["kind"], position_id=m["position_id"], match_id=m["match_id"], dice=m["dice"],
@@ -203,12 +204,49 @@ class PlayerRating:
 
 NEW_PLAYER = PlayerRating(START, 0, 0)
 
+# The puzzle routes' statements, built once with bound parameters: building a statement
+# (and its cache key) on every request cost more than running it (benchmarks/load.py
+# --puzzle-rps).
+_PUZZLE = sa.select(puzzles).where(puzzles.c.id == sa.bindparam("puzzle_id"),
+                                   puzzles.c.public.is_(True))
+_PLAYER = sa.select(puzzle_players).where(puzzle_players.c.user_id == sa.bindparam("user_id"))
+_SOURCE = (sa.select(puzzle_sources)
+           .where(puzzle_sources.c.puzzle_id == sa.bindparam("puzzle_id"),
+                  puzzle_sources.c.public.is_(True))
+           .order_by(puzzle_sources.c.match_id, puzzle_sources.c.game,
+                     puzzle_sources.c.move_number).limit(1))
+
+
+def _nearest(themed: bool) -> sa.CompoundSelect[tuple[object, ...]]:
+    """The puzzles of the pool nearest the rating ``mine`` that ``user_id`` has not
+    answered (of the theme ``like`` when ``themed``): the first above and the first below,
+    each the start of an index walk (``ix_puzzles_public_rating``)."""
+    answered_ids = sa.select(puzzle_answers.c.puzzle_id).where(
+        puzzle_answers.c.user_id == sa.bindparam("user_id"))
+    where = [puzzles.c.public.is_(True), puzzles.c.id.not_in(answered_ids)]
+    if themed:
+        where.append(puzzles.c.themes.like(sa.bindparam("like")))
+    mine = sa.bindparam("mine", type_=sa.Float)
+    above = (sa.select(puzzles).where(*where, puzzles.c.rating >= mine)
+             .order_by(puzzles.c.rating, puzzles.c.id).limit(1).subquery())
+    below = (sa.select(puzzles).where(*where, puzzles.c.rating < mine)
+             .order_by(puzzles.c.rating.desc(), puzzles.c.id).limit(1).subquery())
+    return sa.union_all(sa.select(above), sa.select(below))
+
+
+_NEAREST = {themed: _nearest(themed) for themed in (False, True)}
+_ANSWER_ROWS = sa.select(puzzles.c.rating, puzzles.c.rd, puzzles.c.vol).where(
+    puzzles.c.id == sa.bindparam("puzzle_id")).with_for_update()
+
 
 class PuzzleStore:
-    """The queries of the puzzle pool, the answers and the ratings."""
+    """The queries of the puzzle pool, the answers and the ratings: each request's reads
+    and writes one operation (:class:`~gammon.server.operations.Operations`)."""
 
-    def __init__(self, engine: AsyncEngine, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, engine: AsyncEngine, operations: Operations | None = None,
+                 clock: Callable[[], float] = time.time) -> None:
         self.engine = engine
+        self.operations = operations or Operations(engine)
         self.clock = clock
 
     async def daily(self) -> tuple[str, Stored]:
@@ -218,29 +256,42 @@ class PuzzleStore:
         day = int(self.clock() // 86400)
         date = time.strftime("%Y-%m-%d", time.gmtime(day * 86400))
         pool = puzzles.c.public.is_(True), puzzles.c.created_at < day * 86400
-        async with self.engine.connect() as conn:
-            count = (await conn.execute(sa.select(sa.func.count()).where(*pool))).scalar_one()
+
+        def read(conn: sa.Connection) -> DbRow | None:
+            count = conn.execute(sa.select(sa.func.count()).where(*pool)).scalar_one()
             if not count:
-                raise ServiceError("no_puzzle", "no puzzle of the day yet")
+                return None
             index = int(hashlib.sha256(date.encode()).hexdigest(), 16) % count
-            row = (await conn.execute(sa.select(puzzles).where(*pool).order_by(puzzles.c.id)
-                                      .offset(index).limit(1))).one()
+            return conn.execute(sa.select(puzzles).where(*pool).order_by(puzzles.c.id)
+                                .offset(index).limit(1)).one()
+
+        row = await self.operations.read(read)
+        if row is None:
+            raise ServiceError("no_puzzle", "no puzzle of the day yet")
         return date, stored_puzzle(row)
 
     async def get(self, puzzle_id: int) -> Stored:
         """A puzzle of the pool, or ``not_found`` (none, or met only in private matches)."""
-        async with self.engine.connect() as conn:
-            row = (await conn.execute(sa.select(puzzles).where(
-                puzzles.c.id == puzzle_id, puzzles.c.public.is_(True)))).first()
-        if row is None:
-            raise ServiceError("not_found", "no such puzzle")
-        return stored_puzzle(row)
+        return _found(await self.operations.read(
+            lambda conn: conn.execute(_PUZZLE, {"puzzle_id": puzzle_id}).first()))
+
+    async def get_with_source(self, puzzle_id: int
+                              ) -> tuple[Stored, views.PuzzleSourceView | None]:
+        """:meth:`get` and the first public match the puzzle was met in, with the answer
+        given there (None when it was made before sources were kept), in one read."""
+        def read(conn: sa.Connection) -> tuple[DbRow | None, DbRow | None]:
+            return (conn.execute(_PUZZLE, {"puzzle_id": puzzle_id}).first(),
+                    conn.execute(_SOURCE, {"puzzle_id": puzzle_id}).first())
+
+        row, source = await self.operations.read(read)
+        if source is None:
+            return _found(row), None
+        return _found(row), {"match": source.match_id, "game": source.game,
+                             "move_number": source.move_number, "played": source.played,
+                             "error": round(source.error, 4)}
 
     async def rating(self, user_id: int) -> PlayerRating:
-        async with self.engine.connect() as conn:
-            row = (await conn.execute(sa.select(puzzle_players).where(
-                puzzle_players.c.user_id == user_id))).first()
-        return NEW_PLAYER if row is None else _player(row)
+        return await self.operations.read(lambda conn: _player_rating(conn, user_id))
 
     async def next(self, user_id: int, theme: str | None) -> tuple[Stored, PlayerRating]:
         """The puzzle of the pool nearest the player's rating that they have not answered
@@ -249,86 +300,87 @@ class PuzzleStore:
         (``ix_puzzles_public_rating``), read in one statement, so the pool's size does not
         weigh on it."""
         check_theme(theme)
-        player = await self.rating(user_id)
-        mine = player.rating.rating
-        answered_ids = sa.select(puzzle_answers.c.puzzle_id).where(
-            puzzle_answers.c.user_id == user_id)
-        where = [puzzles.c.public.is_(True), puzzles.c.id.not_in(answered_ids)]
-        if theme is not None:
-            where.append(puzzles.c.themes.like(f"%,{theme},%"))
-        above = (sa.select(puzzles).where(*where, puzzles.c.rating >= mine)
-                 .order_by(puzzles.c.rating, puzzles.c.id).limit(1).subquery())
-        below = (sa.select(puzzles).where(*where, puzzles.c.rating < mine)
-                 .order_by(puzzles.c.rating.desc(), puzzles.c.id).limit(1).subquery())
-        async with self.engine.connect() as conn:
-            rows = (await conn.execute(sa.union_all(sa.select(above), sa.select(below))
-                                       )).all()
+
+        def read(conn: sa.Connection) -> tuple[PlayerRating, Sequence[DbRow]]:
+            player = _player_rating(conn, user_id)
+            return player, conn.execute(_NEAREST[theme is not None], {
+                "user_id": user_id, "mine": player.rating.rating,
+                "like": f"%,{theme},%"}).all()
+
+        player, rows = await self.operations.read(read)
         if not rows:
             raise ServiceError("no_puzzle", "no puzzle left to answer"
                                + ("" if theme is None else f" of the theme {theme}"))
+        mine = player.rating.rating
         nearest = min(rows, key=lambda r: (abs(r.rating - mine), r.id))
         return stored_puzzle(nearest), player
 
-    async def source(self, puzzle_id: int) -> views.PuzzleSourceView | None:
-        """The first public match the puzzle was met in, with the answer given there."""
-        async with self.engine.connect() as conn:
-            row = (await conn.execute(
-                sa.select(puzzle_sources).where(puzzle_sources.c.puzzle_id == puzzle_id,
-                                                puzzle_sources.c.public.is_(True))
-                .order_by(puzzle_sources.c.match_id, puzzle_sources.c.game,
-                          puzzle_sources.c.move_number).limit(1))).first()
-        if row is None:
-            return None
-        return {"match": row.match_id, "game": row.game, "move_number": row.move_number,
-                "played": row.played, "error": round(row.error, 4)}
-
     async def answer(self, user_id: int, stored: Stored, graded: Graded
                      ) -> tuple[PlayerRating, Rating, Rating, Rating]:
-        """Record a player's one answer to a puzzle and rate both: (the player's rating
-        after, their rating before, the puzzle's before, after); ``already_answered``
-        (nothing changed) for a second one."""
+        """Record a player's one answer to a puzzle and rate both, in one transaction: (the
+        player's rating after, their rating before, the puzzle's before, after);
+        ``already_answered`` (nothing changed) for a second one."""
         for _ in range(3):
             try:
-                return await self._answer(user_id, stored.id, graded)
-            except IntegrityError:  # a concurrent first answer or first rating: look again
+                return await self.operations.transaction(
+                    lambda conn: _answer(conn, user_id, stored.id, graded, time.time()))
+            except _FirstRating:  # a concurrent first answer made the player's row: again
                 continue
         raise ServiceError("busy", "the answer could not be stored: send it again")
 
-    async def _answer(self, user_id: int, puzzle_id: int, graded: Graded
-                      ) -> tuple[PlayerRating, Rating, Rating, Rating]:
-        now = time.time()
-        async with self.engine.begin() as conn:
-            if (await conn.scalar(sa.select(sa.func.count()).select_from(puzzle_answers).where(
-                    puzzle_answers.c.puzzle_id == puzzle_id,
-                    puzzle_answers.c.user_id == user_id))):
-                raise ServiceError("already_answered", "you have answered this puzzle")
-            row = (await conn.execute(sa.select(puzzle_players).where(
-                puzzle_players.c.user_id == user_id).with_for_update())).first()
-            player = NEW_PLAYER if row is None else _player(row)
-            prow = (await conn.execute(sa.select(puzzles).where(
-                puzzles.c.id == puzzle_id).with_for_update())).one()
-            before = Rating(prow.rating, prow.rd, prow.vol)
-            mine, theirs = answered(player.rating, before, graded.right)
-            await conn.execute(puzzle_answers.insert().values(
-                puzzle_id=puzzle_id, user_id=user_id, answer=graded.answer,
-                right=graded.right, error=graded.error, rating_before=player.rating.rating,
-                rating_after=mine.rating, at=now))
-            after = replace(player, rating=mine, attempts=player.attempts + 1,
-                            solved=player.solved + int(graded.right))
-            values = {"rating": mine.rating, "rd": mine.rd, "vol": mine.vol,
-                      "attempts": after.attempts, "solved": after.solved, "updated_at": now}
-            if row is None:
-                await conn.execute(puzzle_players.insert().values(user_id=user_id, **values))
-            else:
-                await conn.execute(puzzle_players.update().where(
-                    puzzle_players.c.user_id == user_id).values(**values))
-            await conn.execute(puzzles.update().where(puzzles.c.id == puzzle_id).values(
-                rating=theirs.rating, rd=theirs.rd, vol=theirs.vol,
-                attempts=puzzles.c.attempts + 1,
-                solved=puzzles.c.solved + int(graded.right)))
-        return after, player.rating, before, theirs
+
+def _player_rating(conn: sa.Connection, user_id: int, *, lock: bool = False) -> PlayerRating:
+    row = conn.execute(_PLAYER.with_for_update() if lock else _PLAYER,
+                       {"user_id": user_id}).first()
+    return NEW_PLAYER if row is None else _player(row)
 
 
-def _player(row: sa.Row[tuple[object, ...]]) -> PlayerRating:
+def _answer(conn: sa.Connection, user_id: int, puzzle_id: int, graded: Graded, now: float
+            ) -> tuple[PlayerRating, Rating, Rating, Rating]:
+    player = _player_rating(conn, user_id, lock=True)
+    prow = conn.execute(_ANSWER_ROWS, {"puzzle_id": puzzle_id}).one()
+    before = Rating(prow.rating, prow.rd, prow.vol)
+    mine, theirs = answered(player.rating, before, graded.right)
+    try:  # the answers' key: one answer per player and puzzle
+        conn.execute(puzzle_answers.insert(), {
+            "puzzle_id": puzzle_id, "user_id": user_id, "answer": graded.answer,
+            "right": graded.right, "error": graded.error,
+            "rating_before": player.rating.rating, "rating_after": mine.rating, "at": now})
+    except IntegrityError:
+        raise ServiceError("already_answered", "you have answered this puzzle") from None
+    after = replace(player, rating=mine, attempts=player.attempts + 1,
+                    solved=player.solved + int(graded.right))
+    values = {"rating": mine.rating, "rd": mine.rd, "vol": mine.vol,
+              "attempts": after.attempts, "solved": after.solved, "updated_at": now}
+    if player is NEW_PLAYER:
+        try:
+            conn.execute(puzzle_players.insert(), {"user_id": user_id, **values})
+        except IntegrityError:
+            raise _FirstRating from None
+    else:
+        conn.execute(_SET_PLAYER, {"player": user_id, **values})
+    conn.execute(_RATE_PUZZLE, {"puzzle": puzzle_id, "rating": theirs.rating,
+                                "rd": theirs.rd, "vol": theirs.vol,
+                                "right": int(graded.right)})
+    return after, player.rating, before, theirs
+
+
+class _FirstRating(Exception):
+    """Another answer of the same new player stored their first rating meanwhile."""
+
+
+_SET_PLAYER = puzzle_players.update().where(
+    puzzle_players.c.user_id == sa.bindparam("player"))
+_RATE_PUZZLE = puzzles.update().where(puzzles.c.id == sa.bindparam("puzzle")).values(
+    attempts=puzzles.c.attempts + 1, solved=puzzles.c.solved + sa.bindparam("right"))
+
+
+def _found(row: DbRow | None) -> Stored:
+    if row is None:
+        raise ServiceError("not_found", "no such puzzle")
+    return stored_puzzle(row)
+
+
+def _player(row: DbRow) -> PlayerRating:
     m = row._mapping
     return PlayerRating(Rating(m["rating"], m["rd"], m["vol"]), m["attempts"], m["solved"])

@@ -102,7 +102,7 @@ async def answer(puzzle_id: PuzzleId, body: PuzzleAnswer, request: Request, user
     """Answer a puzzle once: the verdict (right or wrong, what the answer loses, the graded
     answers), the source match when public, and the player's and the puzzle's ratings."""
     await limit(request, limiter, "puzzle", 120, 30)
-    stored = await store.get(puzzle_id)
+    stored, source = await store.get_with_source(puzzle_id)
     puzzle_ = stored.puzzle
     graded = await grade_answer(puzzle_, body)
     after, before, puzzle_before, puzzle_after = await store.answer(user.id, stored, graded)
@@ -111,7 +111,7 @@ async def answer(puzzle_id: PuzzleId, body: PuzzleAnswer, request: Request, user
         "error": round(graded.error, 4), "graded_by": graded.graded_by,
         "best": puzzle_.best,
         "top": [{"answer": a.text, "equity": round(a.equity, 4)} for a in puzzle_.answers],
-        "source": await store.source(stored.id),
+        "source": source,
         "rating": after.view(),
         "rating_change": {"before": round(before.rating, 1),
                           "after": round(after.rating.rating, 1)},
