@@ -6,6 +6,7 @@ position and context across matches, and a private match's decisions stay out of
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import re
@@ -33,8 +34,11 @@ from gammon.server.db import (
     puzzle_players,
     puzzle_sources,
     puzzles,
+    users,
 )
-from gammon.server.puzzles import store_puzzles
+from gammon.server.glicko import START, answered
+from gammon.server.hub import ServiceError
+from gammon.server.puzzles import Graded, PuzzleStore, store_puzzles
 from tests.server.conftest import Browser, make_settings, run_async
 from tests.server.test_analysis import bot_match, wait_done
 
@@ -453,3 +457,50 @@ def test_the_next_puzzle_is_the_nearest_to_the_players_rating(database_url: str,
         assert sorted(order) == sorted(by_rating)
         refused(b.get("/api/puzzles/next"), 404, "no_puzzle")
         refused(Browser(client).get("/api/puzzles/next?theme=race"), 404, "no_puzzle")
+
+
+def test_answers_sent_at_once_are_each_counted_once(database_url: str, redis_url: str) -> None:
+    """Answers arriving together, each its own transaction: two players' answers both move
+    the puzzle's rating (neither update is lost: the second is rated from the first's
+    result), and one player's second answer is refused as ``already_answered``."""
+    with TestClient(create_app(make_settings(database_url, redis_url))) as client:
+        first, second = Browser(client), Browser(client)
+        shown = first.post("/api/games", json={"kind": "single"}).json()
+
+        async def seed() -> None:
+            engine = make_engine(database_url)
+            async with engine.begin() as conn:
+                await store_puzzles(conn, shown["id"], [puzzle(MatchKey(dice=(3, 1)).id())])
+            await engine.dispose()
+
+        run_async(seed)
+        for player in (first, second):  # each one a guest
+            valid("next_puzzle", player.get("/api/puzzles/next"))
+    user_ids = sorted(r.id for r in rows(database_url, users))[-2:]
+    puzzle_id = rows(database_url, puzzles)[0].id
+
+    async def at_once() -> list[object]:
+        engine = make_engine(database_url)
+        store = PuzzleStore(engine)
+        stored = await store.get(puzzle_id)
+        right = Graded("8/5 6/5", True, 0.0, "2-ply")
+        try:
+            return await asyncio.gather(
+                *(store.answer(user_id, stored, right)
+                  for user_id in (user_ids[0], user_ids[1], user_ids[0])),
+                return_exceptions=True)
+        finally:
+            await store.operations.close()
+            await engine.dispose()
+
+    results = run_async(at_once)
+    refusals = [r for r in results if isinstance(r, ServiceError)]
+    assert [r.code for r in refusals] == ["already_answered"]
+    assert len([r for r in results if isinstance(r, tuple)]) == 2
+    (row,) = rows(database_url, puzzles)
+    assert (row.attempts, row.solved) == (2, 2)
+    once = answered(START, START, True)[1]
+    twice = answered(START, once, True)[1]
+    assert row.rating == pytest.approx(twice.rating) and row.rating != pytest.approx(once.rating)
+    assert sorted((a.user_id, a.right) for a in rows(database_url, puzzle_answers)) == [
+        (user_ids[0], True), (user_ids[1], True)]
