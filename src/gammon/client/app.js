@@ -14,10 +14,12 @@
 //   #/mistakes         the player's own mistakes as a deck of flashcards (spaced repetition)
 //   #/explorer         any position's plays at a depth, and rollouts of the best
 //   #/profile[/NAME]   a player's rating and error rate over time, results, opponents
+//   #/tournaments[/ID] the tournaments and a new one's form; one tournament (#/tournament/ID?key=
+//                      too, as a private one's invite link writes it)
 //   #/options          the player's options (stored on the server)
 //
 // The pages are in pages/ (the lobby, the account pages, the replay, the dice check, the
-// puzzles, the explorer, the profile), match.js (with round/) and review.js; this module routes to them.
+// puzzles, the explorer, the profile, the tournaments), match.js (with round/) and review.js; this module routes to them.
 
 import { pageTitle } from "./attention.js";
 import { apply as applyI18n, browserLanguage, language, LANGUAGES, setLanguage, t } from "./i18n.js";
@@ -31,6 +33,8 @@ import { ProfilePage } from "./pages/profile.js";
 import { PuzzlesPage } from "./pages/puzzles.js";
 import { NotFoundPage, select } from "./pages/page.js";
 import { ReplayPage } from "./pages/replay.js";
+import { TournamentPage } from "./pages/tournament.js";
+import { TournamentsPage } from "./pages/tournaments.js";
 import { ReviewPage } from "./review.js";
 import { h, setSound, sound, toast } from "./ui.js";
 
@@ -171,7 +175,7 @@ class App {
     this.page?.unmount?.();
     this.page = null;
     for (const a of /** @type {NodeListOf<HTMLAnchorElement>} */ (document.querySelectorAll("header nav a"))) {
-      const current = a.dataset.route === (name || "lobby");
+      const current = a.dataset.route === (name === "tournament" ? "tournaments" : name || "lobby");
       if (current) a.setAttribute("aria-current", "page");
       else a.removeAttribute("aria-current");
     }
@@ -191,6 +195,8 @@ class App {
       mistakes: () => new PuzzlesPage(this, "", { deck: true }),
       explorer: () => new ExplorerPage(this),
       profile: () => new ProfilePage(this, arg),
+      tournaments: () => (arg ? new TournamentPage(this, arg) : new TournamentsPage(this)),
+      tournament: () => new TournamentPage(this, arg),
       options: () => new OptionsPage(this),
     };
     const make = pages[name] || (() => new NotFoundPage(this));

@@ -2,7 +2,7 @@
 // pages/lobby.js — the lobby (#/): Play now (a pool's choices, the wait with its time and
 // Cancel, how many wait in each pool), the open games and the challenges, kept current by
 // the socket; the new-game form (a match, a single or money game, against a player, a named
-// opponent or the computer). The page draws its controller (pages/lobby/ctrl.js: the
+// opponent or the computer); a link to the tournaments. The page draws its controller (pages/lobby/ctrl.js: the
 // games, the challenges and the actions, no DOM) and turns the forms and buttons into its
 // actions.
 
@@ -55,6 +55,9 @@ export class LobbyPage extends Page {
         this.challengeCard,
         this.botCard(),
         this.createCard(),
+        h("section", { class: "card stack", "aria-labelledby": "tournaments-title", "data-card": "tournaments" },
+          h("h2", { id: "tournaments-title" }, t("nav.tournaments")), h("p", { class: "muted" }, t("lobby.tournaments_text")),
+          h("p", {}, h("a", { class: "button", href: "#/tournaments", "data-act": "tournaments" }, t("lobby.tournaments_link")))),
         h("section", { class: "card", "aria-labelledby": "open-title" },
           h("h2", { id: "open-title" }, t("lobby.open_games")), this.list, this.mine)));
     // the open games and the challenges come by the socket, now and at every change (no polling)
