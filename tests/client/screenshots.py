@@ -192,9 +192,29 @@ def review_best_play(s: Shooter) -> None:
     s.shot(page, "review-best-play")
 
 
+def tournament(s: Shooter) -> None:
+    """A knockout of the server's five bots played out (1-point matches): the tournament
+    page with its bracket (three byes to the top seeds), the champion and the results."""
+    page = s.page()
+    register(page, "Tess")
+    s.go(page, "#/tournaments")
+    form = page.locator("[data-form=tournament]")
+    form.locator("[name=name]").fill("Friday cup")
+    form.locator("[name=length]").fill("1")
+    page.click("[data-act=create-tournament]")
+    page.wait_for_url("**/#/tournaments/*")
+    for level in range(1, 6):
+        page.select_option("[data-part=bots] select", str(level))
+        page.click("[data-act=add-bot]")
+        page.wait_for_function(f"document.querySelectorAll('[data-entry]').length === {level}")
+    page.click("[data-act=start]")
+    page.wait_for_selector("[data-part=champion]", timeout=300_000)
+    s.shot(page, "tournament")
+
+
 # the shots that need nothing before them, for --only
 PARTS = {"phone": phone, "phone-taps": phone_taps, "match-end": match_end, "review": review,
-         "review-best-play": review_best_play, "hint": hint_panel}
+         "review-best-play": review_best_play, "hint": hint_panel, "tournament": tournament}
 
 
 def main(out: Path, only: list[str] | None = None) -> None:
@@ -314,6 +334,7 @@ def main(out: Path, only: list[str] | None = None) -> None:
         review_best_play(s)
         match_end(s)
         hint_panel(s)
+        tournament(s)
 
 
 if __name__ == "__main__":

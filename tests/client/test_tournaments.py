@@ -150,6 +150,7 @@ def test_a_knockout_created_entered_started_and_played_to_its_winner(tpages: Pag
     assert winners(spectator, 2) == ["Olga"]
     assert spectator.get_attribute("[data-state]", "data-state") == "finished"
     assert spectator.locator("[data-part=playing]").count() == 0
+    assert "null" not in spectator.inner_text("main")
     assert spectator.inner_text("[data-part=standings] h2") == "Final results"
     first = spectator.locator("[data-part=standings] tbody tr").first
     assert first.get_attribute("data-player") == "Olga"

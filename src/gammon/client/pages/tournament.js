@@ -70,13 +70,13 @@ export class TournamentPage extends Page {
     pageTitle(tm.name);
     this.title.textContent = tm.name;
     const focused = /** @type {HTMLElement | null} */ (document.activeElement)?.dataset?.act;
-    this.body.replaceChildren(
+    this.body.replaceChildren(...[
       h("div", { class: "grid" }, this.summary(), this.rules()),
       this.playing(),
       tm.format === "knockout" ? this.bracket() : null,
       tm.format !== "knockout" || tm.state === "finished" ? this.standings() : null,
       tm.format === "swiss" ? this.swissRounds() : null,
-      this.entries());
+      this.entries()].filter((part) => part !== null));
     if (focused) /** @type {HTMLElement | null} */ (this.body.querySelector(`[data-act="${focused}"]`))?.focus();
   }
 
@@ -102,10 +102,10 @@ export class TournamentPage extends Page {
       c.champion ? h("p", { class: "champion", "data-part": "champion" }, t("tournament.champion", { name: c.champion })) : null,
       c.entered ? h("p", { "data-part": "entered" }, t("tournament.you_are_in")) : null,
       c.myMatch ? h("p", {}, h("a", { class: "button primary", href: `#/match/${c.myMatch}`, "data-act": "my-match" }, t("tournament.your_match"))) : null,
-      h("div", { class: "row" },
+      c.mayRegister || c.mayWithdraw || c.mayStart ? h("div", { class: "row" },
         c.mayRegister ? h("button", { type: "button", class: "primary", "data-act": "register", disabled: c.busy, onclick: () => this.ctrl.register() }, t("tournament.register")) : null,
         c.mayWithdraw ? h("button", { type: "button", class: "danger", "data-act": "withdraw", disabled: c.busy, onclick: () => this.withdraw() }, t("tournament.withdraw")) : null,
-        c.mayStart ? h("button", { type: "button", class: "primary", "data-act": "start", disabled: c.busy || tm.players < 2, onclick: () => this.ctrl.start() }, t("tournament.start")) : null),
+        c.mayStart ? h("button", { type: "button", class: "primary", "data-act": "start", disabled: c.busy || tm.players < 2, onclick: () => this.ctrl.start() }, t("tournament.start")) : null) : null,
       c.mayStart ? h("div", { class: "row", "data-part": "bots" }, bots,
         h("button", { type: "button", "data-act": "add-bot", disabled: c.busy, onclick: () => this.ctrl.addBot(Number(bots.value)) }, t("tournament.add_bot"))) : null,
       c.mayStart && tm.players < 2 ? h("p", { class: "muted small" }, t("tournament.start_needs_two")) : null,
@@ -150,7 +150,7 @@ export class TournamentPage extends Page {
 
   /** A link to watch or review a pairing's match. @param {Slot} s */
   matchLink(s) {
-    if (!s.match) return s.reason ? h("span", { class: "muted small" }, t(`tournament.reason_${s.reason}`)) : null;
+    if (!s.match) return s.reason && s.reason !== "bye" ? h("span", { class: "muted small" }, t(`tournament.reason_${s.reason}`)) : null;
     const label = s.pending ? (this.ctrl.mine(s) ? t("tournament.play") : t("tournament.watch")) : t("tournament.review");
     return h("a", { href: `#/match/${s.match}`, "data-match": s.match }, label);
   }
