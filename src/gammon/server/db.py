@@ -229,6 +229,8 @@ puzzle_answers = sa.Table(
     sa.Column("rating_after", sa.Float, nullable=False),
     sa.Column("at", sa.Float, nullable=False),
 )
+# the next puzzle leaves out the player's answered ones (migration 0011)
+sa.Index("ix_puzzle_answers_user", puzzle_answers.c.user_id, puzzle_answers.c.puzzle_id)
 
 # Each player's deck of their own mistakes (gammon.server.deck): a card per puzzle made from
 # one of their decisions, its FSRS state as the fsrs package writes it and when it is due
