@@ -147,6 +147,9 @@ def test_a_knockout_created_entered_started_and_played_to_its_winner(tpages: Pag
     bob.call("POST", f"/api/tournaments/{slug}/withdraw")
     spectator.wait_for_selector("[data-part=champion]", timeout=20_000)
     assert spectator.inner_text("[data-part=champion]") == "Winner: Olga"
+    # said to a screen reader by the page's live region
+    spectator.wait_for_function(
+        "document.getElementById('announcer').textContent.includes('Winner: Olga')")
     assert winners(spectator, 2) == ["Olga"]
     assert spectator.get_attribute("[data-state]", "data-state") == "finished"
     assert spectator.locator("[data-part=playing]").count() == 0

@@ -176,3 +176,16 @@ test("an arena's streaks: wins in a row since the last loss, byes and walkovers 
   assert.equal(ctrl.champion, "a");
   assert.equal(ctrl.mayWithdraw, false);
 });
+
+test("a failed read again keeps the last one (the next read tries again)", async () => {
+  let fail = false;
+  const detail = { tournament: tournament(), entries: [], rounds: [], standings: [], invite: null };
+  const ctrl = new TournamentCtrl("Tk1", { me: () => ANN, changed: () => {},
+    api: async () => { if (fail) throw Object.assign(new Error("busy"), { status: 503, code: "busy" }); return detail; } });
+  await ctrl.load();
+  fail = true;
+  await ctrl.load();
+  assert.equal(ctrl.error, "");
+  assert.equal(ctrl.tournament?.id, "Tk1");
+  assert.equal(ctrl.live, true);
+});

@@ -14,7 +14,7 @@ import { api } from "../net.js";
 import { REFRESH_MS, TournamentCtrl } from "./tournaments/ctrl.js";
 import { settingsText, stateText } from "./tournaments.js";
 import { Page, select } from "./page.js";
-import { ask, downloadLink, fmtDate, h, toast } from "../ui.js";
+import { announce, ask, downloadLink, fmtDate, h, toast } from "../ui.js";
 
 /** @typedef {import("./tournaments/ctrl.js").Slot} Slot */
 
@@ -25,6 +25,8 @@ export class TournamentPage extends Page {
     this.ctrl = new TournamentCtrl(arg, { api, me: () => this.app.me, changed: () => this.show() });
     this.body = h("div", { class: "stack" }, h("p", { class: "muted" }, t("common.loading")));
     this.following = false;
+    /** @type {string | undefined} the state last said */
+    this.news = undefined;
   }
 
   mount(main) {
@@ -67,6 +69,12 @@ export class TournamentPage extends Page {
     if (c.error) toast(c.error, { error: true });
     c.error = "";
     this.follow(c.entered && c.live);
+    // the body is drawn anew: a change of state, round or winner is said by the page's
+    // live region (ui.js's announce), not by a region made again with it
+    const news = [stateText(tm), tm.state === "running" && tm.format !== "arena" ? t("tournament.round_n", { round: tm.round }) : "",
+      c.champion ? t("tournament.champion", { name: c.champion }) : ""].filter(Boolean).join(" · ");
+    if (this.news !== undefined && news !== this.news) announce(news);
+    this.news = news;
     pageTitle(tm.name);
     this.title.textContent = tm.name;
     const focused = /** @type {HTMLElement | null} */ (document.activeElement)?.dataset?.act;
@@ -94,7 +102,7 @@ export class TournamentPage extends Page {
     bots.setAttribute("aria-label", t("lobby.bot_level"));
     return h("section", { class: "card stack", "data-part": "summary", "aria-labelledby": "t-summary" },
       h("h2", { id: "t-summary" }, t("tournament.about")),
-      h("p", { "aria-live": "polite", "data-state": tm.state },
+      h("p", { "data-state": tm.state },
         h("strong", {}, stateText(tm)), when ? ` · ${when}` : "",
         " · ", t("tournament.players_of", { count: tm.players, max: tm.max_players })),
       h("p", { class: "muted" }, settingsText(tm), tm.private ? ` · ${t("tournament.private_mark")}` : "",

@@ -144,6 +144,7 @@ export class TournamentCtrl {
     try {
       this.show(await this.deps.api("GET", this.path()));
     } catch (err) {
+      if (this.detail && err?.status !== 404) return; // the last read stays; the next one tries again
       this.error = refusal(err);
       this.deps.changed();
     }
