@@ -560,7 +560,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             assert deployment is not None
             match = await solvers[0].post("/api/games", {"kind": "single"})
             progress(args, f"  seeding {args.puzzle_count} puzzles")
-            await puzzle_load.seed(deployment.database_url, match["id"], args.puzzle_count)
+            await puzzle_load.seed(deployment.database_url, match["id"], args.puzzle_count,
+                                   args.puzzle_spread)
         await asyncio.sleep(1)
         idle_rss = rss(servers)
         lag_task = asyncio.create_task(watch_lag(stats))
@@ -706,6 +707,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--puzzle-rps", type=float, default=0.0,
                         help="puzzle requests a second beside the matches (puzzle_load.py)")
     parser.add_argument("--puzzle-clients", type=int, default=50)
+    parser.add_argument("--puzzle-spread", type=float, default=350.0,
+                        help="the seeded puzzles' rating spread (0: all at 1500)")
     parser.add_argument("--puzzle-count", type=int, default=3000,
                         help="puzzles seeded in the pool")
     parser.add_argument("--quiet", dest="progress", action="store_false",

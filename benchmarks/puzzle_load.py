@@ -4,7 +4,9 @@ working through the puzzle pool while the matches are played.
 The pool is seeded before the measurement with ``--puzzle-count`` checker puzzles (the
 opening position at every roll, match lengths and scores: each a different puzzle, stored as
 an analysis stores them, met in one public match; their two graded answers are the first two
-legal plays with made-up equities — the load, not the grades, is measured). During the
+legal plays with made-up equities — the load, not the grades, is measured), rated around
+1500 with a standard deviation of ``--puzzle-spread`` (350; 0: all at 1500, the worst case,
+every new player asked the same puzzle at once). During the
 measurement ``--puzzle-clients`` guests, each from its own loopback address (the answers'
 rate limit is per address, as real players' are), repeat the puzzle page's cycle — ``GET
 /api/puzzles/next``, ``POST /api/puzzles/{id}/steps`` (the board, nothing played yet), ``POST
@@ -56,17 +58,30 @@ def puzzles(count: int) -> list[Puzzle]:
     return out
 
 
-async def seed(database_url: str, match_id: str, count: int) -> None:
-    """Store ``count`` puzzles met in ``match_id`` (a public match of the run)."""
+async def seed(database_url: str, match_id: str, count: int, spread: float) -> None:
+    """Store ``count`` puzzles met in ``match_id`` (a public match of the run), their ratings
+    drawn (seeded) around the start's 1500 with a standard deviation of ``spread``, as a
+    pool that players have answered looks. With ``spread`` 0 every puzzle is at 1500, so
+    every new player is asked the same puzzle at the same moment (the worst case: each
+    answer waits for the one before to move that puzzle's rating)."""
+    import sqlalchemy as sa
+
     from gammon.server.db import make_engine
+    from gammon.server.db import puzzles as table
     from gammon.server.puzzles import store_puzzles
 
     engine = make_engine(database_url)
+    rng = random.Random(7)
     try:
         found = puzzles(count)
         for start in range(0, len(found), 200):
             async with engine.begin() as conn:
                 await store_puzzles(conn, match_id, found[start:start + 200])
+        if spread:
+            async with engine.begin() as conn:
+                ids = (await conn.scalars(sa.select(table.c.id).order_by(table.c.id))).all()
+                await conn.execute(table.update().where(table.c.id == sa.bindparam("pid")), [
+                    {"pid": pid, "rating": rng.gauss(1500.0, spread)} for pid in ids])
     finally:
         await engine.dispose()
 
