@@ -797,15 +797,22 @@ class TournamentStandingView(TypedDict):
     withdrawn: bool
 
 
+TournamentChatLineView = TypedDict("TournamentChatLineView",
+                                   {"from": str, "text": str, "at": float})
+"""A line of a tournament's chat: its writer's name, the text, when (server time)."""
+
+
 class TournamentDetailView(TypedDict):
     """``GET /api/tournaments/{id}``: the tournament, its entries, its rounds with their
-    pairings, the standings, and its invite link (to its organiser, when private)."""
+    pairings, the standings, its invite link (to its organiser, when private) and the last
+    lines of its chat (oldest first)."""
 
     tournament: TournamentView
     entries: list[TournamentEntryView]
     rounds: list[TournamentRoundView]
     standings: list[TournamentStandingView]
     invite: str | None
+    chat: list[TournamentChatLineView]
 
 
 class TournamentListView(TypedDict):

@@ -3,7 +3,8 @@ serve`` of this module's own: a registered organiser creates a knockout in the f
 enters it, a guest registers in the page and two more guests through the HTTP API; the
 organiser starts it; the guest's page, following the lobby, opens the match the round paired
 for them, where they abandon it through the match page's own controls; a spectator's page,
-never reloaded, marks the winner in the bracket as the round goes on; the others withdraw
+never reloaded, shows the line a player wrote in the tournament's chat and marks the winner
+in the bracket as the round goes on; the others withdraw
 through the API (their matches lost), the final is decided, and the page shows the champion,
 the final results, each match linked, results.csv, and at 360 px nothing scrolls sideways.
 Also: the lobby and the navigation link to the tournaments, a guest is told to sign in to
@@ -119,6 +120,18 @@ def test_a_knockout_created_entered_started_and_played_to_its_winner(tpages: Pag
     spectator.wait_for_selector("[data-part=entries]")
     assert spectator.locator("[data-act=start]").count() == 0
     assert spectator.locator("[data-act=register]").is_visible()
+
+    # the chat: a player writes in the page; the spectator's page, never reloaded, reads
+    # the line as text (no markup), in a live region, and has no form
+    assert spectator.locator("[data-part=chat-form]").is_hidden()
+    ann.fill("[data-act=chat-text]", "<b>good luck</b> all")
+    ann.click("[data-act=chat-send]")
+    spectator.wait_for_selector("[data-part=chat] li:has-text('good luck')")
+    line = spectator.locator("[data-part=chat] li").last
+    assert line.inner_text() == f"{ann_name}: <b>good luck</b> all"
+    assert line.locator("b").count() == 0
+    assert spectator.get_attribute("[data-part=chat] [role=log]", "aria-live") == "polite"
+    assert ann.input_value("[data-act=chat-text]") == ""
 
     # seeds by entry (all rated 1500): 1 Olga, 2 ann, 3 bob, 4 cleo: Olga-cleo, ann-bob
     olga.click("[data-act=start]")

@@ -526,6 +526,84 @@ def test_a_private_tournament_is_reached_only_with_its_key(client: TestClient) -
     assert checked(org.get("/api/tournaments"), kind="tournaments")["upcoming"] == []
 
 
+# -- the chat ----------------------------------------------------------------------------
+
+
+def chat_of(browser: Browser, slug: str) -> list[tuple[str, str]]:
+    return [(line["from"], line["text"])
+            for line in checked(browser.get(f"/api/tournaments/{slug}"))["chat"]]
+
+
+def test_the_players_chat_on_the_tournament_and_anyone_who_sees_it_reads(
+        client: TestClient) -> None:
+    field = Field(client)
+    org = organiser(client)
+    slug = new_tournament(org, format="knockout")["tournament"]["id"]
+    a, b, spectator = field.add(3)
+    enter(field, slug, [a, b])
+    name_a = field.browsers[a].get("/api/me").json()["user"]["name"]
+    said = checked(field.browsers[a].post(f"/api/tournaments/{slug}/chat",
+                                          json={"text": "  good luck all  "}))
+    assert [(line["from"], line["text"]) for line in said["chat"]] == [
+        (name_a, "good luck all")]
+    checked(org.post(f"/api/tournaments/{slug}/chat", json={"text": "we start at nine"}))
+    # a player who withdrew still speaks; a spectator reads every line, oldest first
+    checked(field.browsers[b].post(f"/api/tournaments/{slug}/withdraw"))
+    checked(field.browsers[b].post(f"/api/tournaments/{slug}/chat", json={"text": "bye"}))
+    lines = chat_of(field.browsers[spectator], slug)
+    assert [text for _, text in lines] == ["good luck all", "we start at nine", "bye"]
+    assert lines[1][0] == "organiser"
+
+    before = checked(org.get(f"/api/tournaments/{slug}"))
+    refused(field.browsers[spectator].post(f"/api/tournaments/{slug}/chat",
+                                           json={"text": "hi"}), 403, "not_a_player")
+    refused(Browser(client).post(f"/api/tournaments/{slug}/chat", json={"text": "hi"}),
+            403, "not_a_player")
+    for body in ({"text": ""}, {"text": "   "}, {"text": "x" * 301}, {}, {"text": 3},
+                 {"text": "hi", "x": 1}):
+        refused(field.browsers[a].post(f"/api/tournaments/{slug}/chat", json=body), 422,
+                "bad_input")
+    refused(field.browsers[a].post("/api/tournaments/nosuchthing/chat", json={"text": "hi"}),
+            404, "not_found")
+    assert checked(org.get(f"/api/tournaments/{slug}")) == before
+
+    for n in range(52):  # the detail holds the last 50
+        checked(field.browsers[a].post(f"/api/tournaments/{slug}/chat", json={"text": str(n)}))
+    lines = chat_of(org, slug)
+    assert [text for _, text in lines] == [str(n) for n in range(2, 52)]
+
+
+def test_a_private_tournaments_chat_is_for_those_who_may_see_it(client: TestClient) -> None:
+    field = Field(client)
+    org = organiser(client)
+    created = new_tournament(org, format="knockout", private=True)
+    slug, key = created["tournament"]["id"], created["invite"].split("key=")[1]
+    checked(org.post(f"/api/tournaments/{slug}/chat", json={"text": "welcome"}))
+    (outsider,) = field.add(1)
+    refused(field.browsers[outsider].post(f"/api/tournaments/{slug}/chat",
+                                          json={"text": "hi"}), 404, "not_found")
+    # with the key they read it, and still may not write
+    assert chat_of(field.browsers[outsider], f"{slug}?key={key}") == [("organiser", "welcome")]
+    refused(field.browsers[outsider].post(f"/api/tournaments/{slug}/chat?key={key}",
+                                          json={"text": "hi"}), 403, "not_a_player")
+    assert chat_of(org, slug) == [("organiser", "welcome")]
+
+
+def test_the_chat_is_rate_limited_per_player(database_url: str, redis_url: str) -> None:
+    """Five lines at once, then the sixth refused and not stored (the budget the match chat
+    spends too: routes.deps.CHAT_RATE)."""
+    settings = make_settings(database_url, redis_url, tournament_interval=3600,
+                             rate_limits=True)
+    with TestClient(create_app(settings)) as client:
+        org = organiser(client)
+        slug = new_tournament(org, format="knockout")["tournament"]["id"]
+        for n in range(5):
+            checked(org.post(f"/api/tournaments/{slug}/chat", json={"text": str(n)}))
+        refused(org.post(f"/api/tournaments/{slug}/chat", json={"text": "more"}), 429,
+                "rate_limited")
+        assert [text for _, text in chat_of(org, slug)] == ["0", "1", "2", "3", "4"]
+
+
 # -- restarts -------------------------------------------------------------------------------
 
 

@@ -1152,9 +1152,16 @@ export interface TokenView {
   last_used_at: number | null;
 }
 
+export interface TournamentChatLineView {
+  from: string;
+  text: string;
+  at: number;
+}
+
 /**
  * ``GET /api/tournaments/{id}``: the tournament, its entries, its rounds with their
- * pairings, the standings, and its invite link (to its organiser, when private).
+ * pairings, the standings, its invite link (to its organiser, when private) and the last
+ * lines of its chat (oldest first).
  */
 export interface TournamentDetailView {
   tournament: TournamentView;
@@ -1162,6 +1169,7 @@ export interface TournamentDetailView {
   rounds: TournamentRoundView[];
   standings: TournamentStandingView[];
   invite: string | null;
+  chat: TournamentChatLineView[];
 }
 
 /**

@@ -373,6 +373,21 @@ tournament_seats = sa.Table(
 )
 
 
+# A tournament's chat: the lines its players (entrants and organiser) wrote on its page,
+# read back newest last; the index serves "the last 50 of this tournament".
+tournament_chat = sa.Table(
+    "tournament_chat",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("tournament_id", sa.Integer, sa.ForeignKey("tournaments.id"), nullable=False),
+    sa.Column("user_id", sa.Integer, sa.ForeignKey("users.id"), nullable=False),
+    sa.Column("text", sa.String(300), nullable=False),
+    sa.Column("at", sa.Float, nullable=False),
+)
+sa.Index("ix_tournament_chat_tournament", tournament_chat.c.tournament_id,
+         tournament_chat.c.id)
+
+
 class SeqConflict(Exception):
     """Another writer (another server process) appended this action number first."""
 

@@ -442,6 +442,14 @@ class TournamentEntry(BaseModel):
     bot: Annotated[int, Field(ge=views.BOT_LEVELS[0], le=views.BOT_LEVELS[-1])] | None = None
 
 
+class TournamentChat(BaseModel):
+    """A line for the tournament's chat (its players only), 1 to 300 characters as a match's
+    chat line."""
+
+    model_config = _BODY
+    text: Annotated[Text, Field(min_length=1, max_length=300)]
+
+
 Scope: TypeAlias = Literal["bot:play"]
 """What an API token allows: ``bot:play``, everything a player does (the lobby, matches,
 chat) as the bot account that owns it."""

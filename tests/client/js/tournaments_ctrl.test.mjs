@@ -3,12 +3,12 @@
 // list read, a creation opening the tournament's page (a private one with its key), a
 // tournament's detail read again with nothing drawn when nothing changed, the actions and
 // who may take them, the knockout bracket with the rounds to come, the matches in play and an
-// arena's streaks. Run by tests/client/test_client_modules.py (node --test).
+// arena's streaks, the chat (who writes, a line sent, the lines new since those drawn). Run by tests/client/test_client_modules.py (node --test).
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { newTournament, parseRoute, refusal, TournamentCtrl, TournamentsCtrl }
+import { chatAdded, newTournament, parseRoute, refusal, TournamentCtrl, TournamentsCtrl }
   from "../../../src/gammon/client/pages/tournaments/ctrl.js";
 
 assert.equal(typeof document, "undefined", "the controller is tested without a DOM");
@@ -188,4 +188,39 @@ test("a failed read again keeps the last one (the next read tries again)", async
   assert.equal(ctrl.error, "");
   assert.equal(ctrl.tournament?.id, "Tk1");
   assert.equal(ctrl.live, true);
+});
+
+test("the chat: its players write (a blank line is not sent), the lines new since those drawn", async () => {
+  const line = (at, text) => ({ from: "ann", text, at });
+  let detail = { tournament: tournament({ players: 1 }), entries: [entry(9, "bob")], rounds: [], standings: [],
+    invite: null, chat: [] };
+  const asked = [];
+  let me = ANN;
+  const ctrl = new TournamentCtrl("Tk1", {
+    me: () => me, changed: () => {},
+    api: async (method, path, body) => {
+      asked.push(`${method} ${path}${body ? " " + JSON.stringify(body) : ""}`);
+      if (method === "POST") detail = { ...detail, chat: [...detail.chat, line(detail.chat.length, body.text)] };
+      return detail;
+    },
+  });
+  await ctrl.load();
+  assert.equal(ctrl.mayChat, true, "the organiser");
+  assert.equal(await ctrl.say("   "), false);
+  assert.equal(await ctrl.say("  hello "), true);
+  assert.deepEqual(ctrl.chat, [line(0, "hello")]);
+  assert.deepEqual(asked, ["GET /api/tournaments/Tk1", 'POST /api/tournaments/Tk1/chat {"text":"hello"}']);
+  me = BOB;
+  assert.equal(ctrl.mayChat, true, "an entrant");
+  me = { ...BOB, id: 11, name: "cleo" };
+  assert.equal(ctrl.mayChat, false, "a spectator");
+
+  const lines = [line(1, "a"), line(2, "b"), line(3, "c")];
+  const first = chatAdded([], lines.slice(0, 2));
+  assert.deepEqual([first.reset, first.added], [false, lines.slice(0, 2)]);
+  const next = chatAdded(first.keys, lines);
+  assert.deepEqual([next.reset, next.added], [false, [lines[2]]], "only the new line");
+  assert.deepEqual(chatAdded(next.keys, lines).added, [], "nothing new");
+  const gone = chatAdded(first.keys, [line(9, "z")]);
+  assert.deepEqual([gone.reset, gone.added], [true, [line(9, "z")]], "the last drawn is gone: all again");
 });

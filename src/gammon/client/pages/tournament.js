@@ -4,14 +4,15 @@
 // them (tournaments/pairing.py), its state, Register / Withdraw, Start and the server's bots
 // for its organiser, the knockout bracket (a column a round, the winner marked, each match
 // linked) or the standings (Swiss: points, Buchholz, Sonneborn-Berger; arena: points,
-// streak), the matches in play, the final results and results.csv. Read again every few
-// seconds while it registers or runs (the timers end with the page); a player entered
-// follows the lobby's socket messages, so that a round pairing them opens their match.
+// streak), the matches in play, the final results and results.csv, and its chat (the
+// players write, everyone who sees it reads). Read again every few seconds while it
+// registers or runs (the timers end with the page); a player entered follows the lobby's
+// socket messages, so that a round pairing them opens their match.
 
 import { callBack, pageTitle } from "../attention.js";
 import { t } from "../i18n.js";
 import { api } from "../net.js";
-import { REFRESH_MS, TournamentCtrl } from "./tournaments/ctrl.js";
+import { chatAdded, REFRESH_MS, TournamentCtrl } from "./tournaments/ctrl.js";
 import { settingsText, stateText } from "./tournaments.js";
 import { Page, select } from "./page.js";
 import { announce, ask, downloadLink, fmtDate, h, toast } from "../ui.js";
@@ -27,11 +28,14 @@ export class TournamentPage extends Page {
     this.following = false;
     /** @type {string | undefined} the state last said */
     this.news = undefined;
+    /** @type {string[]} the keys of the chat's lines drawn (ctrl.js's chatAdded) */
+    this.chatKeys = [];
+    this.chatEl = this.chatSection();
   }
 
   mount(main) {
     this.title = h("h1", {}, t("tournament.title"));
-    main.replaceChildren(this.title, this.body);
+    main.replaceChildren(this.title, this.body, this.chatEl);
     this.onPaired = (/** @type {any} */ e) => this.paired(e.detail);
     this.app.socket.addEventListener("paired", this.onPaired);
     this.ctrl.load();
@@ -62,6 +66,7 @@ export class TournamentPage extends Page {
   show() {
     const c = this.ctrl;
     const tm = c.tournament;
+    this.drawChat();
     if (!tm) {
       if (c.error) this.body.replaceChildren(h("p", { class: "error-text", role: "alert" }, c.error));
       return;
@@ -86,6 +91,36 @@ export class TournamentPage extends Page {
       tm.format === "swiss" ? this.swissRounds() : null,
       this.entries()].filter((part) => part !== null));
     if (focused) /** @type {HTMLElement | null} */ (this.body.querySelector(`[data-act="${focused}"]`))?.focus();
+  }
+
+  /** The chat: made once, out of the body drawn anew, so that a line being typed and the
+   *  lines read out by the live region stay. */
+  chatSection() {
+    this.chatLines = h("ol", { class: "chat-lines tournament-chat", role: "log", "aria-live": "polite", "aria-labelledby": "t-chat" });
+    this.chatEmpty = h("p", { class: "empty" }, t("tournament.chat_empty"));
+    const input = /** @type {HTMLInputElement} */ (h("input", { type: "text", maxlength: 300, required: true,
+      "aria-label": t("match.chat_message"), "data-act": "chat-text" }));
+    this.chatForm = h("form", { class: "chat-form", "data-part": "chat-form", onsubmit: async (/** @type {Event} */ e) => {
+      e.preventDefault();
+      if (await this.ctrl.say(input.value)) input.value = "";
+    } }, input, h("button", { type: "submit", "data-act": "chat-send" }, t("match.send")));
+    return h("section", { class: "card", "data-part": "chat", "aria-labelledby": "t-chat", hidden: true },
+      h("h2", { id: "t-chat" }, t("match.chat")), this.chatLines, this.chatEmpty, this.chatForm);
+  }
+
+  /** The lines new since the last read appended (as text); the form for the players only. */
+  drawChat() {
+    const c = this.ctrl;
+    this.chatEl.hidden = !c.tournament;
+    const lines = c.chat;
+    const { reset, added, keys } = chatAdded(this.chatKeys, lines);
+    if (reset) this.chatLines.replaceChildren();
+    this.chatLines.append(...added.map((l) => h("li", {}, h("strong", {}, `${l.from}: `), l.text)));
+    while (this.chatLines.children.length > lines.length) this.chatLines.firstElementChild?.remove();
+    if (added.length) this.chatLines.scrollTop = this.chatLines.scrollHeight;
+    this.chatKeys = keys;
+    this.chatEmpty.hidden = lines.length > 0;
+    this.chatForm.hidden = !c.mayChat;
   }
 
   /** The state, the settings, the player's buttons, the invite link and the CSV. */

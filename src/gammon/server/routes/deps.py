@@ -114,6 +114,17 @@ async def limit(request: Request, limiter: RateLimiter | RedisRateLimiter, kind:
         raise ServiceError("rate_limited", f"too many {kind} requests")
 
 
+CHAT_RATE = (20.0, 5)
+"""A player's chat lines a minute, after a burst: in matches and tournaments together."""
+
+
+async def limit_chat(limiter: RateLimiter | RedisRateLimiter, user_id: int) -> None:
+    """``rate_limited`` past :data:`CHAT_RATE`: a budget per player, not per address (the
+    players of a club behind one address each have theirs)."""
+    if not await limiter.allow(f"chat:{user_id}", *CHAT_RATE):
+        raise ServiceError("rate_limited", "too many chat messages")
+
+
 # -- who asks ----------------------------------------------------------------------------
 
 

@@ -36,6 +36,7 @@ from gammon.server.routes.deps import (
     PlayDep,
     SessionsDep,
     SettingsDep,
+    limit_chat,
 )
 from gammon.server.settings import Settings
 
@@ -222,8 +223,7 @@ class Dispatch:
                     text = message.text.strip()[: settings.max_chat_length]
                     if not text:
                         raise ProtocolError("malformed", "empty chat message")
-                    if not await self.limiter.allow(f"chat:{conn.user.id}", 20, 5):
-                        raise ServiceError("rate_limited", "too many chat messages")
+                    await limit_chat(self.limiter, conn.user.id)
                     await self.play.chat(conn, message.match, text)
                 case protocol.LobbyFeedMessage():
                     if message.type == "subscribe_lobby":

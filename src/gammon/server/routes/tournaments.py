@@ -1,8 +1,9 @@
 """``/api/tournaments``: knockout, Swiss and arena tournaments
 (:mod:`gammon.server.tournaments`; PROTOCOL.md, *Tournaments*): the public ones, a new one,
-one with its entries, rounds and standings, entering, withdrawing, starting, and the
-standings as CSV. A private tournament is seen only by its organiser, its players and with
-its invite ``key``: to anyone else it does not exist (404 ``not_found``)."""
+one with its entries, rounds, standings and chat, entering, withdrawing, starting, a line
+in its chat, and the standings as CSV. A private tournament is seen only by its organiser,
+its players and with its invite ``key``: to anyone else it does not exist (404
+``not_found``)."""
 
 from __future__ import annotations
 
@@ -14,12 +15,14 @@ from fastapi.responses import PlainTextResponse
 
 from gammon import views
 from gammon.server.hub import ServiceError
-from gammon.server.protocol import NewTournament, Text, TournamentEntry
+from gammon.server.protocol import NewTournament, Text, TournamentChat, TournamentEntry
 from gammon.server.routes.deps import (
     CurrentUser,
     InviteKey,
+    LimiterDep,
     Player,
     TournamentsDep,
+    limit_chat,
     returns,
 )
 
@@ -81,6 +84,19 @@ async def start(tournament_id: TournamentId, user: CurrentUser, service: Tournam
         raise ServiceError("unauthenticated", "sign in to start your tournament")
     await service.start(t, user)
     return await service.detail(await service.visible(tournament_id, user, key), user)
+
+
+@router.post("/{tournament_id}/chat", **returns("tournament"))
+async def chat(tournament_id: TournamentId, body: TournamentChat, user: CurrentUser,
+               service: TournamentsDep, limiter: LimiterDep, key: InviteKey = None
+               ) -> views.TournamentDetailView:
+    """A line in the tournament's chat (its entrants and organiser only), rate-limited with
+    the player's match chat."""
+    t = await service.visible(tournament_id, user, key)
+    if user is not None:  # anyone else is refused as no player, spending nothing
+        await limit_chat(limiter, user.id)
+    await service.chat(t, user, body.text)
+    return await service.detail(t, user)
 
 
 @router.get("/{tournament_id}/results.csv", response_class=PlainTextResponse)

@@ -66,6 +66,7 @@ from gammon.server.tournaments.standings import (
     tournament_view,
 )
 from gammon.server.tournaments.store import (
+    ChatLine,
     Entry,
     Pairing,
     Planned,
@@ -75,6 +76,9 @@ from gammon.server.tournaments.store import (
 )
 
 log = logging.getLogger(__name__)
+
+CHAT_LINES = 50
+"""How many of the chat's last lines a tournament's detail holds."""
 
 LOCK_KEY = 7304212
 """The scheduler's PostgreSQL advisory lock (beside the migrations' 7304211)."""
@@ -149,6 +153,10 @@ def _refusal(error: Refused) -> ServiceError:
         "not_enough_players": "a tournament needs two players at least to start",
     }
     return ServiceError(error.code, messages[error.code])  # type: ignore[arg-type]
+
+
+def _chat_line(line: ChatLine) -> views.TournamentChatLineView:
+    return {"from": line.name, "text": line.text, "at": line.at}
 
 
 class Tournaments:
@@ -250,6 +258,19 @@ class Tournaments:
             raise _refusal(error) from None
         await self.pass_now()
 
+    async def chat(self, t: Tournament, user: User | None, text: str) -> None:
+        """A line of ``user``'s in the tournament's chat: its players only (its entrants,
+        withdrawn or not, and its organiser); ``text`` without its surrounding blanks, not
+        empty."""
+        text = text.strip()
+        if not text:
+            raise ServiceError("bad_input", "text: an empty line")
+        if user is None or (user.id != t.organiser and user.id not in {
+                e.user_id for e in await self.store.entries(t.id)}):
+            raise ServiceError("not_a_player", "only the tournament's players write in "
+                                               "its chat")
+        await self.store.add_chat(t.id, user.id, text, self.clock())
+
     async def detail(self, t: Tournament, viewer: User | None) -> views.TournamentDetailView:
         entries = await self.store.entries(t.id)
         pairings = await self.store.pairings(t.id)
@@ -260,7 +281,9 @@ class Tournaments:
                 "entries": [{"id": e.user_id, "name": e.name, "rating": round(e.rating, 2),
                              "withdrawn": e.withdrawn} for e in entries],
                 "rounds": rounds_view(pairings),
-                "standings": standings(t, entries, pairings), "invite": invite}
+                "standings": standings(t, entries, pairings), "invite": invite,
+                "chat": [_chat_line(line) for line in
+                         await self.store.chat(t.id, CHAT_LINES)]}
 
     async def results_csv(self, t: Tournament) -> str:
         return standings_csv(standings(t, await self.store.entries(t.id),

@@ -1,5 +1,5 @@
 """The tournaments' rows (:mod:`gammon.server.db`: ``tournaments``, ``tournament_entries``,
-``tournament_pairings``, ``tournament_seats``) and every query on them.
+``tournament_pairings``, ``tournament_seats``, ``tournament_chat``) and every query on them.
 
 A tournament's state lives here only: the scheduler (:mod:`.scheduler`) derives what to do
 from these rows at each pass, so a restart, or another process taking the scheduler over,
@@ -25,6 +25,7 @@ from gammon.server.db import (
     DbRow,
     insert_match,
     matches,
+    tournament_chat,
     tournament_entries,
     tournament_pairings,
     tournament_seats,
@@ -112,6 +113,15 @@ class Planned:
     match: tuple[MatchRow, list[Row]] | None = None
     winner: int | None = None
     reason: views.PairingReason | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChatLine:
+    """A line of the tournament's chat: who wrote it, what, when."""
+
+    name: str
+    text: str
+    at: float
 
 
 class Refused(Exception):
@@ -224,6 +234,21 @@ class TournamentStore:
                                        .where(p.tournament_id == tournament_id)
                                        .order_by(p.round, p.board))).all()
         return [_pairing(row) for row in rows]
+
+    async def chat(self, tournament_id: int, last: int) -> list[ChatLine]:
+        """The ``last`` lines of the tournament's chat, oldest first."""
+        c = tournament_chat.c
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(
+                sa.select(users.c.name, c.text, c.at).join(users, users.c.id == c.user_id)
+                .where(c.tournament_id == tournament_id)
+                .order_by(c.id.desc()).limit(last))).all()
+        return [ChatLine(r.name, r.text, r.at) for r in reversed(rows)]
+
+    async def add_chat(self, tournament_id: int, user_id: int, text: str, at: float) -> None:
+        async with self.engine.begin() as conn:
+            await conn.execute(tournament_chat.insert().values(
+                tournament_id=tournament_id, user_id=user_id, text=text, at=at))
 
     # -- registering ---------------------------------------------------------------------
 

@@ -3,8 +3,8 @@
 // pages/lobby/ctrl.js): the list of public tournaments and the new tournament's settings
 // (TournamentsCtrl), and one tournament (TournamentCtrl): its detail read again every few
 // seconds while it registers or runs, the player's actions (register, withdraw, start, the
-// organiser's bots), the knockout bracket as columns of rounds, the matches in play, an
-// arena's streaks. The pages (pages/tournaments.js, pages/tournament.js) draw them when they
+// organiser's bots, a line in its chat), the knockout bracket as columns of rounds, the
+// matches in play, an arena's streaks, the chat's lines new since those drawn. The pages (pages/tournaments.js, pages/tournament.js) draw them when they
 // say what changed.
 
 import { t } from "../../i18n.js";
@@ -15,6 +15,7 @@ import { t } from "../../i18n.js";
 /** @typedef {import("../../wire.js").TournamentDetailView} TournamentDetailView */
 /** @typedef {import("../../wire.js").TournamentPairingView} TournamentPairingView */
 /** @typedef {import("../../wire.js").NewTournament} NewTournament */
+/** @typedef {import("../../wire.js").TournamentChatLineView} ChatLine */
 /** @typedef {import("../../wire.js").UserView | null | undefined} Me */
 /** A side of a pairing: the player's id and name (null: a bye, or not known yet).
  *  @typedef {{id: number, name: string} | null} Side */
@@ -32,12 +33,26 @@ export const REFRESH_MS = 3000;
 /** The refusals the client says in the player's language (tournament.error_CODE). */
 const REFUSALS = ["unauthenticated", "not_organiser", "already_registered", "not_registered",
   "registration_closed", "tournament_full", "not_enough_players", "already_started",
-  "not_eligible", "not_found", "rate_limited", "busy"];
+  "not_eligible", "not_found", "rate_limited", "busy", "not_a_player"];
 
 /** A refusal in the player's language where its code is known, else the server's words.
  *  @param {any} err */
 export function refusal(err) {
   return REFUSALS.includes(err?.code) ? t(`tournament.error_${err.code}`) : String(err?.message || err);
+}
+
+/** A chat line's identity, to tell the lines drawn from those new. @param {ChatLine} l */
+const chatKey = (l) => JSON.stringify([l.at, l.from, l.text]);
+
+/** The chat's lines to draw, given the keys of those drawn (the server sends the last 50):
+ *  those after the last drawn, or all of them (`reset`) when it is no longer among them.
+ *  Appending only the new ones keeps a live region from reading the whole chat again.
+ *  @param {string[]} drawn @param {ChatLine[]} lines
+ *  @returns {{reset: boolean, added: ChatLine[], keys: string[]}} */
+export function chatAdded(drawn, lines) {
+  const keys = lines.map(chatKey);
+  const last = drawn.length ? keys.lastIndexOf(drawn[drawn.length - 1]) : -1;
+  return { reset: drawn.length > 0 && last < 0, added: lines.slice(last + 1), keys };
 }
 
 /** The route's argument (`ID` or `ID?key=KEY`, as the invite link writes it).
@@ -186,6 +201,19 @@ export class TournamentCtrl {
   }
 
   get mayStart() { return this.isOrganiser && this.tournament?.state === "registering"; }
+
+  /** The chat's last lines, oldest first. */
+  get chat() { return this.detail?.chat ?? []; }
+
+  /** Whether the player writes in the chat: its organiser and its entrants (withdrawn too). */
+  get mayChat() { return this.isOrganiser || !!this.entry; }
+
+  /** A line in the chat (its blanks around dropped; nothing sent when empty): whether the
+   *  server took it. @param {string} text */
+  say(text) {
+    const line = text.trim();
+    return line ? this.act_("/chat", { text: line }) : Promise.resolve(false);
+  }
 
   register() { return this.act_("/register"); }
   withdraw() { return this.act_("/withdraw"); }
