@@ -1224,6 +1224,24 @@ BOT_LEVELS = range(1, 6)
 world-class."""
 
 
+def bot_account(level: int) -> str:
+    """The name of the server's bot account of ``level``: one account a level, so that a
+    bot entered in a tournament (or met in any match) keeps its level with its name.
+
+    >>> bot_account(3), bot_account_level("bot-3"), bot_account_level("bot-9")
+    ('bot-3', 3, None)
+    """
+    return f"bot-{level}"
+
+
+def bot_account_level(name: str) -> int | None:
+    """The level of the server's bot account ``name`` (:func:`bot_account`), else None."""
+    prefix, _, level = name.partition("-")
+    if prefix != "bot" or not level.isdigit() or int(level) not in BOT_LEVELS:
+        return None
+    return int(level)
+
+
 class ConfigError(ValueError):
     """A match configuration refused, with the reason."""
 

@@ -26,7 +26,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy.exc import IntegrityError
 from websockets.sync.client import connect
 
-from gammon.server import protocol
+from gammon.server import bots, protocol
 from gammon.server.accounts import COOKIE
 from gammon.server.app import create_app
 from gammon.server.db import tournament_seats, users
@@ -394,13 +394,24 @@ def test_a_player_who_never_moves_loses_by_no_show_and_is_withdrawn(
     assert {second["first"], second["second"]} == {a, b, c, d} - withdrawn
 
 
-def test_the_servers_bots_enter_and_play_their_match_out(client: TestClient) -> None:
+def test_the_servers_bots_enter_and_play_their_match_out(
+        client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each bot plays at its own level (the match chose none): every decision the engine
+    is asked for in the match names the level of the bot in that seat."""
+    asked: set[tuple[int, int]] = set()  # (seat, level)
+
+    def decide(match: Any, player: int, level: int | str, *args: Any) -> Any:
+        asked.add((player, int(level)))
+        return real_decide(match, player, level, *args)
+
+    real_decide = bots.decide
+    monkeypatch.setattr(bots, "decide", decide)
     org = organiser(client)
     slug = new_tournament(org, format="knockout", length=1)["tournament"]["id"]
-    for level in (1, 2):
+    for level in (3, 2):
         checked(org.post(f"/api/tournaments/{slug}/register", json={"bot": level}))
     detail = checked(org.post(f"/api/tournaments/{slug}/start"))
-    assert [e["name"] for e in detail["entries"]] == ["bot-1", "bot-2"]
+    assert [e["name"] for e in detail["entries"]] == ["bot-3", "bot-2"]
     deadline = time.monotonic() + 120
     while detail["tournament"]["state"] != "finished":
         assert time.monotonic() < deadline, "the bots never finished their match"
@@ -411,6 +422,10 @@ def test_the_servers_bots_enter_and_play_their_match_out(client: TestClient) -> 
     info = org.get(f"/api/games/{final['match']}").json()["info"]
     assert info["result"]["reason"] == "points"  # played out, not forfeited
     assert detail["standings"][0]["id"] == final["winner"]
+    names = {e["id"]: e["name"] for e in detail["entries"]}
+    levels = {0: int(names[final["first"]][4:]), 1: int(names[final["second"]][4:])}
+    assert {seat for seat, _ in asked} == {0, 1}  # both bots decided
+    assert asked == {(seat, levels[seat]) for seat, _ in asked}, (asked, levels)
 
 
 def test_the_database_refuses_a_player_seated_twice_in_a_round(client: TestClient) -> None:

@@ -124,7 +124,9 @@ class Lobby:
         return [stored_row(step) for step in room.plan(None, now, now)]
 
     async def bot_user(self, level: int) -> User:
-        name = f"bot-{level}"
+        """The server's bot account of ``level`` (made on first use): the account carries
+        its level (:func:`views.bot_account_level`), the bots' play reads it there."""
+        name = views.bot_account(level)
         found = await self.repo.user_by_name(name)
         if found is not None:
             return found[0]

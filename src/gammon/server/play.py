@@ -171,7 +171,7 @@ class Play:
                 side = runner(match)
                 if side is None or not room.is_bot(side):
                     break
-                level = room.config.bot or 1
+                level = room.bot_level(side)
                 decided = await asyncio.to_thread(bots.decide, match, side, level)
                 action: A.Action
                 if decided is not None:

@@ -47,6 +47,7 @@ from gammon.views import (
     Player,
     ResultView,
     SeatView,
+    bot_account_level,
     clock_paused_view,
     clock_view,
     event_view,
@@ -248,6 +249,15 @@ class Room:
     def is_bot(self, seat: int) -> bool:
         player = self.players[seat]
         return player is not None and player in self.users and self.users[player].is_bot
+
+    def bot_level(self, seat: int) -> int:
+        """The level the server's bot in ``seat`` plays at: its account's own, so that each
+        bot of a tournament's match (which chose no level) plays at its own; else the
+        level the match chose, else 1."""
+        player = self.players[seat]
+        user = self.users.get(player) if player is not None else None
+        level = None if user is None else bot_account_level(user.name)
+        return level or self.config.bot or 1
 
     def dice(self) -> FairDice:
         return FairDice(self.server_seed, self.client_seeds)
