@@ -99,11 +99,13 @@ def test_no_server_module_imports_the_command_line() -> None:
 
 
 @pytest.mark.parametrize("contract_id", ["no-web-stack", "engine-without-training",
-                                         "services-no-http", "rooms-pure"])
+                                         "services-no-http", "rooms-pure",
+                                         "tournament-rules-pure"])
 def test_no_module_imports_what_a_forbidden_contract_forbids(contract_id: str) -> None:
     """The rules library, the engine and the views load without the web stack; the rooms,
-    the hub and the server's services know nothing of HTTP; the room state machine imports
-    no event loop, storage or bus."""
+    the hub and the server's services (the tournaments too) know nothing of HTTP; the room
+    state machine and the tournaments' pairing rules import no event loop, storage or
+    bus."""
     contract: dict[str, Any] = CONTRACTS[contract_id]
     wrong = []
     for path in MODULES:
@@ -127,9 +129,10 @@ def server_layers() -> list[list[tuple[str, bool]]]:
 
 
 def test_the_server_parts_import_only_the_parts_below_them() -> None:
-    """app > routes > accounts | lobby | play | analysis worker > hub > rooms: the hub
-    knows nothing of play or the lobby, the services nothing of the routes, and the
-    lobby and play nothing of each other."""
+    """app > routes > matchmaking | tournaments > accounts | lobby | play | analysis worker
+    > hub > rooms: the hub knows nothing of play or the lobby, the services nothing of the
+    routes (nor the tournaments of Play now), and the lobby and play nothing of each
+    other."""
     layers = server_layers()
     level = {name: n for n, layer in enumerate(layers) for name, _ in layer}
     independent = {name for layer in layers for name, alone in layer if alone}
