@@ -11,6 +11,7 @@ Chromium and Playwright as the browser tests.
 from __future__ import annotations
 
 import argparse
+import itertools
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -24,17 +25,21 @@ from tests.client.support import (
     feed,
     gammon_server,
     point,
+    rated_player,
     wait_match,
 )
+from tests.client.test_play_now import choose
 
 OUT = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
 
 class Shooter:
-    def __init__(self, browser: Any, base: str, out: Path) -> None:
+    def __init__(self, browser: Any, base: str, out: Path, workdir: Path) -> None:
         self.browser = browser
         self.base = base
         self.out = out
+        self.workdir = workdir
+        """The server's directory (its SQLite database)."""
 
     def page(self, path: str = "/#/", *, viewport: dict[str, int] | None = None,
              locale: str = "en-US", touch: bool = False) -> Any:
@@ -212,16 +217,46 @@ def tournament(s: Shooter) -> None:
     s.shot(page, "tournament")
 
 
+def pool(s: Shooter) -> None:
+    """The lobby's Play now card of a second player while a first waits in the pool of a
+    7-point match with the Polish clock: the pool's count, the form still theirs."""
+    waiting = s.page()
+    choose(waiting, length="7", clock="polish")
+    waiting.select_option("[data-form=play-now] [name=bot_after]", "")  # no bot comes
+    waiting.click("[data-act=play-now]")
+    waiting.wait_for_selector("[data-seek=waiting]:not([hidden])")
+    page = s.page()
+    choose(page, length="7", clock="polish")
+    page.wait_for_selector("[data-pool='match-7-polish-false']")
+    page.wait_for_function("document.querySelector('[data-waiting-here]').textContent"
+                           " === '1 player waiting for this game'")
+    s.shot(page, "pool")
+    waiting.click("[data-act=cancel-seek]")
+
+
+def profile(s: Shooter) -> None:
+    """A player's profile after eight rated matches, each analysed: the rating and the
+    error rate over time (stored as the matches' ends and analyses store them), the results
+    and the opponent."""
+    ratings = [1500.0, 1512.4, 1526.1, 1517.8, 1533.0, 1548.7, 1541.2, 1556.9, 1570.3]
+    rated_player(s.base, s.workdir, "Viola", list(itertools.pairwise(ratings)),
+                 error_rates=[14.2, 12.8, 13.5, 10.9, 9.7, 10.4, 8.1, 7.6])
+    page = s.page("/#/profile/Viola")
+    page.wait_for_selector("[data-part=errors] svg.profile-graph")
+    s.shot(page, "profile")
+
+
 # the shots that need nothing before them, for --only
 PARTS = {"phone": phone, "phone-taps": phone_taps, "match-end": match_end, "review": review,
-         "review-best-play": review_best_play, "hint": hint_panel, "tournament": tournament}
+         "review-best-play": review_best_play, "hint": hint_panel, "tournament": tournament,
+         "pool": pool, "profile": profile}
 
 
 def main(out: Path, only: list[str] | None = None) -> None:
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp, gammon_server(Path(tmp)) as base, \
             chromium() as browser:
-        s = Shooter(browser, base, out)
+        s = Shooter(browser, base, out, Path(tmp))
         if only:
             for name in only:
                 PARTS[name](s)
@@ -335,6 +370,8 @@ def main(out: Path, only: list[str] | None = None) -> None:
         match_end(s)
         hint_panel(s)
         tournament(s)
+        pool(s)
+        profile(s)
 
 
 if __name__ == "__main__":

@@ -170,3 +170,58 @@ def set_graphics(page: Any, quality: str) -> None:
 
 def board_version(page: Any) -> int:
     return int(page.evaluate(f"{PAGE}.feed.v"))
+
+
+def rated_player(base: str, workdir: Path, name: str, ratings: list[tuple[float, float]],
+                 error_rates: list[float] | None = None) -> int:
+    """Register ``name`` on the ``gammon serve`` of ``workdir`` (its id back) and store in
+    its database, as a rated match's end and a finished analysis store them, a finished
+    rated 3-point match against "opponent" for each (before, after) rating of ``ratings``
+    (won when the rating rose) and, with ``error_rates``, each match's analysis with the
+    player's error rate (millipoints per decision): the profile's rating and error-rate
+    graphs without playing the matches out."""
+    import json
+    import time
+
+    import sqlalchemy as sa
+
+    from gammon.server.db import make_engine, match_analyses, matches, rating_changes, users
+    from gammon.views import MatchConfig
+    from tests.server.conftest import run_async
+
+    def signed_up(who: str) -> int:
+        request = urllib.request.Request(
+            base + "/api/register", method="POST",
+            data=json.dumps({"name": who, "password": "a-long-secret"}).encode(),
+            headers={"content-type": "application/json"})
+        with urllib.request.urlopen(request) as response:
+            return int(json.load(response)["user"]["id"])
+
+    user_id, opponent = signed_up(name), signed_up(f"{name}-rival")
+    start = time.time() - 86400 * len(ratings)
+
+    async def store() -> None:
+        engine = make_engine(f"sqlite+aiosqlite:///{workdir / 'gammon.db'}")
+        async with engine.begin() as conn:
+            for n, (before, after) in enumerate(ratings):
+                at, match_id = start + 86400 * n, f"{name}-rated-{n}"
+                await conn.execute(matches.insert().values(
+                    id=match_id, created_at=at - 600, status="finished",
+                    config=MatchConfig(kind="match", length=3).to_json(), player0=user_id,
+                    player1=opponent, private=False, rated=True, server_seed="0" * 64,
+                    seed_hash="0" * 64, winner=0 if after >= before else 1, finished_at=at))
+                await conn.execute(rating_changes.insert().values(
+                    user_id=user_id, match_id=match_id, before=before, after=after, at=at))
+                if error_rates is not None:
+                    result = {"players": [{"error_rate_mp": error_rates[n]},
+                                          {"error_rate_mp": 8.0}]}
+                    await conn.execute(match_analyses.insert().values(
+                        match_id=match_id, plies=0, status="done", priority=1, attempts=1,
+                        done=1, total=1, result=json.dumps(result), created_at=at,
+                        updated_at=at))
+            await conn.execute(sa.update(users).where(users.c.id == user_id)
+                               .values(rating=ratings[-1][1], experience=len(ratings)))
+        await engine.dispose()
+
+    run_async(store)
+    return user_id

@@ -6,20 +6,14 @@ analysed match is tests/client/test_review.py's."""
 
 from __future__ import annotations
 
-import json
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import sqlalchemy as sa
 
-from gammon.server.db import make_engine, rating_changes, users
 from tests.client.conftest import Pages, pages_on
-from tests.client.support import gammon_server
-from tests.server.conftest import run_async
+from tests.client.support import gammon_server, rated_player
 
 RATINGS = [(1500.0, 1516.2), (1516.2, 1531.0), (1531.0, 1519.4)]
 
@@ -30,25 +24,7 @@ def rated_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     matches."""
     workdir: Path = tmp_path_factory.mktemp("gammon-profile")
     with gammon_server(workdir) as base:
-        request = urllib.request.Request(
-            base + "/api/register", method="POST",
-            data=json.dumps({"name": "rhea", "password": "a-long-secret"}).encode(),
-            headers={"content-type": "application/json"})
-        with urllib.request.urlopen(request) as response:
-            user_id = json.load(response)["user"]["id"]
-
-        async def rated() -> None:
-            engine = make_engine(f"sqlite+aiosqlite:///{workdir / 'gammon.db'}")
-            async with engine.begin() as conn:
-                for n, (before, after) in enumerate(RATINGS):
-                    await conn.execute(rating_changes.insert().values(
-                        user_id=user_id, match_id=f"m{n}", before=before, after=after,
-                        at=time.time() + n))
-                await conn.execute(sa.update(users).where(users.c.id == user_id)
-                                   .values(rating=RATINGS[-1][1], experience=len(RATINGS)))
-            await engine.dispose()
-
-        run_async(rated)
+        rated_player(base, workdir, "rhea", RATINGS)
         yield base
 
 
