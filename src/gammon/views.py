@@ -640,13 +640,30 @@ class HeadToHeadView(TypedDict):
 class ProfileView(TypedDict):
     """``GET /api/users/{name}/profile``: the player, their rating after each rated match
     and their error rate in each analysed match (oldest first), their results by kind and
-    length, and their most frequent opponents."""
+    length, their most frequent opponents, and the last public tournaments they entered
+    (newest first)."""
 
     user: UserView
     ratings: list[RatingPointView]
     error_rates: list[ErrorRatePointView]
     results: list[ResultsByKindView]
     opponents: list[HeadToHeadView]
+    tournaments: list[ProfileTournamentView]
+
+
+class ProfileTournamentView(TypedDict):
+    """A public tournament the player entered: once finished, their final ``place`` among
+    its ``entrants`` (every entry, the withdrawn too, as its standings count them; both
+    null before the end and for a cancelled one); ``withdrawn`` whether they withdrew."""
+
+    id: str
+    name: str
+    format: TournamentFormat
+    state: TournamentState
+    finished_at: float | None
+    place: int | None
+    entrants: int | None
+    withdrawn: bool
 
 
 class ExplorerPositionView(TypedDict):

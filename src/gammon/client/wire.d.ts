@@ -761,9 +761,26 @@ export interface ProbabilitiesView {
 }
 
 /**
+ * A public tournament the player entered: once finished, their final ``place`` among
+ * its ``entrants`` (every entry, the withdrawn too, as its standings count them; both
+ * null before the end and for a cancelled one); ``withdrawn`` whether they withdrew.
+ */
+export interface ProfileTournamentView {
+  id: string;
+  name: string;
+  format: "knockout" | "swiss" | "arena";
+  state: "registering" | "running" | "finished" | "cancelled";
+  finished_at: number | null;
+  place: number | null;
+  entrants: number | null;
+  withdrawn: boolean;
+}
+
+/**
  * ``GET /api/users/{name}/profile``: the player, their rating after each rated match
  * and their error rate in each analysed match (oldest first), their results by kind and
- * length, and their most frequent opponents.
+ * length, their most frequent opponents, and the last public tournaments they entered
+ * (newest first).
  */
 export interface ProfileView {
   user: UserView;
@@ -771,6 +788,7 @@ export interface ProfileView {
   error_rates: ErrorRatePointView[];
   results: ResultsByKindView[];
   opponents: HeadToHeadView[];
+  tournaments: ProfileTournamentView[];
 }
 
 /**

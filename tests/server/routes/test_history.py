@@ -1,7 +1,9 @@
 """A player's profile (routes/history.py), on both stores: the error rate of each analysed
 match as the match's own analysis gives it, the rating after each rated match, results by
 kind and length, the most frequent opponents; a private match shown only to its players; an
-unknown player refused."""
+unknown player refused; the player's public tournaments, with their place in a finished one
+(a knockout played out through the real code, tests/server/test_tournaments.py's helpers),
+never a private one."""
 
 from __future__ import annotations
 
@@ -15,6 +17,14 @@ from gammon.server.db import make_engine, matches, rating_changes
 from tests.server.conftest import Browser, make_settings, run_async
 from tests.server.test_analysis import bot_match, wait_done
 from tests.server.test_puzzles import refused, valid
+from tests.server.test_tournaments import (
+    Field,
+    checked,
+    enter,
+    new_tournament,
+    organiser,
+    play_out,
+)
 
 
 def test_a_profile_from_a_players_matches(database_url: str, redis_url: str) -> None:
@@ -64,6 +74,61 @@ def test_a_profile_from_a_players_matches(database_url: str, redis_url: str) -> 
         assert [p["match"] for p in theirs["error_rates"]] == [shown["id"]]
         assert theirs["results"][0]["played"] == 1
         refused(Browser(client).get("/api/users/nobody-here/profile"), 404, "not_found")
+
+
+def test_a_profile_lists_the_players_public_tournaments(database_url: str, redis_url: str
+                                                        ) -> None:
+    settings = make_settings(database_url, redis_url, tournament_interval=3600,
+                             tournament_no_show=60.0)
+    with TestClient(create_app(settings)) as client:
+        field = Field(client)
+        org = organiser(client)
+        cup = new_tournament(org, format="knockout", name="Spring cup")["tournament"]["id"]
+        ids = field.add(5)
+        enter(field, cup, ids)
+        ratings = {u: 1700.0 - 50 * n for n, u in enumerate(ids)}
+        field.set_ratings(ratings)
+        quitter = ids[4]
+        checked(field.browsers[quitter].post(f"/api/tournaments/{cup}/withdraw"))
+        checked(org.post(f"/api/tournaments/{cup}/start"))
+        detail = play_out(field, org, cup, lambda a, b: a if ratings[a] < ratings[b] else b)
+        places = {s["id"]: s["place"] for s in detail["standings"]}
+        # seeds 1 v 4 and 2 v 3, then the final: the second seed loses it
+        second = ids[1]
+        assert places[ids[0]] == 1 and places[second] == 2
+        # a private tournament it enters, played out too, and a public one still open
+        hidden = new_tournament(org, format="knockout", name="Secret cup", private=True)
+        key = hidden["invite"].split("key=")[1]
+        secret = hidden["tournament"]["id"]
+        for user in ids[:2]:
+            checked(field.browsers[user].post(f"/api/tournaments/{secret}/register?key={key}"))
+        checked(org.post(f"/api/tournaments/{secret}/start?key={key}"))
+        play_out(field, org, secret, max)
+        later = new_tournament(org, format="swiss", rounds=3, name="Summer cup")
+        soon = later["tournament"]["id"]
+        enter(field, soon, [second])
+
+        def tournaments_of(user: int, viewer: Browser) -> list[dict[str, Any]]:
+            name = field.browsers[user].get("/api/me").json()["user"]["name"]
+            found: list[dict[str, Any]] = valid(
+                "profile", viewer.get(f"/api/users/{name}/profile"))["tournaments"]
+            return found
+
+        finished_at = detail["tournament"]["finished_at"]
+        for viewer in (field.browsers[second], Browser(client)):  # the player, or anyone
+            assert tournaments_of(second, viewer) == [
+                {"id": soon, "name": "Summer cup", "format": "swiss", "state": "registering",
+                 "finished_at": None, "place": None, "entrants": None, "withdrawn": False},
+                {"id": cup, "name": "Spring cup", "format": "knockout", "state": "finished",
+                 "finished_at": finished_at, "place": 2, "entrants": 5, "withdrawn": False}]
+        # the player who withdrew keeps their place among every entrant
+        (theirs,) = tournaments_of(quitter, Browser(client))
+        assert theirs["withdrawn"] and theirs["place"] == places[quitter]
+        assert theirs["entrants"] == 5
+        # the winner of both sees only the public one; a player of none, nothing
+        assert [t["id"] for t in tournaments_of(ids[0], field.browsers[ids[0]])] == [cup]
+        (newcomer,) = field.add(1)
+        assert tournaments_of(newcomer, Browser(client)) == []
 
 
 def rows_of(database_url: str, ids: list[str]) -> list[Any]:

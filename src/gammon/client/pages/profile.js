@@ -1,7 +1,7 @@
 // @ts-check
 // pages/profile.js — a player's profile (#/profile[/NAME]): the rating over time and the
 // error rate over time as graphs, results by kind and length, the most frequent opponents,
-// and a link to every match. The page draws its controller (pages/profile/ctrl.js, no DOM).
+// the tournaments entered (a place in each finished one), and a link to every match. The page draws its controller (pages/profile/ctrl.js, no DOM).
 
 import { NS } from "../board.js";
 import { t } from "../i18n.js";
@@ -27,6 +27,24 @@ function lineGraph(g, label, kind) {
   line.setAttribute("points", g.points);
   svg.append(line);
   return svg;
+}
+
+/** A day in the page's language (a narrow table's date: no time). @param {number} seconds */
+function day(seconds) {
+  return new Date(seconds * 1000).toLocaleDateString(document.documentElement.lang || undefined, { dateStyle: "medium" });
+}
+
+/** The tournaments card: a row a tournament (its name linking to its page), or a line
+ *  that there is none. @param {import("./profile/ctrl.js").TournamentRow[]} rows */
+function tournamentsCard(rows) {
+  return h("section", { class: "card", "data-part": "tournaments" }, h("h2", {}, t("profile.tournaments")),
+    rows.length ? h("div", { class: "table-scroll" }, h("table", { class: "review-table" },
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("tournament.title")), h("th", { scope: "col" }, t("tournament.format")),
+        h("th", { scope: "col" }, t("profile.place")), h("th", { scope: "col" }, t("history.date")))),
+      h("tbody", {}, rows.map((r) => h("tr", { "data-tournament": r.id },
+        h("th", { scope: "row" }, h("a", { href: r.href }, r.name)), h("td", {}, r.format),
+        h("td", { "data-part": "place" }, r.place), h("td", {}, r.finishedAt === null ? "—" : day(r.finishedAt)))))))
+      : h("p", { class: "empty" }, t("profile.no_tournaments")));
 }
 
 export class ProfilePage extends Page {
@@ -73,6 +91,7 @@ export class ProfilePage extends Page {
             h("tbody", {}, p.opponents.map((o) => h("tr", {}, h("th", { scope: "row" }, h("a", { href: `#/profile/${encodeURIComponent(o.opponent)}` }, o.opponent)),
               h("td", { class: "num" }, String(o.played)), h("td", { class: "num" }, String(o.won))))))
             : h("p", { class: "empty" }, t("history.empty")))),
+      tournamentsCard(c.tournaments),
       h("p", {}, h("a", { href: history, "data-act": "history" }, t("profile.all_matches"))));
   }
 }

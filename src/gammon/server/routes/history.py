@@ -26,6 +26,7 @@ from gammon.server.routes.deps import (
     MatchId,
     RepoDep,
     SessionsDep,
+    TournamentsDep,
     UserName,
     returns,
     visible_room,
@@ -116,10 +117,12 @@ async def ratings(name: UserName, repo: RepoDep) -> protocol.RatingsResponse:
 
 
 @router.get("/users/{name}/profile", **returns("profile"))
-async def profile(name: UserName, repo: RepoDep, viewer: CurrentUser) -> views.ProfileView:
+async def profile(name: UserName, repo: RepoDep, viewer: CurrentUser,
+                  service: TournamentsDep) -> views.ProfileView:
     """A player's profile, from their last hundred matches the viewer may see: the rating
     after each rated match, the error rate of each analysed one, results by kind and length,
-    the most frequent opponents (ten)."""
+    the most frequent opponents (ten); and their last twenty public tournaments, with their
+    place in each finished one."""
     user, rows = await _visible_history(repo, name, viewer)
     finished = sorted((r for r in rows if r.status == "finished" and r.winner is not None),
                       key=lambda r: r.finished_at or 0.0)
@@ -148,6 +151,7 @@ async def profile(name: UserName, repo: RepoDep, viewer: CurrentUser) -> views.P
                     for (kind, length), (n, won) in sorted(by_kind.items())],
         "opponents": [{"opponent": names[other].name if other in names else "?",
                        "played": n, "won": won} for other, (n, won) in frequent],
+        "tournaments": await service.history(user.id),
     }
 
 

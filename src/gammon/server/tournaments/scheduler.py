@@ -60,6 +60,7 @@ from gammon.server.tournaments.pairing import (
     swiss_round,
 )
 from gammon.server.tournaments.standings import (
+    profile_tournament_view,
     rounds_view,
     standings,
     standings_csv,
@@ -79,6 +80,9 @@ log = logging.getLogger(__name__)
 
 CHAT_LINES = 50
 """How many of the chat's last lines a tournament's detail holds."""
+
+PROFILE_TOURNAMENTS = 20
+"""How many of a player's last tournaments their profile lists."""
 
 LOCK_KEY = 7304212
 """The scheduler's PostgreSQL advisory lock (beside the migrations' 7304211)."""
@@ -304,6 +308,17 @@ class Tournaments:
         return {"upcoming": [view(t) for t in upcoming],
                 "running": [view(t) for t in running],
                 "finished": [view(t) for t in finished]}
+
+    async def history(self, user_id: int) -> list[views.ProfileTournamentView]:
+        """The last :data:`PROFILE_TOURNAMENTS` public tournaments the player entered,
+        newest first, their place in each finished one (three queries in all)."""
+        entered = await self.store.entered(user_id, PROFILE_TOURNAMENTS)
+        finished = [t.id for t, _ in entered if t.state == "finished"]
+        entries = await self.store.entries_of(finished) if finished else {}
+        pairings = await self.store.pairings_of(finished) if finished else {}
+        return [profile_tournament_view(t, user_id, withdrawn, entries.get(t.id, []),
+                                        pairings.get(t.id, []))
+                for t, withdrawn in entered]
 
     async def _view(self, t: Tournament, entries: Sequence[Entry]) -> views.TournamentView:
         names = await self.store.names([t.organiser])

@@ -74,6 +74,22 @@ def tournament_view(t: Tournament, organiser: str, players: int, no_show: float
             "finished_at": t.finished_at}
 
 
+def profile_tournament_view(t: Tournament, user_id: int, withdrawn: bool,
+                            entries: Sequence[Entry], pairings: Sequence[Pairing]
+                            ) -> views.ProfileTournamentView:
+    """The tournament in ``user_id``'s profile: once finished, their place in its
+    :func:`standings` among every entrant (``entries`` and ``pairings`` are read only
+    then)."""
+    place = entrants = None
+    if t.state == "finished":
+        table = standings(t, entries, pairings)
+        place = next((s["place"] for s in table if s["id"] == user_id), None)
+        entrants = len(table)
+    return {"id": t.slug, "name": t.name, "format": t.format, "state": t.state,
+            "finished_at": t.finished_at, "place": place, "entrants": entrants,
+            "withdrawn": withdrawn}
+
+
 def rounds_view(pairings: Sequence[Pairing]) -> list[views.TournamentRoundView]:
     out: list[views.TournamentRoundView] = []
     for p in pairings:

@@ -199,16 +199,35 @@ class TournamentStore:
 
     async def entries(self, tournament_id: int) -> list[Entry]:
         """The entries in the order they came."""
+        return (await self.entries_of([tournament_id])).get(tournament_id, [])
+
+    async def entries_of(self, tournament_ids: Sequence[int]) -> dict[int, list[Entry]]:
+        """Each tournament's entries in the order they came (in one query)."""
         e = tournament_entries.c
         async with self.engine.connect() as conn:
             rows = (await conn.execute(
-                sa.select(e.user_id, users.c.name, users.c.kind, e.rating, e.entered_at,
-                          e.withdrawn)
+                sa.select(e.tournament_id, e.user_id, users.c.name, users.c.kind, e.rating,
+                          e.entered_at, e.withdrawn)
                 .join(users, users.c.id == e.user_id)
-                .where(e.tournament_id == tournament_id)
-                .order_by(e.entered_at, e.user_id))).all()
-        return [Entry(r.user_id, r.name, r.kind, float(r.rating), r.entered_at,
-                      bool(r.withdrawn)) for r in rows]
+                .where(e.tournament_id.in_(list(tournament_ids)))
+                .order_by(e.tournament_id, e.entered_at, e.user_id))).all()
+        out: dict[int, list[Entry]] = {}
+        for r in rows:
+            out.setdefault(r.tournament_id, []).append(Entry(
+                r.user_id, r.name, r.kind, float(r.rating), r.entered_at, bool(r.withdrawn)))
+        return out
+
+    async def entered(self, user_id: int, limit: int) -> list[tuple[Tournament, bool]]:
+        """The last ``limit`` public tournaments ``user_id`` entered, the newest first,
+        each with whether they withdrew (a private one is never listed)."""
+        t, e = tournaments.c, tournament_entries.c
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(
+                sa.select(tournaments, e.withdrawn.label("entry_withdrawn"))
+                .join(tournament_entries, e.tournament_id == t.id)
+                .where(e.user_id == user_id, t.private.is_(False))
+                .order_by(t.created_at.desc(), t.id.desc()).limit(limit))).all()
+        return [(_tournament(row), bool(row.entry_withdrawn)) for row in rows]
 
     async def counts(self, tournament_ids: Sequence[int]) -> dict[int, int]:
         """How many players (not withdrawn) each tournament has."""
@@ -228,12 +247,19 @@ class TournamentStore:
 
     async def pairings(self, tournament_id: int) -> list[Pairing]:
         """Every pairing, round by round, board by board."""
+        return (await self.pairings_of([tournament_id])).get(tournament_id, [])
+
+    async def pairings_of(self, tournament_ids: Sequence[int]) -> dict[int, list[Pairing]]:
+        """Each tournament's pairings, round by round, board by board (in one query)."""
         p = tournament_pairings.c
         async with self.engine.connect() as conn:
             rows = (await conn.execute(sa.select(tournament_pairings)
-                                       .where(p.tournament_id == tournament_id)
-                                       .order_by(p.round, p.board))).all()
-        return [_pairing(row) for row in rows]
+                                       .where(p.tournament_id.in_(list(tournament_ids)))
+                                       .order_by(p.tournament_id, p.round, p.board))).all()
+        out: dict[int, list[Pairing]] = {}
+        for row in rows:
+            out.setdefault(row.tournament_id, []).append(_pairing(row))
+        return out
 
     async def chat(self, tournament_id: int, last: int) -> list[ChatLine]:
         """The ``last`` lines of the tournament's chat, oldest first."""
