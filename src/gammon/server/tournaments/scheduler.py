@@ -39,7 +39,8 @@ import time
 from collections.abc import Callable, Sequence
 
 import sqlalchemy as sa
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+from sqlalchemy.pool import NullPool
 
 from gammon import views
 from gammon.core import actions as A
@@ -100,6 +101,10 @@ class Leadership:
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
         self._conn: AsyncConnection | None = None
+        # The lock's connection is held for as long as this process leads: it comes from an
+        # engine of its own, not from the app's pool, of which it would hold a slot for good
+        # (a pool of one was dry from the start).
+        self._own: AsyncEngine | None = None
 
     async def held(self) -> bool:
         """Whether this process holds the lock (taking it when free)."""
@@ -112,7 +117,10 @@ class Leadership:
             except Exception:  # the connection (and with it the lock) is gone
                 log.warning("the tournaments' scheduler lost its lock's connection")
                 await self._drop()
-        conn = await self.engine.execution_options(isolation_level="AUTOCOMMIT").connect()
+        if self._own is None:
+            self._own = create_async_engine(self.engine.url, poolclass=NullPool,
+                                            isolation_level="AUTOCOMMIT")
+        conn = await self._own.connect()
         try:
             got = await conn.scalar(sa.text("SELECT pg_try_advisory_lock(:key)"),
                                     {"key": LOCK_KEY})
@@ -137,14 +145,17 @@ class Leadership:
     async def release(self) -> None:
         """Let the lock go (the process stops): another process takes over at once."""
         conn, self._conn = self._conn, None
-        if conn is None:
-            return
-        try:
-            await conn.execute(sa.text("SELECT pg_advisory_unlock(:key)"), {"key": LOCK_KEY})
-            await conn.close()
-        except Exception:
-            self._conn = conn
-            await self._drop()
+        if conn is not None:
+            try:
+                await conn.execute(sa.text("SELECT pg_advisory_unlock(:key)"),
+                                   {"key": LOCK_KEY})
+                await conn.close()
+            except Exception:
+                self._conn = conn
+                await self._drop()
+        if self._own is not None:
+            await self._own.dispose()
+            self._own = None
 
 
 def _refusal(error: Refused) -> ServiceError:
