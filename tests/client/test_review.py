@@ -120,6 +120,9 @@ def test_a_finished_bot_match_is_reviewed_with_the_numbers_of_gammon_analyze(
     # progress while the analysis is made (a request starts it), then the summary
     page.wait_for_selector(".review-status [data-status]")
     page.wait_for_selector(".review-status [data-status=done]", timeout=180_000)
+    # once, under load, the routed page object had no analysis yet when a summary showed
+    # (cause not found: another page object drew it?): wait for the routed page's own
+    page.wait_for_function(f"{PAGE}.analysis != null", timeout=60_000)
     analysis = page.evaluate(f"{PAGE}.analysis")
     cli = analyse_export(pages.base, match_id, analysis["plies"], tmp_path)
     assert analysis == cli
