@@ -26,6 +26,7 @@ from tests.client.support import (
     gammon_server,
     point,
     rated_player,
+    register,
     wait_match,
 )
 from tests.client.test_play_now import choose
@@ -60,16 +61,6 @@ class Shooter:
         page.wait_for_timeout(450)
         page.screenshot(path=str(self.out / f"{name}.png"), full_page=full)
         print("wrote", self.out / f"{name}.png")
-
-
-def register(page: Any, name: str) -> None:
-    page.goto(page.url.split("#")[0] + "#/signin")
-    form = page.locator("[data-form=register]")
-    form.locator("[name=name]").fill(name)
-    form.locator("[name=password]").fill("correct horse battery")
-    form.locator("button[type=submit]").click()
-    page.wait_for_url("**/#/")
-    page.wait_for_function("window.gammon.socket.status === 'open'")
 
 
 def bot_match(page: Any, length: int = 5) -> None:

@@ -225,3 +225,14 @@ def rated_player(base: str, workdir: Path, name: str, ratings: list[tuple[float,
 
     run_async(store)
     return user_id
+
+
+def register(page: Any, name: str) -> None:
+    """Sign ``name`` up on the sign-in page; back on the lobby with the socket open."""
+    page.goto(page.url.split("#")[0] + "#/signin")
+    form = page.locator("[data-form=register]")
+    form.locator("[name=name]").fill(name)
+    form.locator("[name=password]").fill("correct horse battery")
+    form.locator("button[type=submit]").click()
+    page.wait_for_url("**/#/")
+    page.wait_for_function("window.gammon.socket.status === 'open'")

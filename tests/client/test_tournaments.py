@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from tests.client.conftest import Pages, pages_on
-from tests.client.support import gammon_server
+from tests.client.support import gammon_server, register
 
 NARROW = {"width": 360, "height": 740}
 
@@ -56,16 +56,6 @@ class Guest:
             headers={"content-type": "application/json"})
         with self.opener.open(request, timeout=30) as response:
             return json.load(response)
-
-
-def register(page: Any, name: str) -> None:
-    page.goto(page.url.split("#")[0] + "#/signin")
-    form = page.locator("[data-form=register]")
-    form.locator("[name=name]").fill(name)
-    form.locator("[name=password]").fill("correct horse battery")
-    form.locator("button[type=submit]").click()
-    page.wait_for_url("**/#/")
-    page.wait_for_function("window.gammon.socket.status === 'open'")
 
 
 def my_name(page: Any) -> str:
