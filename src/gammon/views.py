@@ -743,7 +743,8 @@ class TournamentView(TypedDict):
     """A tournament's settings and where it stands (PROTOCOL.md, *Tournaments*): ``round``
     is the current round (0 before the first), ``players`` the entries not withdrawn,
     ``ends_at`` an arena's end (null otherwise, and before the start), ``no_show`` the
-    seconds a match waits for a player's first move."""
+    seconds a match waits for a player's first move, ``stall`` for a player who has moved
+    and stopped."""
 
     id: str
     name: str
@@ -761,6 +762,7 @@ class TournamentView(TypedDict):
     organiser: str
     players: int
     no_show: float
+    stall: float
     created_at: float
     started_at: float | None
     ends_at: float | None

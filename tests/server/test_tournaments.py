@@ -26,6 +26,9 @@ from fastapi.testclient import TestClient
 from sqlalchemy.exc import IntegrityError
 from websockets.sync.client import connect
 
+from gammon.core.dice import Roll
+from gammon.core.moves import legal_plays
+from gammon.core.position import Position
 from gammon.server import bots, protocol
 from gammon.server.accounts import COOKIE
 from gammon.server.app import create_app
@@ -36,6 +39,7 @@ from tests.processes import ServerProcess
 from tests.server.conftest import Browser, make_settings, run_async
 
 NO_SHOW = 60.0
+STALL = 900.0  # Settings.tournament_stall's default
 
 
 @pytest.fixture
@@ -392,6 +396,63 @@ def test_a_player_who_never_moves_loses_by_no_show_and_is_withdrawn(
     assert len(withdrawn) == 2
     (second,) = detail["rounds"][1]["pairings"]
     assert {second["first"], second["second"]} == {a, b, c, d} - withdrawn
+
+
+def act(field: Field, user_id: int, match_id: str, message: dict[str, Any]) -> None:
+    """``user_id`` sends ``message`` in ``match_id`` on their socket; back once it is
+    played (the match's update)."""
+    with field.browsers[user_id].websocket_connect("/ws") as ws:
+        ws.send_json({"type": "subscribe", "match": match_id})
+        while ws.receive_json()["type"] != "state":
+            pass
+        ws.send_json({**message, "match": match_id})
+        while (answer := ws.receive_json())["type"] != "update":
+            if answer["type"] == "error":
+                raise AssertionError(answer)
+
+
+def play_a_roll(field: Field, org: Browser, match_id: str) -> int:
+    """The player on turn rolls if they must and plays their roll's first legal play;
+    who it was."""
+    game = org.get(f"/api/games/{match_id}").json()
+    player = game["info"]["seats"][game["game"]["turn"]]["id"]
+    if not game["game"]["dice"]:
+        act(field, player, match_id, {"type": "roll"})
+        game = org.get(f"/api/games/{match_id}").json()
+    position = Position.from_id(game["game"]["position_id"])
+    play = legal_plays(position, Roll(*game["game"]["dice"]))[0]
+    act(field, player, match_id, {"type": "play", "play": play.notation()})
+    return int(player)
+
+
+def test_a_player_who_stops_playing_loses_after_the_stall_wait_and_stays_entered(
+        client: TestClient) -> None:
+    """Both players have moved, then the one on turn stops (a match without a clock): after
+    the no-show wait nothing happens (they have moved), after ``tournament_stall`` they lose
+    the match by time-out and are not withdrawn."""
+    field = Field(client)
+    org = organiser(client)
+    slug = new_tournament(org, format="swiss", rounds=2)["tournament"]["id"]
+    ids = field.add(2)
+    enter(field, slug, ids)
+    clock = [time.time()]
+    service(client).clock = lambda: clock[0]
+    match_id = checked(org.post(f"/api/tournaments/{slug}/start"))["rounds"][0][
+        "pairings"][0]["match"]
+    first = play_a_roll(field, org, match_id)
+    second = play_a_roll(field, org, match_id)
+    assert {first, second} == set(ids)
+    stopped = time.time()  # the first player is on turn again, and plays no more
+    clock[0] = stopped + NO_SHOW + 5
+    pass_now(client)
+    assert pending(checked(org.get(f"/api/tournaments/{slug}")))[0]["winner"] is None
+    clock[0] = stopped + STALL + 1
+    pass_now(client)
+    detail = checked(org.get(f"/api/tournaments/{slug}"))
+    (done,) = detail["rounds"][0]["pairings"]
+    assert done["winner"] == second and done["reason"] != "no_show"
+    assert org.get(f"/api/games/{match_id}").json()["info"]["result"]["reason"] == "timeout"
+    assert not any(e["withdrawn"] for e in detail["entries"])
 
 
 def test_the_servers_bots_enter_and_play_their_match_out(

@@ -1262,7 +1262,8 @@ export interface TournamentStandingView {
  * A tournament's settings and where it stands (PROTOCOL.md, *Tournaments*): ``round``
  * is the current round (0 before the first), ``players`` the entries not withdrawn,
  * ``ends_at`` an arena's end (null otherwise, and before the start), ``no_show`` the
- * seconds a match waits for a player's first move.
+ * seconds a match waits for a player's first move, ``stall`` for a player who has moved
+ * and stopped.
  */
 export interface TournamentView {
   id: string;
@@ -1281,6 +1282,7 @@ export interface TournamentView {
   organiser: string;
   players: number;
   no_show: number;
+  stall: number;
   created_at: number;
   started_at: number | null;
   ends_at: number | null;

@@ -134,6 +134,10 @@ class Settings(BaseSettings):
     tournament_no_show: float = Field(default=180.0, gt=0, allow_inf_nan=False)
     """Seconds a tournament match waits for a player who has not made a move in it yet
     before that player loses it (PROTOCOL.md, *Tournaments*)."""
+    tournament_stall: float = Field(default=900.0, gt=0, allow_inf_nan=False)
+    """Seconds a tournament match waits for a player who has moved in it and then stopped
+    (gone, in a match without a clock) before that player loses it; they stay in the
+    tournament (PROTOCOL.md, *Tournaments*)."""
 
     @model_validator(mode="after")
     def _pairing(self) -> Self:

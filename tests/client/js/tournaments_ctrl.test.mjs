@@ -19,7 +19,7 @@ const BOB = { id: 9, name: "bob", kind: "guest", rating: 1500, experience: 0, bo
 function tournament(over = {}) {
   return { id: "Tk1", name: "Friday cup", format: "knockout", length: 3, clock: "none", rated: false,
     private: false, starts_at: null, max_players: 8, rounds: null, duration: null, state: "registering",
-    round: 0, organiser: "ann", players: 0, no_show: 180, created_at: 1, started_at: null, ends_at: null,
+    round: 0, organiser: "ann", players: 0, no_show: 180, stall: 900, created_at: 1, started_at: null, ends_at: null,
     finished_at: null, ...over };
 }
 

@@ -179,7 +179,8 @@ export class TournamentPage extends Page {
       h("h2", { id: "t-rules" }, t("tournament.rules")),
       h("p", {}, rule),
       h("p", { class: "muted small" }, t("tournament.rules_matches")),
-      h("p", { class: "muted small" }, t("tournament.rules_no_show", { count: Math.round(tm.no_show) })));
+      h("p", { class: "muted small" }, t("tournament.rules_no_show", { count: Math.round(tm.no_show) })),
+      h("p", { class: "muted small" }, t("tournament.rules_stall", { count: Math.round(tm.stall / 60) })));
   }
 
   /** A pairing's players, the winner marked. @param {Slot} s */

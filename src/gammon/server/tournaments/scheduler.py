@@ -19,7 +19,9 @@ cut off anywhere is simply made again:
 3. in each running tournament, a player the match has waited ``tournament_no_show`` seconds
    for (since its last action) who has not moved in it yet loses it: the server times them
    out through the match's code (a ``timeout`` action, as a flag falling), and withdraws
-   them from the tournament;
+   them from the tournament; a player who has moved and then stopped loses it the same way
+   after ``tournament_stall`` seconds (so a match without a clock cannot hold a round up
+   for ever), and stays in the tournament;
 4. when a round is over the next is paired (:mod:`.pairing`), each pair's match made by the
    lobby as every match is (:meth:`Lobby.started <gammon.server.lobby.Lobby.started>`) and
    stored with the round in one transaction; both players are told on their sockets
@@ -314,7 +316,7 @@ class Tournaments:
 
         def view(t: Tournament) -> views.TournamentView:
             return tournament_view(t, names.get(t.organiser, ""), counts.get(t.id, 0),
-                                   self.settings.tournament_no_show)
+                                   self._waits)
 
         return {"upcoming": [view(t) for t in upcoming],
                 "running": [view(t) for t in running],
@@ -334,8 +336,12 @@ class Tournaments:
     async def _view(self, t: Tournament, entries: Sequence[Entry]) -> views.TournamentView:
         names = await self.store.names([t.organiser])
         return tournament_view(t, names.get(t.organiser, ""),
-                               sum(not e.withdrawn for e in entries),
-                               self.settings.tournament_no_show)
+                               sum(not e.withdrawn for e in entries), self._waits)
+
+    @property
+    def _waits(self) -> tuple[float, float]:
+        """The published waits: for a player's first move, for a player who stopped."""
+        return self.settings.tournament_no_show, self.settings.tournament_stall
 
     # -- the scheduler ---------------------------------------------------------------------
 
@@ -479,26 +485,38 @@ class Tournaments:
             await self.hub.publish(SeeksChanged(users=tuple(players), match=row.id))
 
     async def _no_show(self, t: Tournament, p: Pairing, now: float) -> bool:
-        """Time out the player ``p``'s match waits for if they have not moved in it yet and
-        it has waited ``tournament_no_show`` seconds since its last action."""
-        if p.match_id is None or now - p.made_at < self.settings.tournament_no_show:
+        """Time out the player ``p``'s match waits for if it has waited
+        ``tournament_no_show`` seconds since its last action and they have not moved in it
+        yet (withdrawn too), or ``tournament_stall`` seconds and they have; whether the
+        match ended so."""
+        wait = min(self.settings.tournament_no_show, self.settings.tournament_stall)
+        if p.match_id is None or now - p.made_at < wait:
             return False
         row, actions = await self.repo.match_with_actions(p.match_id)
         if row is None or row.status != "playing" or not actions:
             return False
-        if now - actions[-1].at < self.settings.tournament_no_show:
+        if now - actions[-1].at < wait:
             return False
         moved = {json.loads(a.action).get("p") for a in actions if a.kind in MOVES}
         room = await self.hub.room(p.match_id)
         if room is None or room.match is None or room.seq != actions[-1].seq:
             return False  # the room here is behind the log: next pass
         side = runner(room.match)
-        if side is None or side in moved:
+        if side is None:
+            return False
+        stalled = side in moved
+        waited = now - actions[-1].at
+        if waited < (self.settings.tournament_stall if stalled
+                     else self.settings.tournament_no_show):
             return False
         loser = room.players[side]
         if loser is None or not await self._forfeit(room, A.Timeout(side), now,
                                                     seq=room.seq):
             return False
+        if stalled:  # the match's end gives the pairing its winner, as any end does
+            log.info("tournament %s: player %d stopped playing match %s", t.slug, loser,
+                     p.match_id)
+            return True
         await self.store.no_show(t.id, p.id, loser)
         log.info("tournament %s: player %d did not show up in match %s", t.slug, loser,
                  p.match_id)

@@ -63,13 +63,15 @@ def standings(tournament: Tournament, entries: Sequence[Entry],
             for n, (user, points_, bh, sb) in enumerate(table, start=1)]
 
 
-def tournament_view(t: Tournament, organiser: str, players: int, no_show: float
-                    ) -> views.TournamentView:
+def tournament_view(t: Tournament, organiser: str, players: int,
+                    waits: tuple[float, float]) -> views.TournamentView:
+    """``waits``: the seconds a match waits for a player's first move, and for a player
+    who has moved and stopped (``Settings.tournament_no_show``, ``tournament_stall``)."""
     return {"id": t.slug, "name": t.name, "format": t.format, "length": t.length,
             "clock": t.clock, "rated": t.rated, "private": t.private,
             "starts_at": t.starts_at, "max_players": t.max_players, "rounds": t.rounds,
             "duration": t.duration, "state": t.state, "round": t.round,
-            "organiser": organiser, "players": players, "no_show": no_show,
+            "organiser": organiser, "players": players, "no_show": waits[0], "stall": waits[1],
             "created_at": t.created_at, "started_at": t.started_at, "ends_at": t.ends_at,
             "finished_at": t.finished_at}
 
