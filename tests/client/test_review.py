@@ -45,10 +45,12 @@ def rating_word(error_rate: float) -> str:
     return next((word for bound, word in RATINGS if error_rate < bound), "Awful")
 
 
-def play_to_the_end(page: Any, turns: int = 150, timeout: float = 240_000) -> None:
+def play_to_the_end(page: Any, turns: int = 400, timeout: float = 240_000) -> None:
     """Play a bot match out by clicks: roll, then click checkers (each click plays that
     checker's longest move) until the turn ends, until the match is over. ``timeout`` per
-    action: a server's first engine call loads the engine, slow on a busy machine."""
+    action: a server's first engine call loads the engine, slow on a busy machine. ``turns``
+    bounds our actions (a roll, then a click a checker: up to five a turn); 150 was once
+    too few for a long 1-point game on random dice."""
     for _ in range(turns):
         state = wait_match(page, f"({MY_ROLL}) || ({MY_MOVE}) || {OVER}", timeout=timeout)
         game = state["game"]
