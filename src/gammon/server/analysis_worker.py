@@ -296,15 +296,15 @@ class AnalysisWorker:
     async def start(self) -> None:
         with contextlib.suppress(Exception):  # the first idle poll tries again
             await self.store.recover(self.origin, self._quiet())
-        self.hub.on_finish = self.match_finished
+        self.hub.finish_listeners.append(self.match_finished)
         for _ in range(max(self.settings.analysis_workers, 0)):
             self._runners.append(asyncio.create_task(self._run()))
 
     async def stop(self) -> None:
         """Stop the workers and their processes; this process's running analyses go back
         in the queue (another process, or this one's next start, does them again)."""
-        if getattr(self.hub, "on_finish", None) == self.match_finished:
-            self.hub.on_finish = None
+        if self.match_finished in self.hub.finish_listeners:
+            self.hub.finish_listeners.remove(self.match_finished)
         for task in [*self._runners, *self._tasks]:
             task.cancel()
         for task in [*self._runners, *self._tasks]:

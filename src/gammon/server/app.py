@@ -106,7 +106,7 @@ def create_app(settings: Settings | None = None, *, bus: Any = None) -> FastAPI:
         await hub.start()
         hub.spawn(matchmaker.run())  # Play now's pairing passes (stopped with the hub)
         app.state.tournaments = tournaments = Tournaments(lobby, engine)
-        app.state.ops.finished.append(tournaments.match_finished)
+        hub.finish_listeners.append(tournaments.match_finished)
         hub.spawn(tournaments.run())  # the scheduler's passes, where it holds the lock
         app.state.analysis = analysis = AnalysisWorker(settings, engine, hub)
         app.state.puzzles = PuzzleStore(engine, repo.operations)

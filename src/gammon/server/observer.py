@@ -25,9 +25,6 @@ class Observer:
     def bus_failed(self) -> None:
         """A message could not be published on the bus."""
 
-    def match_finished(self, match: str) -> None:
-        """``match`` ended here: its result (and its rating changes) just stored."""
-
 
 @contextmanager
 def _nothing() -> Iterator[None]:

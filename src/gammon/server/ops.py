@@ -308,8 +308,6 @@ class Ops(Observer):
         self.lag = 0.0  # the event loop's latest lag (seconds): load shedding reads it
         self.action_latency = 0.0  # a moving average of the actions' seconds (note_action)
         self.action_at = 0.0  # when the last action was handled (time.monotonic)
-        self.finished: list[Callable[[str], None]] = []
-        """Told each match that ends in this process (the tournaments' scheduler)."""
 
     def note_action(self, seconds: float) -> None:
         """Fold an action's latency into the moving average (each new one a fifth of it)."""
@@ -369,10 +367,6 @@ class Ops(Observer):
 
     def bus_failed(self) -> None:
         self.metrics.bus_errors.inc()
-
-    def match_finished(self, match: str) -> None:
-        for listener in self.finished:
-            listener(match)
 
     async def ready(self) -> dict[str, str]:
         """What each dependency answered: ``ok`` or the error."""

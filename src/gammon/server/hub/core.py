@@ -69,9 +69,10 @@ class Hub:
         self.on_change: Callable[[LiveRoom, bool], None] = lambda room, local: None
         """Called after a room changed, with the room and whether this process changed it
         (:meth:`after_change`; :class:`gammon.server.play.Play` sets it)."""
-        self.on_finish: Callable[[str], None] | None = None
-        """Called with a match's id when it ends in this process (the analysis worker
-        queues its analysis: :mod:`gammon.server.analysis_worker`)."""
+        self.finish_listeners: list[Callable[[str], None]] = []
+        """Each called with a match's id when it ends in this process: the analysis worker
+        queues its analysis (:mod:`gammon.server.analysis_worker`), the tournaments'
+        scheduler makes a pass (:mod:`gammon.server.tournaments.scheduler`)."""
         self.lobby_watchers: set[Connection] = set()
         """The sockets that asked for the lobby's open games (``subscribe_lobby``)."""
         self.on_lobby: Callable[[], None] = lambda: None
@@ -370,9 +371,8 @@ class Hub:
                 room.result = json.loads(ended.result)
                 if ratings:
                     await self.registry.load_users(room)
-                if self.on_finish is not None:
-                    self.on_finish(room.id)
-                self.observer.match_finished(room.id)
+                for listener in self.finish_listeners:
+                    listener(room.id)
             # the committed rows travel with the message: a process holding the match at
             # action first - 1 applies them without reading the log (link.carried_events)
             await self.publish(ActionStored(match=room.id, seq=room.seq, first=first,

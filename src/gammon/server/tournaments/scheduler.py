@@ -350,8 +350,8 @@ class Tournaments:
         self._wake.set()
 
     def match_finished(self, _match: str) -> None:
-        """The observer's news of a match's end in this process
-        (:meth:`Observer.match_finished <gammon.server.observer.Observer.match_finished>`)."""
+        """A match ended in this process (:attr:`Hub.finish_listeners
+        <gammon.server.hub.core.Hub.finish_listeners>`)."""
         self.poke()
 
     async def run(self) -> None:
