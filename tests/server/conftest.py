@@ -110,16 +110,19 @@ def postgres_session_database() -> Iterator[str]:
 
 
 def empty_postgres_database(url: str) -> None:
-    """Empty every table but Alembic's (the schema stays at its revision), numbering
-    restarting at 1, after closing any connection a previous test left open."""
+    """Empty every table but Alembic's (the schema stays at its revision), the job queue's
+    too (schema ``procrastinate``), numbering restarting at 1, after closing any connection
+    a previous test left open."""
     name = url.rsplit("/", 1)[1]
     _postgres_admin(f"""
         SELECT pg_terminate_backend(pid) FROM pg_stat_activity
             WHERE datname = '{name}' AND pid <> pg_backend_pid();
         DO $$ DECLARE tables text;
         BEGIN
-            SELECT string_agg(quote_ident(tablename), ', ') INTO tables FROM pg_tables
-                WHERE schemaname = 'public' AND tablename <> 'alembic_version';
+            SELECT string_agg(quote_ident(schemaname) || '.' || quote_ident(tablename), ', ')
+                INTO tables FROM pg_tables
+                WHERE schemaname IN ('public', 'procrastinate')
+                    AND tablename <> 'alembic_version';
             IF tables IS NOT NULL THEN
                 EXECUTE 'TRUNCATE ' || tables || ' RESTART IDENTITY CASCADE';
             END IF;
