@@ -42,10 +42,14 @@ Decisions where the rules leave room (RULES.md §2–§6 and seed 000):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
+import numpy as np
+import numpy.typing as npt
+
+from gammon.core import _steps
 from gammon.core.actions import (
     Abandon,
     AcceptResign,
@@ -94,9 +98,11 @@ from gammon.core.events import (
     TurnEnded,
 )
 from gammon.core.moves import (
+    _MOVES,
     IllegalPlayError,
     Move,
     Play,
+    _buffers,
     legal_plays,
     play_steps,
     plays_with,
@@ -369,36 +375,21 @@ class Game:
     def legal_steps_and_reach(self, reach: bool = True) -> tuple[
             dict[int, dict[int, Move]], dict[int, dict[int, tuple[int, ...]]]]:
         """:meth:`legal_steps` and (unless ``reach`` is false: empty) :meth:`reach` from one
-        search: the reach of each checker starts from the steps found legal, with the same
-        generated steps and the same checks, none made twice."""
-        if self.phase is not Phase.MOVING or self.is_play_complete():
+        search: a step is legal iff the rest of the dice can still complete one of the
+        turn's :attr:`plays` after it, and the reach of each checker follows its legal steps
+        with the same checks (the compiled search of :mod:`gammon.core._steps`)."""
+        if self.phase is not Phase.MOVING:
             return {}, {}
-        targets = self._targets()
-        finishes: dict[tuple[Position, tuple[int, ...]], bool] = {}
-        moves: dict[tuple[Position, int], dict[int, Play]] = {}
-
-        def single(position: Position, die: int) -> dict[int, Play]:
-            if (position, die) not in moves:
-                moves[position, die] = single_steps(position, die)
-            return moves[position, die]
-
-        def can_finish(position: Position, dice: tuple[int, ...]) -> bool:
-            if (position, dice) not in finishes:
-                finishes[position, dice] = _can_finish(position, dice, targets)
-            return finishes[position, dice]
-
-        dice = self.dice_left
+        found_steps, found_reach = _steps.steps_and_reach(
+            self.position.array(), np.array(self.dice_left, dtype=np.int64),
+            _play_boards(self.plays), reach, *_buffers())
         steps: dict[int, dict[int, Move]] = {}
-        for die in sorted(set(dice), reverse=True):
-            rest = _without(dice, [die])
-            for source, play in single(self.position, die).items():
-                if can_finish(play.position, rest):
-                    steps.setdefault(source, {})[die] = play.moves[0]
-        out: dict[int, dict[int, tuple[int, ...]]] = {}
-        for source in steps if reach else ():
-            found: dict[int, tuple[int, ...]] = {}
-            _follow(single, can_finish, self.position, source, dice, (), found)
-            out[source] = found
+        for source, die, destination, hit in found_steps.tolist():
+            steps.setdefault(source, {})[die] = _MOVES[source][destination][hit]
+        out: dict[int, dict[int, tuple[int, ...]]] = {source: {} for source in steps} \
+            if reach else {}
+        for source, point, count, *dice in found_reach.tolist():
+            out[source][point] = tuple(dice[:count])
         return steps, out
 
     def remaining_plays(self) -> tuple[Play, ...]:
@@ -585,9 +576,6 @@ class Game:
         """The phase play resumes in after an offer is answered."""
         return Phase.BEFORE_ROLL if self.roll is None else Phase.MOVING
 
-    def _targets(self) -> frozenset[Position]:
-        return frozenset(p.position for p in self.plays)
-
     # -- transitions ----------------------------------------------------------------------
 
     def _opening(self, opening: OpeningRoll, events: list[Event]) -> Game:
@@ -648,8 +636,7 @@ class Game:
                 f"{_why_not(self.position, source, die)}"
             )
         move = play.moves[0]
-        rest = _without(dice, [die])
-        if not _can_finish(play.position, rest, self._targets()):
+        if die not in self.legal_steps().get(source, {}):
             raise IllegalMoveError(
                 f"player {player} cannot play {move}: it leaves no legal way to finish the "
                 f"turn, and as much of the roll as possible must be played (both dice if "
@@ -767,34 +754,15 @@ def _without(dice: Sequence[int], used: Sequence[int]) -> tuple[int, ...]:
     return tuple(left)
 
 
-def _follow(single: Callable[[Position, int], dict[int, Play]],
-            can_finish: Callable[[Position, tuple[int, ...]], bool], position: Position,
-            checker: int, dice: tuple[int, ...], path: tuple[int, ...],
-            found: dict[int, tuple[int, ...]]) -> None:
-    """:meth:`Game.reach` for one checker: record in ``found`` each point it reaches from
-    ``position`` by ``path`` and then the ``dice`` (the fewest steps first found), and go on
-    from there. A module function, not a closure that calls itself: such a closure is a
-    reference cycle, which kept every play the search made alive until a garbage collection
-    (some 200 objects per call; the server computes a reach per move)."""
-    for die in sorted(set(dice), reverse=True):
-        play = single(position, die).get(checker)
-        rest = _without(dice, [die])
-        if play is None or not can_finish(play.position, rest):
-            continue
-        destination = play.moves[0].destination
-        steps = (*path, die)
-        known = found.get(destination)
-        if known is None or len(steps) < len(known):
-            found[destination] = steps
-        if destination != 0 and rest:
-            _follow(single, can_finish, play.position, destination, rest, steps, found)
-
-
-def _can_finish(position: Position, dice: Sequence[int], targets: frozenset[Position]) -> bool:
-    """Whether playing ``dice`` on from ``position`` can end in one of the legal plays."""
-    if not dice:
-        return position in targets
-    return any(p.position in targets for p in plays_with(position, dice))
+def _play_boards(plays: tuple[Play, ...]) -> npt.NDArray[np.int8]:
+    """The boards of ``plays`` as one array (int8[n, 26]): the generator's own when they
+    are its plays of one call, in its order (a turn's :attr:`Game.plays` are)."""
+    generated = plays[0]._generated if plays else None
+    if generated is not None and len(generated.boards) == len(plays) and all(
+            play._generated is generated and play._index == index
+            for index, play in enumerate(plays)):
+        return generated.boards
+    return np.array([play.position.board for play in plays], dtype=np.int8).reshape(-1, 26)
 
 
 def _point(source: int) -> str:
