@@ -280,3 +280,35 @@ def test_an_action_that_fails_is_logged_with_its_match_and_user(
     assert failed and failed[0]["match"] == match_id and failed[0]["level"] == "error"
     assert failed[0]["user"] == (alice if mover is pa else bobby)["id"]
     assert "Traceback" in failed[0]["error"]
+
+
+def test_the_analysis_queue_by_kind_and_its_oldest_wait_are_in_the_metrics(
+        database_url: str, redis_url: str) -> None:
+    """The deployment's analyses queued and running, by kind (the quick one asked for, the
+    deep one behind it), and how long the oldest queued of each kind has waited; a process
+    that runs none (``analysis_workers`` 0) leaves them queued and has ended none."""
+    import time
+
+    from fastapi.testclient import TestClient
+
+    from gammon.server.app import create_app
+    from tests.server.conftest import make_settings
+    from tests.server.test_analysis import bot_match
+
+    app = create_app(make_settings(database_url, redis_url, analysis_workers=0))
+    with TestClient(app) as client:
+        browser = Browser(client)
+        empty = scrape(browser)
+        for kind in ("quick", "deep"):
+            assert empty[f'gammon_analysis_queue{{kind="{kind}",status="queued"}}'] == 0
+            assert empty[f'gammon_analysis_oldest_queued_seconds{{kind="{kind}"}}'] == 0
+        with bot_match(browser, seed=2) as (game, _):
+            pass
+        assert browser.get(f"/api/games/{game['id']}/analysis").status_code == 202
+        time.sleep(0.5)
+        queued = scrape(browser)
+    for kind in ("quick", "deep"):
+        assert queued[f'gammon_analysis_queue{{kind="{kind}",status="queued"}}'] == 1
+        assert queued[f'gammon_analysis_queue{{kind="{kind}",status="running"}}'] == 0
+        assert queued[f'gammon_analysis_oldest_queued_seconds{{kind="{kind}"}}'] >= 0.5
+    assert not [name for name in queued if name.startswith("gammon_analysis_ended_total")]

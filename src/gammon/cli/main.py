@@ -1,7 +1,8 @@
 """The ``gammon`` command.
 
-``gammon serve`` runs the game server and ``gammon verify`` checks a finished match's dice
-(both in :mod:`gammon.server.cli`).
+``gammon serve`` runs the game server, ``gammon worker`` its analyses on PostgreSQL, and
+``gammon verify`` checks a finished match's dice
+(all three in :mod:`gammon.server.cli`).
 ``gammon show POSITION_ID [MATCH_ID]`` draws a position; ``gammon moves POSITION_ID DICE``
 lists every legal play with the Position ID that follows it (seen from the opponent, who is
 on roll next — GNU Backgammon's convention); without a position it reads ``POSITION_ID DICE``
@@ -112,7 +113,8 @@ def _describe_match(match_id: str) -> list[str]:
 
 SERVER_MODULES = frozenset({"fastapi", "starlette", "uvicorn", "websockets", "sqlalchemy",
                             "alembic", "aiosqlite", "pydantic", "pydantic_settings", "argon2",
-                            "itsdangerous", "dotenv", "httpx", "orjson", "asyncpg", "redis"})
+                            "itsdangerous", "dotenv", "httpx", "orjson", "asyncpg", "redis",
+                            "procrastinate", "psycopg"})
 """Modules of the ``server``, ``postgres`` and ``redis`` extras (pyproject.toml)."""
 
 
@@ -353,7 +355,7 @@ def build_parser() -> argparse.ArgumentParser:
     from gammon.cli.engine_commands import add_engine_commands
     from gammon.cli.external import add_external_command
     from gammon.cli.ubgi import add_ubgi_command
-    from gammon.server.cli import add_serve_command, add_verify_command
+    from gammon.server.cli import add_serve_command, add_verify_command, add_worker_command
 
     add_engine_commands(commands)
     add_cube_commands(commands)
@@ -362,6 +364,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_bot_command(commands)
 
     add_serve_command(commands)
+    add_worker_command(commands)
     add_verify_command(commands)
 
     bench = commands.add_parser("bench", help="run a benchmark from benchmarks/")

@@ -1,7 +1,8 @@
 """The ASGI app: :func:`create_app` builds it (FastAPI) from its parts — the process's
 services, made by the app's lifespan (sessions, the hub with its play and lobby, the rate
-limiter, the analysis worker), and the routers that serve them (:mod:`gammon.server.routes`:
-accounts, lobby, history, engine, the WebSocket at ``/ws``; :mod:`gammon.server.analysis_api`;
+limiter, the analysis worker and, on PostgreSQL, its job queue), and the routers that serve
+them (:mod:`gammon.server.routes`: accounts, lobby, history, engine, the WebSocket at
+``/ws``; :mod:`gammon.server.analysis_api`;
 :mod:`gammon.server.ops`), with the OpenAPI document at ``/docs`` and the web client's static
 files at ``/``.
 
@@ -35,7 +36,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from gammon.core.dice import Roll
 from gammon.core.position import Position
-from gammon.server import analysis_api, bots, ops, protocol
+from gammon.server import analysis_api, bots, jobs, ops, protocol
 from gammon.server.accounts import COOKIE, Sessions
 from gammon.server.analysis_worker import AnalysisWorker
 from gammon.server.db import Repository, make_engine, migrate, secret_key
@@ -108,7 +109,11 @@ def create_app(settings: Settings | None = None, *, bus: Any = None) -> FastAPI:
         app.state.tournaments = tournaments = Tournaments(lobby, engine)
         hub.finish_listeners.append(tournaments.match_finished)
         hub.spawn(tournaments.run())  # the scheduler's passes, where it holds the lock
-        app.state.analysis = analysis = AnalysisWorker(settings, engine, hub)
+        # the analyses: procrastinate's job queue on PostgreSQL, the process itself on SQLite
+        queue = jobs.JobQueue(settings, engine, pool_size=settings.analysis_workers + 4) \
+            if jobs.is_postgres(settings.database_url) else None
+        app.state.analysis = analysis = AnalysisWorker(settings, engine, hub, jobs=queue)
+        app.state.ops.analysis = jobs.analysis_metrics(analysis.runner, queue)
         app.state.puzzles = PuzzleStore(engine, repo.operations)
         app.state.deck = DeckStore(engine)
         app.state.rollouts = rollouts = Rollouts(bots.engine)

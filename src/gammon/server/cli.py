@@ -1,5 +1,5 @@
-"""``gammon serve`` and ``gammon verify``, added to the main CLI by
-:func:`add_serve_command` and :func:`add_verify_command`."""
+"""``gammon serve``, ``gammon worker`` and ``gammon verify``, added to the main CLI by
+:func:`add_serve_command`, :func:`add_worker_command` and :func:`add_verify_command`."""
 
 from __future__ import annotations
 
@@ -45,6 +45,36 @@ def cmd_serve(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
     return 0
 
 
+def cmd_worker(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
+    """Run the analyses' jobs of a PostgreSQL deployment until SIGTERM or SIGINT."""
+    import asyncio
+
+    from gammon.server import jobs, ops
+    from gammon.server.settings import Settings
+
+    overrides: dict[str, Any] = {}
+    if args.database_url:
+        overrides["database_url"] = args.database_url
+    if args.redis_url:
+        overrides["redis_url"] = args.redis_url
+    if args.concurrency is not None:
+        overrides["worker_concurrency"] = args.concurrency
+    settings = Settings(**overrides)
+    if not jobs.is_postgres(settings.database_url):
+        raise ValueError("gammon worker runs the job queue of a PostgreSQL deployment "
+                         f"(GAMMON_DATABASE_URL is {settings.database_url}); on SQLite "
+                         "gammon serve runs the analyses itself")
+    if args.metrics_bind and not args.metrics_bind.rpartition(":")[2].isdigit():
+        raise ValueError(f"--metrics-bind is HOST:PORT, got {args.metrics_bind!r}")
+    log_format = args.log_format or os.environ.get("GAMMON_LOG_FORMAT", "text")
+    ops.configure_logging(log_format, args.log_level)
+    out.write(f"gammon worker: {settings.worker_concurrency} at once "
+              f"({jobs.conninfo(settings.database_url).rpartition('@')[2]})\n")
+    out.flush()
+    asyncio.run(jobs.work(settings, settings.worker_concurrency, args.metrics_bind))
+    return 0
+
+
 def cmd_verify(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
     """Check a match's dice: a fairness record file, or fetched from a server URL."""
     import httpx
@@ -86,6 +116,22 @@ def add_serve_command(subparsers: Any) -> None:
     serve.set_defaults(handler=cmd_serve)
 
 
+def add_worker_command(subparsers: Any) -> None:
+    """Add ``gammon worker`` to the CLI's subcommands."""
+    worker = subparsers.add_parser(
+        "worker", help="run the analyses of a PostgreSQL deployment (settings as serve's)")
+    worker.add_argument("--database-url", help="e.g. postgresql+asyncpg://user@host/db")
+    worker.add_argument("--redis-url", help="the deployment's bus: progress to the players")
+    worker.add_argument("--concurrency", type=int,
+                        help="analyses at once (default GAMMON_WORKER_CONCURRENCY, 1)")
+    worker.add_argument("--metrics-bind", help="HOST:PORT to serve /metrics on (default: none)")
+    worker.add_argument("--log-level", default="info")
+    worker.add_argument("--log-format", choices=("text", "json"),
+                        help="log lines as text or one JSON object each (default: "
+                             "GAMMON_LOG_FORMAT, else text)")
+    worker.set_defaults(handler=cmd_worker)
+
+
 def add_verify_command(subparsers: Any) -> None:
     """Add ``gammon verify RECORD`` (a fairness JSON file, ``-``, or its server URL)."""
     verify = subparsers.add_parser(
@@ -97,10 +143,12 @@ def add_verify_command(subparsers: Any) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m gammon.server.cli serve|verify ...``: the same commands as ``gammon``."""
+    """``python -m gammon.server.cli serve|worker|verify ...``: the same commands as
+    ``gammon``."""
     parser = argparse.ArgumentParser(prog="gammon")
     commands = parser.add_subparsers(dest="command", required=True)
     add_serve_command(commands)
+    add_worker_command(commands)
     add_verify_command(commands)
     args = parser.parse_args(argv)
     return int(args.handler(args, sys.stdout, sys.stdin))

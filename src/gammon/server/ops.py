@@ -10,8 +10,13 @@
   ``gammon_bot_queue`` (bot turns waiting for or in the engine), ``gammon_draining``,
   ``gammon_event_loop_lag_seconds`` (how late a 0.1 s timer of the event loop fires: the
   time every socket and request of the process waits behind the work in hand) and
-  ``gammon_gc_seconds`` (each garbage collection, which stops the loop while it runs).
-  Each process serves its own numbers: scrape every process, not the proxy.
+  ``gammon_gc_seconds`` (each garbage collection, which stops the loop while it runs);
+  the analyses' (:class:`AnalysisMetrics`): ``gammon_analysis_queue{kind,status}`` and
+  ``gammon_analysis_oldest_queued_seconds{kind}`` (the deployment's queue, read from the
+  database), ``gammon_analysis_ended_total{kind,result}`` and
+  ``gammon_analysis_recovered_total{how}`` (this process's). Each process serves its own
+  numbers: scrape every process, not the proxy (a ``gammon worker`` serves its own with
+  ``--metrics-bind``: :func:`serve_metrics`).
 * ``GET /readyz``: 200 when the database answers a query and, in scale-out mode, Redis
   answers a PING; 503 with what failed otherwise, and while the process shuts down (so a
   proxy sends new players elsewhere). ``GET /healthz`` (liveness) only says the process runs.
@@ -35,7 +40,15 @@ import logging
 import math
 import socket
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
+from collections.abc import (
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from contextlib import asynccontextmanager, contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -167,6 +180,106 @@ class Histogram(Metric):
             yield f'{self.name}_bucket{{le="{_number(bound)}"}} {running}'
         yield f"{self.name}_sum {_number(self.sum)}"
         yield f"{self.name}_count {running}"
+
+
+class Family(Metric):
+    """A labelled gauge or counter whose values are read when scraped (``read``: label
+    values to value)."""
+
+    def __init__(self, name: str, help: str, labels: Sequence[str], kind: str,
+                 read: Callable[[], Mapping[tuple[str, ...], float]]) -> None:
+        super().__init__(name, help, labels)
+        self.kind = kind
+        self.read = read
+
+    def samples(self) -> Iterable[str]:
+        for labels, value in sorted(self.read().items()):
+            yield f"{self.name}{_labels(self.label_names, labels)} {_number(value)}"
+
+
+QueueStats = Mapping[tuple[str, str], tuple[int, float | None]]
+"""The analyses queued and running by kind and status: how many, when the oldest was
+queued (:meth:`gammon.server.analysis_worker.AnalysisStore.queue_stats`)."""
+
+
+class AnalysisMetrics:
+    """The analyses' metrics: the queue — the deployment's, read from the database at each
+    scrape (every process serves the same numbers: aggregate them with ``max``, not
+    ``sum``) — and the analyses this process ended (``counts``: by kind and result) and
+    the jobs it recovered (``recovered``: by how)."""
+
+    def __init__(self, stats: Callable[[], Awaitable[QueueStats]],
+                 counts: Callable[[], Mapping[tuple[str, str], int]],
+                 recovered: Callable[[], Mapping[tuple[str, ...], int]] = dict) -> None:
+        self._read_stats = stats
+        self.stats: QueueStats = {}
+        self.queue = Family(
+            "gammon_analysis_queue",
+            "Analyses queued or running in the deployment, by kind (quick, deep) and status.",
+            ("kind", "status"), "gauge",
+            lambda: {key: float(count) for key, (count, _) in self.stats.items()})
+        self.oldest = Family(
+            "gammon_analysis_oldest_queued_seconds",
+            "Seconds the oldest queued analysis of each kind has waited (0: none waits).",
+            ("kind",), "gauge", self._oldest)
+        self.ended = Family(
+            "gammon_analysis_ended_total",
+            "Analyses this process ended, by kind and result (done, failed, requeued: back "
+            "in the queue unfinished).", ("kind", "result"), "counter",
+            lambda: {key: float(n) for key, n in counts().items()})
+        self.recovered = Family(
+            "gammon_analysis_recovered_total",
+            "Analyses' jobs this process queued again: a dead worker's (stalled), one "
+            "without a job (swept).", ("how",), "counter",
+            lambda: {key: float(n) for key, n in recovered().items()})
+
+    def _oldest(self) -> dict[tuple[str, ...], float]:
+        now = time.time()
+        found: dict[tuple[str, ...], float] = {}
+        for (kind, status), (_, oldest) in self.stats.items():
+            if status == "queued":
+                found[(kind,)] = 0.0 if oldest is None else max(0.0, now - oldest)
+        return found
+
+    async def refresh(self) -> None:
+        """Read the queue (at most 5 s; on failure its families are left out)."""
+        try:
+            self.stats = await asyncio.wait_for(self._read_stats(), 5)
+        except Exception:
+            log.exception("the analysis queue could not be read for the metrics")
+            self.stats = {}
+
+    def all(self) -> list[Metric]:
+        return [self.queue, self.oldest, self.ended, self.recovered]
+
+    async def render_async(self) -> str:
+        await self.refresh()
+        return "".join(metric.render() for metric in self.all())
+
+
+async def serve_metrics(host: str, port: int, render: Callable[[], Awaitable[str]]
+                        ) -> asyncio.Server:
+    """Serve ``GET /metrics`` (``render``, the Prometheus text format) on ``host:port``
+    for a process with no web server (``gammon worker``); any other path is 404."""
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
+            method, path = [*head.split(b" ", 2), b"", b""][:2]
+            if method == b"GET" and path.split(b"?")[0] == b"/metrics":
+                status, body = "200 OK", (await render()).encode()
+                kind = "text/plain; version=0.0.4; charset=utf-8"
+            else:
+                status, body, kind = "404 Not Found", b"not found\n", "text/plain"
+            writer.write(f"HTTP/1.1 {status}\r\ncontent-type: {kind}\r\ncontent-length: "
+                         f"{len(body)}\r\nconnection: close\r\n\r\n".encode() + body)
+            await writer.drain()
+        except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError,
+                TimeoutError):
+            pass
+        finally:
+            writer.close()
+
+    return await asyncio.start_server(answer, host or "127.0.0.1", port)
 
 
 class Metrics:
@@ -308,6 +421,14 @@ class Ops(Observer):
         self.lag = 0.0  # the event loop's latest lag (seconds): load shedding reads it
         self.action_latency = 0.0  # a moving average of the actions' seconds (note_action)
         self.action_at = 0.0  # when the last action was handled (time.monotonic)
+        self.analysis: AnalysisMetrics | None = None  # set by the app once it has a worker
+
+    async def render(self) -> str:
+        """The metrics of this process, the analyses' included (the queue read now)."""
+        text = self.metrics.render()
+        if self.analysis is not None:
+            text += await self.analysis.render_async()
+        return text
 
     def note_action(self, seconds: float) -> None:
         """Fold an action's latency into the moving average (each new one a fifth of it)."""
@@ -415,7 +536,7 @@ router = APIRouter(tags=["server"])
 @router.get("/metrics", response_class=PlainTextResponse)
 async def metrics(request: Request) -> PlainTextResponse:
     """This process's metrics in the Prometheus text format."""
-    return PlainTextResponse(request.app.state.ops.metrics.render(),
+    return PlainTextResponse(await request.app.state.ops.render(),
                              media_type="text/plain; version=0.0.4; charset=utf-8")
 
 

@@ -102,7 +102,16 @@ class Settings(BaseSettings):
     --recheck-games N --recheck-truncate T``."""
     analysis_workers: int = 1
     """Analyses this process runs at once, each in a child process (0: none here; other
-    processes sharing the database do them)."""
+    processes sharing the database do them: on PostgreSQL, ``gammon worker``)."""
+    worker_concurrency: int = Field(default=1, ge=1)
+    """Analyses a ``gammon worker`` runs at once, each in a child process (its
+    ``--concurrency``)."""
+    jobs_heartbeat: float = Field(default=10.0, gt=0, allow_inf_nan=False)
+    """Seconds between the heartbeats of a worker of the job queue (PostgreSQL: ``gammon
+    worker``, and a web process running analyses)."""
+    jobs_stalled_after: float = Field(default=30.0, gt=0, allow_inf_nan=False)
+    """Seconds without a heartbeat after which a worker of the job queue is taken for dead
+    and its jobs are queued again (looked for every ``analysis_poll`` seconds)."""
     analysis_nice: int = 10
     """How much lower the analysis processes' CPU priority is than the server's."""
     analysis_queue_limit: int = 200
