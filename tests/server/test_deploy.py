@@ -1,9 +1,11 @@
 """deploy/compose.yaml and deploy/nginx.conf, run as far as this machine can (no container
-runtime here): the two ``gammon serve`` services are started with the commands and
-environment the compose file declares (its database and Redis swapped for the test ones),
-the real nginx runs the proxy config (its upstream names swapped for the local ports), and
-two players play through the proxy; one process is then stopped with SIGTERM and its
-players reconnect through the proxy to the other, where the match goes on."""
+runtime here): the two ``gammon serve`` services and the ``gammon worker`` service are
+started with the commands and environment the compose file declares (its database and Redis
+swapped for the test ones), the real nginx runs the proxy config (its upstream names swapped
+for the local ports), and two players play through the proxy; one process is then stopped
+with SIGTERM and its players reconnect through the proxy to the other, where the match goes
+on to its end; its analysis, which the servers leave to the workers, is then done by the
+worker."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +30,7 @@ from gammon.server import ops
 from gammon.server.accounts import COOKIE
 from tests.processes import free_port, start, wait_ready
 from tests.server.conftest import postgres_database, redis_reachable
-from tests.server.helpers import Player, play_turn
+from tests.server.helpers import Player, act, play_turn, to_move
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 
@@ -48,6 +51,27 @@ def test_the_compose_file_declares_two_servers_on_postgresql_redis_behind_a_prox
         assert server["stop_signal"] == "SIGTERM"
     assert {"postgres", "redis", "proxy"} <= set(services)
     assert "./nginx.conf:/etc/nginx/nginx.conf:ro" in services["proxy"]["volumes"]
+
+
+def test_the_compose_file_declares_analysis_workers_the_servers_leave_the_analyses_to(
+        ) -> None:
+    """A ``gammon worker`` service, the servers' image, on their database and bus, scaled to
+    several replicas (``--scale worker=N`` for more), its health checked on the metrics it
+    serves, stopped with SIGTERM (its analyses go back in the queue); the servers run no
+    analyses themselves."""
+    services = _compose()["services"]
+    servers = [s for s in services.values() if s.get("command", [])[:2] == ["gammon", "serve"]]
+    [worker] = [s for s in services.values() if s.get("command", [])[:2] == ["gammon", "worker"]]
+    assert worker["image"] == servers[0]["image"] and worker["build"] == servers[0]["build"]
+    for key in ("GAMMON_DATABASE_URL", "GAMMON_REDIS_URL"):
+        assert worker["environment"][key] == servers[0]["environment"][key]
+    assert int(worker["environment"]["GAMMON_WORKER_CONCURRENCY"]) >= 1
+    assert worker["deploy"]["replicas"] >= 2
+    assert worker["stop_signal"] == "SIGTERM"
+    bind = worker["command"][worker["command"].index("--metrics-bind") + 1]
+    assert f"127.0.0.1:{bind.rpartition(':')[2]}/metrics" in " ".join(
+        worker["healthcheck"]["test"])
+    assert all(server["environment"]["GAMMON_ANALYSIS_WORKERS"] == "0" for server in servers)
 
 
 def _socket(stack: contextlib.ExitStack, port: int, client: httpx.Client) -> Any:
@@ -79,9 +103,21 @@ def test_two_servers_behind_nginx_play_a_match_and_survive_a_restart(tmp_path: P
                 ports[name] = free_port()
                 command[command.index("--bind") + 1] = f"127.0.0.1:{ports[name]}"
                 processes.append(start(command, env, tmp_path / f"{name}.log"))
-            for name, process in zip(names, processes, strict=True):
+            # one analysis worker (the service is scaled to several: one is enough here)
+            declared = services["worker"]
+            env = {k: str(v) for k, v in declared["environment"].items()}
+            env.update(GAMMON_DATABASE_URL=database_url, GAMMON_REDIS_URL=redis_reachable(),
+                       GAMMON_SECRET_KEY=secret, GAMMON_ANALYSIS_NICE="0")
+            command = [gammon if part == "gammon" else part for part in declared["command"]]
+            worker_port = free_port()
+            command[command.index("--metrics-bind") + 1] = f"127.0.0.1:{worker_port}"
+            worker = start(command, env, tmp_path / "worker.log")
+            processes.append(worker)
+            for name, process in zip(names, processes, strict=False):
                 wait_ready(f"http://127.0.0.1:{ports[name]}/readyz", process,
                             tmp_path / f"{name}.log")
+            wait_ready(f"http://127.0.0.1:{worker_port}/metrics", worker,
+                       tmp_path / "worker.log")
             proxy_port = free_port()
             conf = (DEPLOY / "nginx.conf").read_text().replace(
                 "listen 8080;", f"listen 127.0.0.1:{proxy_port};")
@@ -137,6 +173,17 @@ def test_two_servers_behind_nginx_play_a_match_and_survive_a_restart(tmp_path: P
             for _ in range(4):
                 play_turn(seated, rng)
             assert seated[0].v > version
+
+            # the match ends (a backgammon resigned: 3 points); the servers queue its
+            # analysis and run none (GAMMON_ANALYSIS_WORKERS 0): the worker does it
+            act(seated, to_move(seated), {"type": "resign", "level": 3})
+            act(seated, to_move(seated), {"type": "accept_resign"})
+            deadline = time.monotonic() + 180
+            while (answer := one.get(f"/api/games/{match_id}/analysis")).status_code != 200:
+                assert answer.status_code == 202, answer.text
+                assert time.monotonic() < deadline, "the worker did not analyse the match"
+                time.sleep(0.5)
+            assert answer.json()["plies"] == 1
         finally:
             for process in reversed(processes):
                 if process.poll() is None:
