@@ -300,3 +300,46 @@ def steps_and_reach(board: np.ndarray, dice: np.ndarray, plays: np.ndarray, reac
                 depth_next[nxt] = 0
                 depth = nxt
     return steps, found[:nfound]
+
+
+@_jit
+def walk(board: np.ndarray, steps: np.ndarray, dice: np.ndarray) -> tuple[int, np.ndarray,
+                                                                          np.ndarray]:
+    """Single-checker ``steps`` (int64[n, 2]: source, destination) played in order from
+    ``board`` with ``dice``: each by the lowest die left that moves that checker there (a
+    checker travels its die exactly, or bears off with a higher die when the rules allow).
+
+    Returns ``(walked, used, after)``: how many steps could be played (``n`` when all could),
+    and for each of them ``used`` (die, hit) and ``after`` (the board after it).
+    """
+    n = steps.shape[0]
+    used = np.empty((n, 2), dtype=np.int64)
+    after = np.empty((n, 26), dtype=np.int8)
+    work = board.copy()
+    left = dice.copy()
+    count = left.shape[0]
+    for k in range(n):
+        source = steps[k, 0]
+        destination = steps[k, 1]
+        distance = source - destination
+        chosen = -1
+        if 1 <= source <= 25:
+            outside = _outside(work)
+            best = 7
+            for i in range(count):  # the lowest die that makes this move
+                die = left[i]
+                if die < best and (die == distance or (destination == 0 and die > distance)) \
+                        and _destination(work, source, die, outside) == destination:
+                    best = die
+                    chosen = i
+        if chosen < 0:
+            return k, used, after
+        die = left[chosen]
+        for i in range(chosen, count - 1):
+            left[i] = left[i + 1]
+        count -= 1
+        used[k, 0] = die
+        used[k, 1] = _apply(work, source, destination)
+        for i in range(26):
+            after[k, i] = work[i]
+    return n, used, after

@@ -49,7 +49,7 @@ from enum import StrEnum
 import numpy as np
 import numpy.typing as npt
 
-from gammon.core import _steps
+from gammon.core import _movegen, _steps
 from gammon.core.actions import (
     Abandon,
     AcceptResign,
@@ -352,7 +352,13 @@ class Game:
         if self.phase is not Phase.MOVING:
             return False
         dice = self.dice_left
-        return not dice or not plays_with(self.position, dice)[0].moves
+        if not dice:
+            return True
+        # plays_with(position, dice)[0].moves is empty, asked of the generator's arrays
+        boards, moves, keys, table, state, line = _buffers()
+        _movegen.generate(self.position.array(), np.array(dice, dtype=np.int64), boards, moves,
+                          keys, table, state, line)
+        return bool(moves[0, 0, 0] == _movegen.NO_MOVE)
 
     def legal_steps(self) -> dict[int, dict[int, Move]]:
         """For each checker that may move now (by source, 25 the bar): the dice it may use and

@@ -23,7 +23,7 @@ from typing import Any, ClassVar, Generic, NoReturn, TypeVar, overload
 import numpy as np
 import numpy.typing as npt
 
-from gammon.core import _movegen
+from gammon.core import _movegen, _steps
 from gammon.core.dice import InvalidDiceError, Roll
 from gammon.core.position import BAR, Position
 
@@ -304,13 +304,8 @@ def step_die(position: Position, source: int, destination: int,
     >>> step_die(home, 4, 0, (6, 5)), step_die(home, 4, 1, (6, 3)), step_die(home, 4, 2, (6, 5))
     (5, 3, None)
     """
-    distance = source - destination
-    for die in sorted(set(dice)):
-        if die == distance or (destination == 0 and die > distance):
-            play = single_steps(position, die).get(source)
-            if play is not None and play.moves[0].destination == destination:
-                return die
-    return None
+    walked = play_steps(position, [(source, destination)], dice)
+    return None if walked is None else walked[0][1]
 
 
 def play_steps(position: Position, steps: Sequence[tuple[int, int]],
@@ -324,14 +319,20 @@ def play_steps(position: Position, steps: Sequence[tuple[int, int]],
     ...                                                  (3, 1))]
     [('8/5', 3), ('6/5', 1)]
     """
-    left = list(dice)
-    out: list[tuple[Move, int, Position]] = []
-    for source, destination in steps:
-        die = step_die(position, source, destination, left)
-        if die is None:
-            return None
-        play = single_steps(position, die)[source]
-        left.remove(die)
-        position = play.position
-        out.append((play.moves[0], die, position))
-    return tuple(out)
+    pairs = [(int(source), int(destination)) for source, destination in steps]
+    values = [_check_die(die) for die in dice]
+    if not pairs:
+        return ()
+    walked, used, after = _steps.walk(position.array(), np.array(pairs, dtype=np.int64),
+                                      np.array(values, dtype=np.int64))
+    if walked < len(pairs):
+        return None
+    return tuple((_MOVES[source][destination][hit], die, Position._trusted(board))
+                 for (source, destination), (die, hit), board
+                 in zip(pairs, used.tolist(), after.tolist(), strict=True))
+
+
+def _check_die(die: int) -> int:
+    if isinstance(die, bool) or not isinstance(die, int | np.integer) or not 1 <= die <= 6:
+        raise InvalidDiceError(f"a die shows 1 to 6, got {die!r}")
+    return int(die)
