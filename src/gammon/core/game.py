@@ -47,7 +47,6 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 import numpy as np
-import numpy.typing as npt
 
 from gammon.core import _movegen, _steps
 from gammon.core.actions import (
@@ -102,6 +101,7 @@ from gammon.core.moves import (
     IllegalPlayError,
     Move,
     Play,
+    _boards_of,
     _buffers,
     legal_plays,
     play_steps,
@@ -388,7 +388,7 @@ class Game:
             return {}, {}
         found_steps, found_reach = _steps.steps_and_reach(
             self.position.array(), np.array(self.dice_left, dtype=np.int64),
-            _play_boards(self.plays), reach, *_buffers())
+            _boards_of(self.plays), reach, *_buffers())
         steps: dict[int, dict[int, Move]] = {}
         for source, die, destination, hit in found_steps.tolist():
             steps.setdefault(source, {})[die] = _MOVES[source][destination][hit]
@@ -674,7 +674,7 @@ class Game:
         assert self.roll is not None
         if isinstance(play, str):
             try:
-                chosen = parse_play(self.position, self.roll, play)
+                chosen = parse_play(self.position, self.roll, play, plays=self.plays)
             except (IllegalPlayError, NotationError) as error:
                 raise IllegalMoveError(f"player {player} cannot play {play!r}: {error}") from error
         elif isinstance(play, Play):
@@ -758,17 +758,6 @@ def _without(dice: Sequence[int], used: Sequence[int]) -> tuple[int, ...]:
     for die in used:
         left.remove(die)
     return tuple(left)
-
-
-def _play_boards(plays: tuple[Play, ...]) -> npt.NDArray[np.int8]:
-    """The boards of ``plays`` as one array (int8[n, 26]): the generator's own when they
-    are its plays of one call, in its order (a turn's :attr:`Game.plays` are)."""
-    generated = plays[0]._generated if plays else None
-    if generated is not None and len(generated.boards) == len(plays) and all(
-            play._generated is generated and play._index == index
-            for index, play in enumerate(plays)):
-        return generated.boards
-    return np.array([play.position.board for play in plays], dtype=np.int8).reshape(-1, 26)
 
 
 def _point(source: int) -> str:

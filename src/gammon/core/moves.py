@@ -267,6 +267,17 @@ def plays_with(position: Position, dice: Sequence[int]) -> tuple[Play, ...]:
     return _generate(position, np.array(_check_dice(dice), dtype=np.int64))[0]
 
 
+def _boards_of(plays: tuple[Play, ...]) -> npt.NDArray[np.int8]:
+    """The boards of ``plays`` as one array (int8[n, 26]): the generator's own when they
+    are its plays of one call, in its order (as :func:`legal_plays` gives them)."""
+    generated = plays[0]._generated if plays else None
+    if generated is not None and len(generated.boards) == len(plays) and all(
+            play._generated is generated and play._index == index
+            for index, play in enumerate(plays)):
+        return generated.boards
+    return np.array([play.position.board for play in plays], dtype=np.int8).reshape(-1, 26)
+
+
 def legal_plays(position: Position, roll: Roll) -> tuple[Play, ...]:
     """Every distinct legal play of ``position`` for ``roll`` (RULES.md §3)."""
     return _legal_plays_and_boards(position, roll)[0]

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from gammon.core.dice import Roll
-from gammon.core.moves import IllegalPlayError, Move, Play, _legal_plays_and_boards
+from gammon.core.moves import IllegalPlayError, Move, Play, _boards_of, _legal_plays_and_boards
 from gammon.core.position import BAR, Position
 
 
@@ -83,6 +83,7 @@ def format_play(moves: Sequence[Move]) -> str:
 
 
 _TOKEN = re.compile(r"^(?P<path>[^()]+?)(?:\((?P<count>\d)\))?$")
+_SEPARATOR = re.compile(r"[/-]")
 
 
 def _parse_point(text: str, *, first: bool) -> int:
@@ -110,7 +111,7 @@ def parse_segments(text: str) -> list[tuple[list[int], list[bool]]]:
         match = _TOKEN.match(token)
         if not match:
             raise NotationError(f"cannot read {token!r}")
-        parts = re.split(r"[/-]", match["path"])
+        parts = _SEPARATOR.split(match["path"])
         if len(parts) < 2 or any(not p for p in parts):
             raise NotationError(f"a move is 'from/to', got {token!r}")
         points: list[int] = []
@@ -131,14 +132,20 @@ def parse_segments(text: str) -> list[tuple[list[int], list[bool]]]:
     return segments
 
 
-def parse_play(position: Position, roll: Roll, text: str) -> Play:
+def parse_play(position: Position, roll: Roll, text: str, *,
+               plays: tuple[Play, ...] | None = None) -> Play:
     """The legal play that ``text`` describes, or :class:`IllegalPlayError` saying why not.
 
     Only the final place of each of the mover's checkers and the hits matter, so ``24/16``,
-    ``24/21/16`` and ``24/21 21/16`` are one play.
+    ``24/21/16`` and ``24/21 21/16`` are one play. ``plays``: the legal plays of
+    ``position`` and ``roll`` when the caller has them (:func:`legal_plays`; a game's
+    :attr:`~gammon.core.game.Game.plays` before its first step), not made again.
     """
     segments = parse_segments(text)
-    plays, boards = _legal_plays_and_boards(position, roll)
+    if plays is None:
+        plays, boards = _legal_plays_and_boards(position, roll)
+    else:
+        boards = _boards_of(plays)
     if not segments:
         if plays[0].moves:
             raise IllegalPlayError(f"roll {roll} can be played: passing is not allowed")
@@ -178,4 +185,4 @@ def parse_play(position: Position, roll: Roll, text: str) -> Play:
 
 
 def _own_checkers(position: Position) -> tuple[int, ...]:
-    return tuple(max(c, 0) for c in position.board)
+    return tuple([c if c > 0 else 0 for c in position.board])

@@ -46,6 +46,9 @@ _INITIAL: Final = (0, -2, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, -5, 5, 0, 0, 0, -3, 0, -
 _ID_LENGTH: Final = 14
 _KEY_BYTES: Final = 10
 _KEY_BITS: Final = 80
+_RUNS: Final = tuple("1" * count + "0" for count in range(CHECKERS + 1))
+"""One slot of a Position ID's key, least significant bit first: a 1-bit per checker, then a
+0-bit."""
 
 
 class InvalidPositionError(ValueError):
@@ -174,14 +177,13 @@ class Position:
 
     def id(self) -> str:
         """The GNU Backgammon Position ID."""
-        bits = 0
-        position = 0
-        for side in (self.swap(), self):
-            for point in range(1, BAR + 1):
-                count = max(side._board[point], 0)
-                bits |= ((1 << count) - 1) << position
-                position += count + 1
-        key = bits.to_bytes(_KEY_BYTES, "little")
+        # the key's bits from the lowest: the opponent's points 1..24 and bar, then ours,
+        # each as many 1-bits as checkers and a 0-bit; written as text and read as a number
+        b = self._board
+        runs = _RUNS
+        bits = "".join([runs[-b[i]] if b[i] < 0 else "0" for i in range(BAR - 1, -1, -1)]
+                       + [runs[b[i]] if b[i] > 0 else "0" for i in range(1, BAR + 1)])
+        key = int(bits[::-1], 2).to_bytes(_KEY_BYTES, "little")
         return base64.b64encode(key).decode("ascii")[:_ID_LENGTH]
 
     # -- views ----------------------------------------------------------------------------
