@@ -15,18 +15,17 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from sqlalchemy.ext.asyncio import AsyncEngine
 
 from gammon.core import actions as A
 from gammon.core.cube import Level
 from gammon.core.match import Phase
-from gammon.server import protocol
+from gammon.server import db, protocol
 from gammon.server.db import Repository, User, make_engine, match_actions, migrate
 from gammon.server.hub import Hub, LiveRoom, ServiceError
 from gammon.server.lobby import Lobby
@@ -44,36 +43,63 @@ class Crash(Exception):
     """The process dies here: the transaction being committed is not stored."""
 
 
-def crash_before_commit_of(engine: AsyncEngine, kind: str) -> Callable[[], None]:
-    """Arm a crash at the commit of the next transaction that stores a ``kind`` record;
-    returns the function that arms it."""
-    armed = [False]
+@pytest.fixture
+def crash_before_commit_of(
+        monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[str], Callable[[], None]]]:
+    """Arm a crash at the commit of the next transaction that stores a ``kind`` record, on
+    whichever of the process's engines it runs (the store's operations on SQLite have
+    their own; the hooks are set on every engine before the test makes any) or on
+    asyncpg itself (PostgreSQL's insert of actions alone, one statement outside a
+    transaction block): ``crash_before_commit_of(kind)`` returns the function that arms
+    it."""
+    armed: dict[str, str | None] = {"kind": None}
+    insert = db._insert_actions_asyncpg
 
-    @sa.event.listens_for(engine.sync_engine, "before_cursor_execute")
+    async def insert_or_crash(conn: Any, match_id: str, seq: int, rows: Any) -> None:
+        kind = armed["kind"]
+        if kind is not None and any(row[0] == kind for row in rows):
+            raise crash(kind)  # it commits as it runs: the crash before it is before it runs
+        await insert(conn, match_id, seq, rows)
+
+    monkeypatch.setattr(db, "_insert_actions_asyncpg", insert_or_crash)
+
+    def crash(kind: str) -> Crash:
+        armed["kind"] = None
+        return Crash(f"killed before the commit of a {kind!r} record")
+
     def _seen(conn: Any, _cursor: Any, statement: str, parameters: Any, _context: Any,
               _many: bool) -> None:
-        if armed[0] and "match_actions" in statement and f"'{kind}'" in repr(parameters):
+        kind = armed["kind"]
+        if kind is not None and "match_actions" in statement \
+                and f"'{kind}'" in repr(parameters):
             if conn.get_execution_options().get("isolation_level") == "AUTOCOMMIT":
-                # one statement outside a transaction block commits as it runs: the
-                # crash before its commit is the crash before it runs
-                armed[0] = False
-                raise Crash(f"killed before the commit of a {kind!r} record")
-            conn.info["crash"] = True
+                # one statement outside a transaction block commits as it runs: the crash
+                # before its commit is the crash before it runs
+                raise crash(kind)
+            conn.info["crash"] = kind
 
-    @sa.event.listens_for(engine.sync_engine, "commit")
     def _commit(conn: Any) -> None:
-        if conn.info.pop("crash", False):
-            armed[0] = False
-            raise Crash(f"killed before the commit of a {kind!r} record")
+        kind = conn.info.pop("crash", None)
+        if kind is not None:
+            raise crash(kind)
 
-    @sa.event.listens_for(engine.sync_engine, "rollback")
     def _rollback(conn: Any) -> None:
         conn.info.pop("crash", None)
 
-    def arm() -> None:
-        armed[0] = True
+    listeners = (("before_cursor_execute", _seen), ("commit", _commit),
+                 ("rollback", _rollback))
+    for name, listener in listeners:
+        sa.event.listen(sa.engine.Engine, name, listener)
 
-    return arm
+    def make(kind: str) -> Callable[[], None]:
+        def arm() -> None:
+            armed["kind"] = kind
+
+        return arm
+
+    yield make
+    for name, listener in listeners:
+        sa.event.remove(sa.engine.Engine, name, listener)
 
 
 @dataclass(eq=False)
@@ -156,13 +182,14 @@ async def resign_the_first_game(server: Server, match_id: str, users: tuple[User
 
 
 def test_a_crash_between_a_game_end_and_the_next_opening_strands_nothing(
-        database_url: str, redis_url: str) -> None:
+        database_url: str, redis_url: str,
+        crash_before_commit_of: Callable[[str], Callable[[], None]]) -> None:
     """The game-ending action and the next opening are one commit: a server killed at
     either commit leaves no match in ``game_over`` for good."""
 
     async def main() -> None:
         server = await Server(database_url, redis_url).start()
-        arm = crash_before_commit_of(server.engine, "opening")
+        arm = crash_before_commit_of("opening")
         users = await two_players(server)
         room = await server.lobby.create(users[0], MatchConfig(kind="match", length=3))
         await server.lobby.join(users[1], room.id)
@@ -191,13 +218,14 @@ def test_a_crash_between_a_game_end_and_the_next_opening_strands_nothing(
 
 
 def test_a_crash_between_a_join_and_the_first_opening_strands_nothing(
-        database_url: str, redis_url: str) -> None:
+        database_url: str, redis_url: str,
+        crash_before_commit_of: Callable[[str], Callable[[], None]]) -> None:
     """Taking the seat and the first opening are one commit: a server killed at either
     commit leaves no match in ``opening`` for good."""
 
     async def main() -> None:
         server = await Server(database_url, redis_url).start()
-        arm = crash_before_commit_of(server.engine, "opening")
+        arm = crash_before_commit_of("opening")
         users = await two_players(server)
         room = await server.lobby.create(users[0], MatchConfig(kind="match", length=3))
         arm()
