@@ -12,12 +12,20 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import pytest
 import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
 from gammon.server import protocol
 from gammon.server.app import create_app
-from gammon.server.db import Repository, make_engine, match_actions, migrate, server_kv
+from gammon.server.db import (
+    Repository,
+    SeqConflict,
+    make_engine,
+    match_actions,
+    migrate,
+    server_kv,
+)
 from gammon.server.records import ActionRow, MatchRow
 from gammon.server.rooms import PAUSE
 from gammon.views import MatchConfig
@@ -86,6 +94,28 @@ def test_every_action_kind_fits_the_match_log(database_url: str) -> None:
             return [row.kind for row in actions]
 
     assert run_async(main) == ACTION_KINDS
+
+
+def test_an_action_number_taken_is_a_conflict_and_stores_nothing(database_url: str) -> None:
+    """Action numbers are the lock between processes: appending one that is taken raises
+    SeqConflict, and a transition whose rows include a taken number stores none of them
+    (one statement); the rows stored read back as written, the connection still usable."""
+    async def main() -> None:
+        async with repository(database_url) as repo:
+            match_id = await _a_match(repo)
+            await repo.append_many(match_id, 1, [("opening", '{"t": "opening"}', 1.25)])
+            with pytest.raises(SeqConflict):
+                await repo.append_many(match_id, 1, [("roll", '{"t": "roll"}', 2.0)])
+            with pytest.raises(SeqConflict):  # 2 is free, 1 is not: neither is stored
+                await repo.append_many(match_id, 0, [("roll", "{}", 2.0), ("play", "{}", 3.0)])
+            await repo.append_many(match_id, 2, [("roll", '{"t": "roll"}', 2.5),
+                                                 ("play", '{"t": "play"}', 1e9 + 0.125)])
+            _, actions = await repo.match_with_actions(match_id)
+            assert actions == [ActionRow(1, "opening", '{"t": "opening"}', 1.25),
+                               ActionRow(2, "roll", '{"t": "roll"}', 2.5),
+                               ActionRow(3, "play", '{"t": "play"}', 1e9 + 0.125)]
+
+    run_async(main)
 
 
 def test_a_heartbeat_of_a_real_process_id_is_stored(database_url: str) -> None:

@@ -55,11 +55,11 @@ def crash_before_commit_of(
     armed: dict[str, str | None] = {"kind": None}
     insert = db._insert_actions_asyncpg
 
-    async def insert_or_crash(conn: Any, match_id: str, seq: int, rows: Any) -> None:
+    async def insert_or_crash(engine: Any, match_id: str, seq: int, rows: Any) -> None:
         kind = armed["kind"]
         if kind is not None and any(row[0] == kind for row in rows):
             raise crash(kind)  # it commits as it runs: the crash before it is before it runs
-        await insert(conn, match_id, seq, rows)
+        await insert(engine, match_id, seq, rows)
 
     monkeypatch.setattr(db, "_insert_actions_asyncpg", insert_or_crash)
 

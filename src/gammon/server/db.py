@@ -33,6 +33,7 @@ import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+from sqlalchemy.util import greenlet_spawn
 
 from gammon.server import protocol
 from gammon.server.operations import Operations, single_statements, sqlite_pragmas
@@ -872,8 +873,7 @@ class Repository:
             single = finish is None and not ratings
             try:
                 if single and self.engine.dialect.name == "postgresql":
-                    async with self._single.connect() as conn:
-                        await _insert_actions_asyncpg(conn, match_id, seq, rows)
+                    await _insert_actions_asyncpg(self.engine, match_id, seq, rows)
                 else:
                     async with (self._single.connect() if single else self.engine.begin()) \
                             as conn:
@@ -1176,25 +1176,33 @@ _ASYNCPG_INSERTS: dict[int, str] = {}
 """The INSERT of n actions on asyncpg, by n."""
 
 
-async def _insert_actions_asyncpg(conn: AsyncConnection, match_id: str, seq: int,
+async def _insert_actions_asyncpg(engine: AsyncEngine, match_id: str, seq: int,
                                   rows: Sequence[Row]) -> None:
-    """The actions as one INSERT on the asyncpg connection under ``conn`` (PostgreSQL):
-    prepared once per connection (asyncpg's statement cache), where SQLAlchemy's execution
-    took half the CPU of an action's insert."""
+    """The actions as one INSERT on an asyncpg connection of ``engine``'s pool (PostgreSQL;
+    outside a transaction block, so atomic and committed as it runs), prepared once per
+    connection (asyncpg's statement cache): SQLAlchemy's connection and execution took
+    more than half of the CPU of an action's insert. A connection that failed otherwise
+    than by a conflict is dropped from the pool."""
+    from asyncpg.exceptions import IntegrityConstraintViolationError
+
     query = _ASYNCPG_INSERTS.get(len(rows))
     if query is None:
         query = _ASYNCPG_INSERTS[len(rows)] = _INSERT_ACTIONS + ", ".join(
             "(" + ", ".join(f"${5 * n + i}" for i in range(1, 6)) + ")"
             for n in range(len(rows)))
-    from asyncpg.exceptions import IntegrityConstraintViolationError
-
-    raw = (await conn.get_raw_connection()).driver_connection
-    assert raw is not None
+    values = [value for row in _action_values(match_id, seq, rows) for value in row]
+    pooled = await engine.raw_connection()
     try:
-        await raw.execute(query, *[value for values in _action_values(match_id, seq, rows)
-                                   for value in values])
+        raw = pooled.driver_connection
+        assert raw is not None
+        await raw.execute(query, *values)
     except IntegrityConstraintViolationError as error:  # as SQLAlchemy's IntegrityError
         raise SeqConflict(f"action {seq} of match {match_id} exists") from error
+    except BaseException:
+        await greenlet_spawn(pooled.invalidate)
+        raise
+    finally:
+        await greenlet_spawn(pooled.close)
 
 
 async def _append(conn: AsyncConnection, match_id: str, seq: int, rows: Sequence[Row],
