@@ -250,6 +250,8 @@ def test_an_action_that_fails_is_logged_with_its_match_and_user(
     the JSON log line of the failure names the match and the user."""
     from sqlalchemy.ext.asyncio import create_async_engine
 
+    from gammon.server.operations import Operations
+
     a, b = clients
     alice, bobby = register(a, "alice"), register(b, "bobby")
     match_id = a.post("/api/games", json={"kind": "match", "length": 3}).json()["id"]
@@ -261,16 +263,19 @@ def test_an_action_that_fails_is_logged_with_its_match_and_user(
         mover = players[pa.game["turn"]]  # type: ignore[index]
         ops.configure_logging("json", "info")
         capsys.readouterr()
-        real, real_single = hub.repo.engine, hub.repo._single
+        real = hub.repo.engine, hub.repo._single, hub.repo.operations
         gone = create_async_engine(f"postgresql+asyncpg://nobody@127.0.0.1:{free_port()}/x")
-        hub.repo.engine = hub.repo._single = gone  # both ways the repository connects
+        # every way the repository reaches its store: the engine, its statements outside a
+        # transaction, and the store operations (SQLite's own threads)
+        hub.repo.engine = hub.repo._single = gone
+        hub.repo.operations = Operations(gone)
         try:
             game = mover.game
             assert game is not None
             reply = mover.act({"type": "play", "match": match_id,
                                "play": random_play(game, random.Random(0))})
         finally:
-            hub.repo.engine, hub.repo._single = real, real_single
+            hub.repo.engine, hub.repo._single, hub.repo.operations = real
             client.portal.call(gone.dispose)
             ops.configure_logging("text", "warning")
     assert reply["type"] == "error" and reply["code"] == "internal"

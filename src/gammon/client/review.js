@@ -263,7 +263,13 @@ export class ReviewPage {
     return this.feed.events.some((e) => e.type === "match_ended");
   }
 
+  /** The analysis's progress while it is made; once made ("done"), "loading" until it has
+   *  been fetched and shown (showStatus then says "done"). */
   progress(p) {
+    if (p.status === "done") {
+      this.status.replaceChildren(h("p", { "data-status": "loading" }, t("common.loading")));
+      return;
+    }
     const running = p.status === "running" && p.total > 0;
     this.status.replaceChildren(h("p", { "data-status": p.status },
       running ? t("review.running", { done: p.done, total: p.total }) : t("review.queued"), " ",
