@@ -28,15 +28,11 @@ import argparse
 import asyncio
 import json
 import os
-import signal
-import socket
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-import httpx
 import sqlalchemy as sa
 
 from gammon.formats import mat
@@ -55,15 +51,10 @@ from gammon.server.db import (
 from gammon.server.rooms import rules_json
 from gammon.server.settings import Settings
 from gammon.views import MatchConfig
+from worker_processes import ended, start_workers, stop_workers
 
 RESULTS = Path(__file__).parent / "results"
 SAMPLES = Path(__file__).resolve().parents[1] / "tests" / "data" / "matches"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 async def store_matches(url: str, files: list[str], count: int) -> list[str]:
@@ -151,50 +142,14 @@ async def progress(url: str) -> tuple[int, int, int, int, int]:
     return done, failed, again, int(live or 0), len(rows)
 
 
-def ended(metrics_url: str) -> int:
-    """The analyses a worker ended done (its metrics)."""
-    total = 0
-    for line in httpx.get(metrics_url, timeout=10).text.splitlines():
-        if line.startswith("gammon_analysis_ended_total{") and 'result="done"' in line:
-            total += int(float(line.rsplit(" ", 1)[1]))
-    return total
-
-
-def start_workers(count: int, args: argparse.Namespace, log_dir: Path
-                  ) -> list[tuple[subprocess.Popen[bytes], str]]:
-    """``count`` workers, each waited for until it serves its metrics."""
-    started = []
-    env = {**os.environ, "GAMMON_DATABASE_URL": args.database_url,
-           "GAMMON_ANALYSIS_PLIES": str(args.plies), "GAMMON_ANALYSIS_DEEP_PLIES": "0",
-           "GAMMON_ANALYSIS_POLL": "1"}
-    for n in range(count):
-        port = free_port()
-        with (log_dir / f"worker-{count}-{n}.log").open("wb") as log:
-            process = subprocess.Popen(
-                [sys.executable, "-m", "gammon.server.cli", "worker", "--concurrency",
-                 str(args.concurrency), "--metrics-bind", f"127.0.0.1:{port}"],
-                env=env, stdout=log, stderr=subprocess.STDOUT)
-        started.append((process, f"http://127.0.0.1:{port}/metrics"))
-    for process, url in started:
-        deadline = time.monotonic() + 120
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"a worker exited: see {log_dir}")
-            try:
-                if httpx.get(url, timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"a worker never served its metrics: see {log_dir}")
-            time.sleep(0.2)
-    return started
-
-
 def round_of(count: int, ids: list[str], args: argparse.Namespace, log_dir: Path) -> float:
     """One round with ``count`` workers: the seconds the analyses of ``ids`` took."""
     asyncio.run(reset(args.database_url, ids))
-    workers = start_workers(count, args, log_dir)
+    env = {**os.environ, "GAMMON_DATABASE_URL": args.database_url,
+           "GAMMON_ANALYSIS_PLIES": str(args.plies), "GAMMON_ANALYSIS_DEEP_PLIES": "0",
+           "GAMMON_ANALYSIS_POLL": "1"}
+    workers = start_workers(count, env, log_dir, concurrency=args.concurrency,
+                            name=f"worker-{count}")
     settings = Settings(database_url=args.database_url, analysis_plies=args.plies,
                         analysis_deep_plies=0, _env_file=None)  # type: ignore[call-arg]
     try:
@@ -224,14 +179,7 @@ def round_of(count: int, ids: list[str], args: argparse.Namespace, log_dir: Path
               "none done twice", flush=True)
         return seconds
     finally:
-        for process, _ in workers:
-            process.send_signal(signal.SIGTERM)
-        for process, _ in workers:
-            try:
-                process.wait(30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        stop_workers(workers)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -257,8 +205,8 @@ def main(argv: list[str] | None = None) -> int:
     if store.exists():
         for line in store.read_text().splitlines():
             if line.strip():
-                count, seconds = line.split()
-                measured[int(count)] = float(seconds)
+                saved_count, saved_seconds = line.split()
+                measured[int(saved_count)] = float(saved_seconds)
         print(f"resuming: {sorted(measured)} worker(s) already in {store}")
     log_dir = Path(tempfile.mkdtemp(prefix="analysis-throughput-"))
     print(f"the workers' logs: {log_dir}")
