@@ -89,6 +89,13 @@ class Stats:
     deadline: float = float("inf")
     """When the players stop: set once the ramp and the settling time are over (a ramp that
     takes longer than planned does not shorten the measurement)."""
+    playing: set[str] = field(default_factory=set)
+    """The matches in play now."""
+    updated_at: dict[str, float] = field(default_factory=dict)
+    """When a player last read an update of each match (``time.monotonic``)."""
+    ended: dict[str, tuple[str, float]] = field(default_factory=dict)
+    """How each match left play (finished, failed: an error ended its players' loop, or
+    unfinished at the deadline) and when."""
 
 
 def source_address(index: int) -> str:
@@ -180,10 +187,13 @@ async def pair_loop(first: Seat, second: Seat, args: argparse.Namespace, stats: 
             await asyncio.sleep(1)
             continue
         stats.in_play += 1
+        stats.playing.add(match_id)
+        outcome = "failed"
         try:
             done = await asyncio.gather(
                 play(first, match_id, args, stats, random.Random(rng.random())),
                 play(second, match_id, args, stats, random.Random(rng.random())))
+            outcome = "finished" if all(done) else "unfinished"
             if all(done):
                 stats.finished += 1
         except Exception as error:
@@ -191,6 +201,8 @@ async def pair_loop(first: Seat, second: Seat, args: argparse.Namespace, stats: 
             await asyncio.sleep(1)
         finally:
             stats.in_play -= 1
+            stats.playing.discard(match_id)
+            stats.ended[match_id] = (outcome, time.monotonic())
             stats.pending.pop(match_id, None)
 
 
@@ -227,21 +239,59 @@ def _runner(game: dict[str, Any]) -> int:
     return 1 - seat if game["phase"] in ("cube_offered", "resign_offered") else seat
 
 
+def subscribe(match_id: str, version: int | None) -> str:
+    """A match's subscribe message, from ``version`` when one is held (PROTOCOL.md,
+    *Versions and resync*: an update with the events after it), else for its state."""
+    message: dict[str, Any] = {"type": "subscribe", "match": match_id}
+    if version is not None:
+        message["since"] = version
+    return json.dumps(message)
+
+
+async def resume(seat: Seat, match_id: str, version: int | None, stats: Stats) -> None:
+    """A closed socket, as the web client takes it (net.js): reconnect after 0.3 s, doubling
+    up to 5 s while it fails, then subscribe again from the version held."""
+    stats.errors["client socket closed"] += 1
+    attempt = 0
+    while time.monotonic() < stats.deadline:
+        await asyncio.sleep(min(5.0, 0.3 * 2 ** attempt))
+        attempt += 1
+        try:
+            await seat.connect()
+            await seat.ws.send(subscribe(match_id, version))
+        except Exception as error:
+            stats.errors[f"reconnect {error_kind(error)}"] += 1
+            continue
+        return
+
+
 async def play(seat: Seat, match_id: str, args: argparse.Namespace, stats: Stats,
                rng: random.Random) -> bool:
     """One player's side of a match: read the socket, act (after thinking) on its turns.
     The opponent's update is timed here, when it is read (a player never thinks while it
-    waits for the opponent)."""
-    await seat.ws.send(json.dumps({"type": "subscribe", "match": match_id}))
+    waits for the opponent).
+
+    As a browser does, a closed socket is reconnected and the match resumed from the last
+    version seen (:func:`resume`); a refused action is retried after a moment from the
+    match as the server has it (subscribed again from that version: the answer is an
+    update, and the player acts on it)."""
     you: int | None = None
     game: dict[str, Any] | None = None
     acted = -1
-    version = 0
+    version: int | None = None
+    try:
+        await seat.ws.send(subscribe(match_id, None))
+    except websockets.ConnectionClosed:
+        await resume(seat, match_id, version, stats)
     while time.monotonic() < stats.deadline:
         try:
             raw = await asyncio.wait_for(seat.ws.recv(),
                                          min(5.0, max(0.1, stats.deadline - time.monotonic())))
         except TimeoutError:
+            continue
+        except websockets.ConnectionClosed:
+            await resume(seat, match_id, version, stats)
+            acted = -1
             continue
         received = time.perf_counter()
         message = json.loads(raw)
@@ -251,6 +301,8 @@ async def play(seat: Seat, match_id: str, args: argparse.Namespace, stats: Stats
         if kind == "state":
             you, game, version = message["you"], message["game"], message["v"]
         elif kind == "update":
+            if message["v"] != version:
+                stats.updated_at[match_id] = time.monotonic()
             game, version = message["game"], message["v"]
             pending = stats.pending.get(match_id)
             if pending is not None and pending[1] is not seat:
@@ -259,6 +311,11 @@ async def play(seat: Seat, match_id: str, args: argparse.Namespace, stats: Stats
         elif kind == "error":
             stats.errors[f"server {message.get('code', '?')}"] += 1
             acted = -1
+            await asyncio.sleep(rng.uniform(0.5, 1.5))
+            try:
+                await seat.ws.send(subscribe(match_id, version))
+            except websockets.ConnectionClosed:
+                await resume(seat, match_id, version, stats)
             continue
         else:
             continue
@@ -278,7 +335,12 @@ async def play(seat: Seat, match_id: str, args: argparse.Namespace, stats: Stats
             action = {"type": "take", "match": match_id}
         acted = version
         stats.pending[match_id] = (time.perf_counter(), seat)
-        await seat.ws.send(json.dumps(action))
+        try:
+            await seat.ws.send(json.dumps(action))
+        except websockets.ConnectionClosed:
+            await resume(seat, match_id, version, stats)
+            acted = -1
+            continue
         stats.actions += 1
     return False
 
