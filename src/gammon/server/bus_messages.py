@@ -37,7 +37,9 @@ class _Message:
 @dataclass(frozen=True, kw_only=True, slots=True)
 class Resync(_Message):
     """A process (re)started: every other catches up with the log of the rooms it holds
-    (the sender may have died between a commit and its message)."""
+    (the sender may have died between a commit and its message). The Redis bus also hands
+    it to its own process when it listens again after Redis went away
+    (:data:`gammon.server.pubsub.RESYNC`): the messages of that time are lost."""
 
     kind: Literal["resync"] = "resync"
 

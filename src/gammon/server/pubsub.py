@@ -9,6 +9,14 @@ which are not in the log, travel in the message itself.
 :class:`LocalBus` is the in-process default (one process; several apps in one process may
 share one instance, as the tests do). :class:`RedisBus` uses Redis pub/sub, for several
 ``gammon serve`` processes behind one address.
+
+Redis may go away (restarted, the connection cut): pub/sub keeps nothing for a subscriber
+that is not connected, so the messages of that time are lost. :class:`RedisBus` then
+subscribes again by itself (every :data:`RECONNECT_FIRST` to :data:`RECONNECT_MAX` seconds
+until Redis answers) and, once it listens again, hands its handler :data:`RESYNC`: the hub
+catches up with the log of every room it holds, as when another process restarts. (A
+publish needs nothing of the kind: redis-py replaces a pooled connection Redis closed when
+it hands it out.)
 """
 
 from __future__ import annotations
@@ -28,6 +36,12 @@ Message = dict[str, object]
 Handler = Callable[[Message], Awaitable[None]]
 log = logging.getLogger(__name__)
 CHANNEL = "gammon:bus"
+RESYNC: Message = {"kind": "resync"}
+"""What a bus hands its handler when it may have lost messages (it listens again after its
+connection to Redis broke): :class:`gammon.server.bus_messages.Resync`, from no process."""
+RECONNECT_FIRST = 0.1
+RECONNECT_MAX = 5.0
+"""Seconds between two tries to subscribe again: the first, doubling up to the most."""
 
 
 def channel_for(database_url: str) -> str:
@@ -96,7 +110,8 @@ def redis_client(url: str, **options: Any) -> Any:
 
 
 class RedisBus:
-    """Redis pub/sub on one channel."""
+    """Redis pub/sub on one channel; subscribed again after Redis went away (the module's
+    docstring)."""
 
     def __init__(self, url: str, channel: str = CHANNEL) -> None:
         self._redis = redis_client(url)
@@ -104,26 +119,58 @@ class RedisBus:
         self._task: asyncio.Task[None] | None = None
         self._handling: set[asyncio.Task[None]] = set()
         self._pubsub: Any = None
+        self.reconnects = 0
+        """How many times the subscription was made again after Redis went away."""
 
-    async def start(self, handler: Handler) -> None:
+    async def _subscribe(self) -> None:
         self._pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
         await self._pubsub.subscribe(self.channel)
 
-        async def handle(data: Any) -> None:
+    async def start(self, handler: Handler) -> None:
+        await self._subscribe()
+
+        async def handle(data: Message | bytes | str) -> None:
             try:
-                await handler(jsontext.loads(data))
+                await handler(data if isinstance(data, dict) else jsontext.loads(data))
             except Exception:  # one bad message must not stop the bus
                 log.exception("bus message failed")
 
-        async def listen() -> None:
+        def dispatch(data: Message | bytes | str) -> None:
             # each message in a task of its own, as LocalBus does: a handler that reads the
             # database (a catch-up) must not hold up every other match's messages behind it
-            async for message in self._pubsub.listen():
-                task = asyncio.create_task(handle(message["data"]))
-                self._handling.add(task)
-                task.add_done_callback(self._handling.discard)
+            task = asyncio.create_task(handle(data))
+            self._handling.add(task)
+            task.add_done_callback(self._handling.discard)
+
+        async def listen() -> None:
+            while True:
+                try:
+                    async for message in self._pubsub.listen():
+                        dispatch(message["data"])
+                except Exception as error:  # Redis went away (restarted, cut off)
+                    log.warning("bus: the connection to Redis broke (%s: %s); subscribing "
+                                "again", type(error).__name__, error)
+                await self._resubscribe()
+                self.reconnects += 1
+                log.warning("bus: subscribed again; the rooms catch up with the log")
+                dispatch(RESYNC)  # what was published meanwhile is lost
 
         self._task = asyncio.create_task(listen())
+
+    async def _resubscribe(self) -> None:
+        """Subscribe on a new connection, trying until Redis answers."""
+        delay = RECONNECT_FIRST
+        while True:
+            with contextlib.suppress(Exception):
+                await self._pubsub.aclose()
+            await asyncio.sleep(delay)
+            delay = min(2 * delay, RECONNECT_MAX)
+            try:
+                await self._subscribe()
+            except Exception as error:
+                log.debug("bus: Redis does not answer yet (%s)", error)
+                continue
+            return
 
     async def publish(self, message: Message) -> None:
         await self._redis.publish(self.channel, jsontext.dumps(message))

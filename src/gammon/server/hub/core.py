@@ -233,7 +233,7 @@ class Hub:
     async def _receive(self, message: BusMessage) -> None:
         """Another process's message."""
         match message:
-            case Resync():  # a process (re)started
+            case Resync():  # a process (re)started, or this one's bus lost messages
                 self.spawn(self._resync_all())
             case LobbyChanged():
                 self.on_lobby()
