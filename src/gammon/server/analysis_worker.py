@@ -449,8 +449,17 @@ class AnalysisRunner:
 
     async def _preempt(self, match_id: str, plies: int, owner: str) -> bool:
         """Whether a quick analysis waits while this deep one runs alone here (then its
-        process is ended and it goes back in the queue, this try not counted)."""
-        if self._running > 1 or not await self.store.queued(below=DEEP):
+        process is ended and it goes back in the queue, this try not counted). The
+        database failing the look at the queue (restarted: the pool's connections dead)
+        is no failure of the analysis: it looks again next time."""
+        if self._running > 1:
+            return False
+        try:
+            if not await self.store.queued(below=DEEP):
+                return False
+        except Exception:
+            log.warning("analysis of match %s at %d plies: the queue could not be read "
+                        "(the next look tries again)", match_id, plies, exc_info=True)
             return False
         log.info("analysis of match %s at %d plies: back in the queue for a quick one",
                  match_id, plies)
@@ -506,7 +515,9 @@ class AnalysisRunner:
         return "done"
 
     async def _drain(self, owner: str) -> None:
-        """Store and push the progress the children reported (the latest of each)."""
+        """Store and push the progress the children reported (the latest of each). The
+        database failing a store of progress is no failure of the analysis: a later
+        progress is stored."""
         latest: dict[tuple[str, int], tuple[int, int]] = {}
         while self._progress is not None:
             try:
@@ -515,7 +526,13 @@ class AnalysisRunner:
                 break
             latest[(match_id, plies)] = (done, total)
         for (match_id, plies), (done, total) in latest.items():
-            if await self.store.progress(match_id, plies, owner, done, total):
+            try:
+                stored = await self.store.progress(match_id, plies, owner, done, total)
+            except Exception:
+                log.warning("analysis of match %s at %d plies: its progress was not stored",
+                            match_id, plies, exc_info=True)
+                continue
+            if stored:
                 await self.announce(Status(match_id, plies, "running", done, total))
 
 
