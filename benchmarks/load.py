@@ -29,12 +29,52 @@ post-match review's worker, issue 12): before the ramp, K more pairs play matche
 ``--length`` points quickly (0.1 s a move) to the end; each end queues its analysis at the
 server's default depth, and the simulator asks for each one at ``--analysis-plies`` too
 (``GET /api/games/{id}/analysis``), so the analysis workers are busy while the latency is
-measured. The report adds how many analyses finished during the measurement, how many were
-still waiting or running at its end (more than 0: the workers never idled), and the CPU the
-analysis processes used.
+measured. The report adds how many of those analyses finished during the measurement, how
+many were still waiting or running at its end (more than 0: the workers never idled), the
+CPU the servers' analysis processes used, and, from the processes' ``/metrics``, every
+analysis ended done while measuring (those of the matches the players finish too, quick and
+deep) as analyses a minute, and the deployment's queue at the end.
+
+With ``--analysis-workers N`` (PostgreSQL only) the servers run no analyses
+(``GAMMON_ANALYSIS_WORKERS=0``): N separate ``gammon worker`` processes on the same settings
+take them from the job queue (started as benchmarks/analysis_throughput.py starts them:
+worker_processes.py). The servers' CPU per action still counts the ``gammon serve``
+processes alone; the report adds the workers' CPU seconds (with their analysis child
+processes) and share of a core. ``--compare-workers N`` runs the comparison in one go: a
+round as with ``--analyses K`` alone (the analyses in the servers' own child processes),
+then a round with N workers, each on a fresh database, and prints the two reports side by
+side (p99, p50, actions a second, server CPU per action and analyses a minute first), then
+both as one JSON object.
+
+A soak run: ``--report-every S`` prints a line per window of S seconds during the
+measurement (stdout): the matches in play (and those stalled: no player read a new version
+for 30 s, or 10 × ``--think``), the actions, p50 / p99 latency and the errors by kind in the
+window, and the resident memory (psutil) of each server and worker process (and of its
+analysis child processes together) at the window's end. The report adds the p99 and the
+actions of each window; every run's report has each process's memory at the start and at
+the end of the measurement and the matches stalled at its end.
+
+``--restart-postgres-at T`` and ``--restart-redis-at T`` restart this machine's PostgreSQL
+cluster (``pg_ctlcluster ... main restart``) or Redis server (``redis-cli shutdown nosave``,
+then ``redis-server`` as ``.ci/run`` starts it: :data:`RESTART_COMMANDS`, run as the current
+user) T seconds into the measurement, and print when they began and when the service was
+back. The players behave as the web client does (net.js): a closed socket is reconnected
+(after 0.3 s, doubling up to 5 s) and the match resumed with ``subscribe`` from the last
+version seen; a refused action is tried again after a moment from the match as the server
+has it. The report says for each restart how many matches were in play before it, how many
+continued (both players read a new version after the service was back, or the match
+finished), how many did not (ended by an error; no action after it), and the errors by kind
+from its start until 30 s after the service was back.
 
 Run: ``python benchmarks/load.py [--matches 500] [--duration 60] [--think 2.0]
-[--store sqlite|postgresql] [--processes 1] [--analyses 0]`` (also ``gammon bench load ...``).
+[--store sqlite|postgresql] [--processes 1] [--analyses 0] [--analysis-workers 0]
+[--compare-workers 0] [--report-every 0] [--restart-postgres-at T] [--restart-redis-at T]``
+(also ``gammon bench load ...``), e.g. an hour's soak on PostgreSQL with two workers::
+
+    python benchmarks/load.py --store postgresql --processes 2 --matches 500 --duration 3600 \\
+        --analyses 20 --analysis-workers 2 --report-every 300 \\
+        --restart-postgres-at 1200 --restart-redis-at 2400
+
 Needs ``ulimit -n`` above 2 × matches + 100 (3 × with several processes).
 """
 
@@ -57,6 +97,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -68,6 +109,7 @@ import puzzle_load
 from gammon.core.dice import Roll
 from gammon.core.moves import legal_plays
 from gammon.core.position import Position
+from worker_processes import Worker, free_port, start_workers, stop_workers
 
 COOKIE = "gammon_session"
 PLAYERS_PER_ADDRESS = 25  # guest sign-ins: 30 a minute per address (burst 30)
@@ -91,8 +133,10 @@ class Stats:
     takes longer than planned does not shorten the measurement)."""
     playing: set[str] = field(default_factory=set)
     """The matches in play now."""
-    updated_at: dict[str, float] = field(default_factory=dict)
-    """When a player last read an update of each match (``time.monotonic``)."""
+    started_at: dict[str, float] = field(default_factory=dict)
+    """When each match was opened (``time.monotonic``)."""
+    updated_at: dict[tuple[str, int], float] = field(default_factory=dict)
+    """When each player (match, seat) last read an update of a new version."""
     ended: dict[str, tuple[str, float]] = field(default_factory=dict)
     """How each match left play (finished, failed: an error ended its players' loop, or
     unfinished at the deadline) and when."""
@@ -188,6 +232,7 @@ async def pair_loop(first: Seat, second: Seat, args: argparse.Namespace, stats: 
             continue
         stats.in_play += 1
         stats.playing.add(match_id)
+        stats.started_at[match_id] = time.monotonic()
         outcome = "failed"
         try:
             done = await asyncio.gather(
@@ -301,8 +346,8 @@ async def play(seat: Seat, match_id: str, args: argparse.Namespace, stats: Stats
         if kind == "state":
             you, game, version = message["you"], message["game"], message["v"]
         elif kind == "update":
-            if message["v"] != version:
-                stats.updated_at[match_id] = time.monotonic()
+            if message["v"] != version and you is not None:
+                stats.updated_at[(match_id, you)] = time.monotonic()
             game, version = message["game"], message["v"]
             pending = stats.pending.get(match_id)
             if pending is not None and pending[1] is not seat:
@@ -357,14 +402,6 @@ async def watch_lag(stats: Stats, period: float = 0.05) -> None:
 # -- the servers and the store --------------------------------------------------------------
 
 
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 async def _postgres_admin(admin_url: str, sql: str) -> None:
     import asyncpg
 
@@ -377,10 +414,12 @@ async def _postgres_admin(admin_url: str, sql: str) -> None:
 
 @dataclass
 class Deployment:
-    """The server processes of one run, and what to remove afterwards."""
+    """The server processes of one run (and its ``gammon worker`` processes), and what to
+    remove afterwards."""
 
     urls: list[str]
     processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    workers: list[Worker] = field(default_factory=list)
     folder: str = ""
     database: str = ""
     admin_url: str = ""
@@ -388,7 +427,9 @@ class Deployment:
 
     @property
     def logs(self) -> list[str]:
-        return [os.path.join(self.folder, f"server{i}.log") for i in range(len(self.processes))]
+        return [os.path.join(self.folder, f"server{i}.log") for i in range(len(self.processes))
+                ] + [os.path.join(self.folder, f"worker-{i}.log")
+                     for i in range(len(self.workers))]
 
     def log_tails(self, lines: int = 5) -> str:
         out = []
@@ -401,6 +442,7 @@ class Deployment:
         return "\n".join(out)
 
     async def stop(self) -> None:
+        await asyncio.to_thread(stop_workers, self.workers)
         for process in self.processes:
             process.terminate()
         for process in self.processes:
@@ -436,18 +478,25 @@ async def deploy(args: argparse.Namespace) -> Deployment:
     deployment.database_url = env["GAMMON_DATABASE_URL"]
     if args.processes > 1 or args.store == "postgresql":
         env["GAMMON_REDIS_URL"] = args.redis
+    serve_env = env
+    if args.analysis_workers:  # the servers leave every analysis to the workers
+        serve_env = {**env, "GAMMON_ANALYSIS_WORKERS": "0"}
     for i, port in enumerate(ports):
         with open(os.path.join(folder, f"server{i}.log"), "wb") as log:
             deployment.processes.append(subprocess.Popen(
                 [sys.executable, "-m", "gammon.server.cli", "serve", "--log-level", "warning"],
-                env={**env, "GAMMON_PORT": str(port)}, stdout=subprocess.DEVNULL, stderr=log))
+                env={**serve_env, "GAMMON_PORT": str(port)}, stdout=subprocess.DEVNULL,
+                stderr=log))
     try:
         for url, process in zip(deployment.urls, deployment.processes, strict=True):
             await wait_up(url, process)
+        if args.analysis_workers:  # on the servers' settings, once they have migrated
+            deployment.workers = await asyncio.to_thread(
+                start_workers, args.analysis_workers, env, Path(folder))
     except BaseException:
         tails = deployment.log_tails()
         await deployment.stop()
-        raise RuntimeError(f"a server did not start\n{tails}") from None
+        raise RuntimeError(f"a server or worker did not start\n{tails}") from None
     return deployment
 
 
@@ -503,6 +552,197 @@ def rss(processes: list[psutil.Process]) -> int:
     return total
 
 
+def tree_cpu_seconds(processes: list[psutil.Process]) -> float:
+    """The CPU seconds of ``processes`` and of all their descendants (those alive, and
+    those ended and waited for)."""
+    total = 0.0
+    for process in processes:
+        with contextlib.suppress(psutil.Error):
+            for member in (process, *process.children(recursive=True)):
+                with contextlib.suppress(psutil.Error):
+                    times = member.cpu_times()
+                    total += times.user + times.system + times.children_user \
+                        + times.children_system
+    return total
+
+
+def rss_by_process(named: dict[str, psutil.Process]) -> dict[str, float]:
+    """The resident memory (MiB) of each named process, and of its children together
+    (``NAME children``: the analyses' child processes) when it has any; a process gone
+    counts 0."""
+    out: dict[str, float] = {}
+    for name, process in named.items():
+        try:
+            out[name] = round(process.memory_info().rss / 2**20, 1)
+            children = process.children(recursive=True)
+        except psutil.Error:
+            out[name] = 0.0
+            continue
+        if children:
+            out[f"{name} children"] = round(rss(children) / 2**20, 1)
+    return out
+
+
+def samples(text: str, name: str) -> dict[str, float]:
+    """The samples of the metric ``name`` in a Prometheus text, by their labels as written.
+
+    >>> samples('a_total{k="x"} 2\\na_total{k="y"} 3.0\\nab 1', "a_total")
+    {'{k="x"}': 2.0, '{k="y"}': 3.0}
+    """
+    out = {}
+    for line in text.splitlines():
+        if line.startswith((name + "{", name + " ")):
+            labels, _, value = line.rpartition(" ")
+            out[labels[len(name):]] = float(value)
+    return out
+
+
+def label(labels: str, key: str) -> str:
+    """The value of ``key`` in labels as written (``{kind="quick",result="done"}``)."""
+    return labels.split(f'{key}="', 1)[1].split('"', 1)[0] if f'{key}="' in labels else ""
+
+
+async def analysis_counts(metrics_urls: list[str]
+                          ) -> tuple[collections.Counter[str], dict[str, int]]:
+    """The analyses ended done by the processes serving ``metrics_urls`` (servers and
+    workers: ``gammon_analysis_ended_total``), summed by kind (quick, deep), and the
+    deployment's queue (``gammon_analysis_queue``, the same in every process: the first
+    that answers) as ``{"quick queued": n, ...}``."""
+    done: collections.Counter[str] = collections.Counter()
+    queue: dict[str, int] = {}
+    async with httpx.AsyncClient(timeout=30) as client:
+        for url in metrics_urls:
+            try:
+                text = (await client.get(url)).text
+            except httpx.HTTPError:
+                continue
+            for labels, value in samples(text, "gammon_analysis_ended_total").items():
+                if label(labels, "result") == "done":
+                    done[label(labels, "kind")] += int(value)
+            if not queue:
+                queue = {f"{label(labels, 'kind')} {label(labels, 'status')}": int(value)
+                         for labels, value in samples(text, "gammon_analysis_queue").items()}
+    return done, queue
+
+
+# -- restarting PostgreSQL or Redis during the measurement ----------------------------------
+
+RESTART_COMMANDS = {
+    "postgresql": ['pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql)" main '
+                   "restart"],
+    "redis": ["redis-cli -h 127.0.0.1 -p 6379 shutdown nosave",
+              'redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" '
+              "--appendonly no --dir /var/lib/redis --logfile /var/log/redis/ci.log",
+              # up once it answers (the daemon forks before it listens)
+              "for i in $(seq 100); do redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 "
+              "&& exit 0; sleep 0.1; done; exit 1"],
+}
+"""How each service is restarted: the machine's own PostgreSQL cluster and Redis server,
+as the current user (root)."""
+AROUND = 30.0
+"""The errors of a restart: from its start until this many seconds after the service is
+back."""
+
+
+@dataclass
+class Restart:
+    """A restart of ``service`` at ``at`` seconds into the measurement: the matches in play
+    before it, when it started and when the service was back (``time.monotonic``), the
+    errors counted by then, and a failed command's output."""
+
+    service: str
+    at: float
+    before: list[str] = field(default_factory=list)
+    started: float = 0.0
+    back: float = 0.0
+    errors_before: collections.Counter[str] = field(default_factory=collections.Counter)
+    errors_after: collections.Counter[str] | None = None
+    failed: str = ""
+
+
+def event(text: str) -> None:
+    """A line of the run's own record (a window's figures, a restart) on stdout."""
+    print(text, flush=True)
+
+
+async def restart_service(restart: Restart, measured_from: float, stats: Stats) -> None:
+    """At its time, restart the service (the errors after it are taken :data:`AROUND`
+    seconds after it is back: :func:`errors_around`)."""
+    await asyncio.sleep(max(0.0, measured_from + restart.at - time.monotonic()))
+    restart.before = sorted(stats.playing)
+    restart.errors_before = collections.Counter(stats.errors)
+    restart.started = time.monotonic()
+    event(f"[{restart.started - measured_from:6.1f} s] restarting {restart.service} "
+          f"({len(restart.before)} matches in play)")
+    for command in RESTART_COMMANDS[restart.service]:
+        process = await asyncio.create_subprocess_shell(
+            command, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+        output, _ = await process.communicate()
+        if process.returncode:
+            restart.failed += (f"{command}: exit {process.returncode}: "
+                               f"{output.decode(errors='replace').strip()[-300:]}; ")
+    restart.back = time.monotonic()
+    event(f"[{restart.back - measured_from:6.1f} s] {restart.service} back after "
+          f"{restart.back - restart.started:.1f} s"
+          + (f" (a command failed: {restart.failed})" if restart.failed else ""))
+
+
+def errors_around(restarts: list[Restart], stats: Stats, now: float, end: bool = False
+                  ) -> None:
+    """Take the errors counted by :data:`AROUND` seconds after each restart is back (at the
+    end of the measurement, those of the restarts not yet that far)."""
+    for restart in restarts:
+        if restart.back and restart.errors_after is None \
+                and (end or now >= restart.back + AROUND):
+            restart.errors_after = collections.Counter(stats.errors)
+
+
+def stalled(stats: Stats, now: float, think: float) -> int:
+    """The matches in play in which no player has read a new version for
+    ``max(30, 10 × think)`` seconds (a lost update: both players wait)."""
+    quiet = max(30.0, 10 * think)
+    return sum(now - max(stats.started_at.get(m, 0.0), stats.updated_at.get((m, 0), 0.0),
+                         stats.updated_at.get((m, 1), 0.0)) > quiet for m in stats.playing)
+
+
+def restart_report(restart: Restart, stats: Stats, measured_from: float) -> dict[str, Any]:
+    """Whether every match in play before a restart continued: both its players read a
+    new version after the service was back (a player reading only its own action's, the
+    other never hearing of it, is a match stopped), or the match finished; the errors
+    around it."""
+    if not restart.started:
+        return {"service": restart.service, "at_s": restart.at, "done": False}
+    continued = finished = 0
+    failed: list[str] = []
+    stalled: list[str] = []
+    for match_id in restart.before:
+        outcome, _ = stats.ended.get(match_id, ("playing", 0.0))
+        if restart.back and min(stats.updated_at.get((match_id, 0), 0.0),
+                                stats.updated_at.get((match_id, 1), 0.0)) > restart.back:
+            continued += 1
+        elif outcome == "finished":
+            finished += 1
+        elif outcome == "failed":
+            failed.append(match_id)
+        else:
+            stalled.append(match_id)
+    after = restart.errors_after or stats.errors
+    return {
+        "service": restart.service,
+        "at_s": round(restart.started - measured_from, 1),
+        "down_s": round(restart.back - restart.started, 1) if restart.back else None,
+        "command_failed": restart.failed or None,
+        "matches_in_play_before": len(restart.before),
+        "continued_with_an_action": continued,
+        "finished": finished,
+        "all_continued": not failed and not stalled and bool(restart.back),
+        "ended_by_an_error": len(failed),
+        "no_action_after": len(stalled),
+        "no_action_after_ids": stalled[:5],
+        "errors_around": dict(after - restart.errors_before),
+    }
+
+
 async def server_histograms(urls: list[str]) -> dict[str, collections.Counter[float]]:
     """The cumulative buckets (upper bound -> count) of the servers' event-loop lag and
     garbage-collection histograms (``/metrics``), summed over the processes, and their sums
@@ -519,7 +759,8 @@ async def server_histograms(urls: list[str]) -> dict[str, collections.Counter[fl
                             bound = line.split('le="')[1].split('"')[0]
                             counts[float(bound)] += int(float(line.split()[-1]))
                         elif line.startswith(f"{name}_sum "):
-                            counts[-1.0] += float(line.split()[-1])
+                            # the sum (seconds) beside the counts
+                            counts[-1.0] += float(line.split()[-1])  # type: ignore[assignment]
     return out
 
 
@@ -576,6 +817,11 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         else:
             await wait_up(urls[0])
         servers = [psutil.Process(p.pid) for p in deployment.processes] if deployment else []
+        analysers = [psutil.Process(p.pid) for p, _ in deployment.workers] if deployment else []
+        named = {**{f"server{i}": p for i, p in enumerate(servers)},
+                 **{f"worker{i}": p for i, p in enumerate(analysers)}}
+        metrics_urls = [f"{url}/metrics" for url in urls] + [
+            metrics for _, metrics in (deployment.workers if deployment else [])]
         ws_urls = [url.replace("http", "ws", 1) + "/ws" for url in urls]
         stats = Stats()
         seats = []
@@ -649,7 +895,15 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         actions_from = stats.actions
         cpu_from = cpu_seconds(servers)
         analysis_cpu_from = cpu_seconds(workers(servers))
+        worker_cpu_from = tree_cpu_seconds(analysers)
         analyses_done_from = await analyses_done(seats, analysed, args)
+        ended_from, _ = await analysis_counts(metrics_urls)
+        rss_start = rss_by_process(named)
+        restarts = [Restart(service, at) for service, at in (
+            ("postgresql", args.restart_postgres_at), ("redis", args.restart_redis_at))
+            if at is not None]
+        restart_tasks = [asyncio.create_task(restart_service(r, measured_from, stats))
+                         for r in restarts]
         histograms_from = await server_histograms(urls)
         client_cpu_from = cpu_seconds([psutil.Process()])
         puzzle_stats = puzzle_load.PuzzleStats()
@@ -658,23 +912,60 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             seat.http, {COOKIE: seat.cookie}, pace, deadline_samples, puzzle_stats,
             random.Random(args.seed * 1000 + k))) for k, seat in enumerate(solvers)]
         peak_rss = 0
-        window = 0
+        second = 0  # the latencies of the last second (progress)
+        windows: list[dict[str, Any]] = []  # --report-every
+        window_from, window_actions, window_latencies, window_errors = (
+            measured_from, stats.actions, 0, collections.Counter(stats.errors))
         while time.monotonic() < deadline_samples:
             await asyncio.sleep(1)
             stats.samples.append(stats.in_play)
             peak_rss = max(peak_rss, rss(servers))
-            lat = sorted(stats.latencies[window:])
-            window = len(stats.latencies)
-            p99 = lat[int(0.99 * (len(lat) - 1))] * 1000 if lat else 0
-            progress(args, f"  {time.monotonic() - measured_from:5.0f} s  in play "
-                           f"{stats.in_play}  actions {stats.actions - actions_from}  "
-                           f"p99 {p99:.1f} ms  errors {sum(stats.errors.values())}")
+            now = time.monotonic()
+            errors_around(restarts, stats, now)
+            if args.report_every and (now - window_from >= args.report_every
+                                      or now >= deadline_samples):
+                lat = sorted(stats.latencies[window_latencies:])
+                windows.append({
+                    "end_s": round(now - measured_from),
+                    "actions": stats.actions - window_actions,
+                    "latency_p50_ms": round(statistics.median(lat) * 1000, 1) if lat else None,
+                    "latency_p99_ms": round(lat[int(0.99 * (len(lat) - 1))] * 1000, 1)
+                    if lat else None,
+                    "errors": dict(stats.errors - window_errors),
+                    "stalled": stalled(stats, now, args.think),
+                    "rss_mib": rss_by_process(named)})
+                window_from, window_actions, window_latencies, window_errors = (
+                    now, stats.actions, len(stats.latencies),
+                    collections.Counter(stats.errors))
+                w = windows[-1]
+                event(f"[{w['end_s']:6.0f} s] in play {stats.in_play} (stalled {w['stalled']})"
+                      f"  actions {w['actions']}"
+                      f"  p50 {w['latency_p50_ms']} ms  p99 {w['latency_p99_ms']} ms  errors "
+                      f"{w['errors']}  rss MiB {w['rss_mib']}")
+            if not args.report_every:
+                lat = sorted(stats.latencies[second:])
+                second = len(stats.latencies)
+                p99 = lat[int(0.99 * (len(lat) - 1))] * 1000 if lat else 0
+                progress(args, f"  {now - measured_from:5.0f} s  in play "
+                               f"{stats.in_play}  actions {stats.actions - actions_from}  "
+                               f"p99 {p99:.1f} ms  errors {sum(stats.errors.values())}")
         elapsed = time.monotonic() - measured_from
+        stalled_at_end = stalled(stats, time.monotonic(), args.think)
+        rss_end = rss_by_process(named)
+        for restart, task in zip(restarts, restart_tasks, strict=True):
+            if not restart.started:  # not yet begun: left out
+                task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task  # one under way: until the service is back
+        errors_around(restarts, stats, time.monotonic(), end=True)
         await asyncio.gather(*puzzle_tasks)
         actions = stats.actions - actions_from
         server_cpu = cpu_seconds(servers) - cpu_from
         analysis_cpu = cpu_seconds(workers(servers)) - analysis_cpu_from
+        worker_cpu = tree_cpu_seconds(analysers) - worker_cpu_from
         analyses_after = await analyses_done(seats, analysed, args)
+        ended_after, queue_at_end = await analysis_counts(metrics_urls)
+        ended_while = ended_after - ended_from
         histograms = await server_histograms(urls)
         lag_before, lag_after = (histograms_from["gammon_event_loop_lag_seconds"],
                                  histograms["gammon_event_loop_lag_seconds"])
@@ -696,6 +987,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         lat = sorted(stats.latencies)
         lag = sorted(stats.lag)
         during = stats.errors - errors_before
+        analysing = args.analyses > 0 or args.analysis_workers > 0
         return {
             "store": args.store if deployment else "external",
             "processes": len(urls),
@@ -720,13 +1012,32 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             if servers else None,
             "server_rss_mib": round(peak_rss / 2**20, 1) if servers else None,
             "matches_finished": stats.finished,
+            "matches_stalled_at_end": stalled_at_end,
             "analyses_requested": len(analysed) * len({args.default_analysis_plies,
                                                        args.analysis_plies}),
             "analyses_done_while_measuring": analyses_after[0] - analyses_done_from[0],
             "analyses_waiting_or_running_at_end": analyses_after[1],
             "analysis_cpu_share": round(analysis_cpu / elapsed, 2) if servers else None,
+            **({
+                # every analysis ended done while measuring (those of the matches the
+                # players finish too, and the deep ones), by the servers and the workers
+                "analyses_ended_while_measuring": dict(ended_while),
+                "analyses_per_minute": round(sum(ended_while.values()) / elapsed * 60, 1),
+                "analysis_queue_at_end": queue_at_end,
+            } if analysing else {}),
+            **({
+                "analysis_workers": len(analysers),
+                "worker_cpu_s": round(worker_cpu, 1),
+                "worker_cpu_share": round(worker_cpu / elapsed, 2),
+            } if analysers else {}),
             **(puzzle_load.report(puzzle_stats, elapsed) if solvers else {}),
             "errors_while_measuring": dict(during),
+            **({"rss_mib_start": rss_start, "rss_mib_end": rss_end} if named else {}),
+            **({"latency_p99_ms_by_window": [w["latency_p99_ms"] for w in windows],
+                "actions_by_window": [w["actions"] for w in windows]}
+               if args.report_every else {}),
+            **({"restarts": [restart_report(r, stats, measured_from) for r in restarts]}
+               if restarts else {}),
             "errors_total": dict(stats.errors),
             "think_s": args.think, "duration_s": round(elapsed, 1),
             "load_average_start": [round(x, 2) for x in load_start],
@@ -763,6 +1074,18 @@ def main(argv: list[str] | None = None) -> int:
                         help="finished matches whose analyses run while measuring")
     parser.add_argument("--analysis-plies", type=int, default=2,
                         help="the depth asked for besides the server's default")
+    parser.add_argument("--analysis-workers", type=int, default=0, metavar="N",
+                        help="PostgreSQL: the servers run no analyses "
+                             "(GAMMON_ANALYSIS_WORKERS=0); N gammon worker processes do")
+    parser.add_argument("--compare-workers", type=int, default=0, metavar="N",
+                        help="two rounds side by side: the analyses in the servers' own "
+                             "child processes, then in N gammon worker processes")
+    parser.add_argument("--report-every", type=float, default=0.0, metavar="S",
+                        help="a line of figures per window of S seconds (a soak run)")
+    parser.add_argument("--restart-postgres-at", type=float, default=None, metavar="T",
+                        help="restart this machine's PostgreSQL T s into the measurement")
+    parser.add_argument("--restart-redis-at", type=float, default=None, metavar="T",
+                        help="restart this machine's Redis T s into the measurement")
     parser.add_argument("--default-analysis-plies", type=int, default=1,
                         help=argparse.SUPPRESS)  # the server's GAMMON_ANALYSIS_PLIES
     parser.add_argument("--url", default="", help="a running server (default: start them)")
@@ -779,13 +1102,52 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.processes < 1:
         parser.error("--processes must be at least 1")
+    for option, workers in (("--analysis-workers", args.analysis_workers),
+                            ("--compare-workers", args.compare_workers)):
+        if workers < 0:
+            parser.error(f"{option} must be at least 0")
+        if workers and args.store != "postgresql":
+            parser.error(f"{option}: gammon worker takes the analyses from PostgreSQL's job "
+                         "queue: use --store postgresql")
+        if workers and args.url:
+            parser.error(f"{option}: the run starts its own servers (no --url)")
+    if args.compare_workers and (args.analysis_workers or not args.analyses):
+        parser.error("--compare-workers N: with --analyses K and without --analysis-workers")
+    if args.restart_postgres_at is not None and args.store != "postgresql" and not args.url:
+        parser.error("--restart-postgres-at: the store is SQLite")
+    for at in (args.restart_postgres_at, args.restart_redis_at):
+        if at is not None and not 0 <= at < args.duration:
+            parser.error("a restart's time is within the measurement (0 to --duration)")
     gc.set_threshold(50_000, 20, 100)  # the simulator must not pause more than the server
     gc.freeze()
+    if args.compare_workers:
+        rounds = {}
+        for name, workers in (("servers_own", 0), ("workers", args.compare_workers)):
+            progress(args, f"round: {name.replace('_', ' ')} ({workers} gammon worker(s))")
+            rounds[name] = asyncio.run(run(argparse.Namespace(
+                **{**vars(args), "analysis_workers": workers})))
+        print_side_by_side(rounds["servers_own"], rounds["workers"], args.compare_workers)
+        print(json.dumps(rounds))
+        return 0
     result = asyncio.run(run(args))
     for key, value in result.items():
         print(f"{key:30} {value}")
     print(json.dumps(result))
     return 0
+
+
+HEADLINE = ("latency_p99_ms", "latency_p50_ms", "actions_per_second",
+            "server_cpu_ms_per_action", "analyses_per_minute")
+"""The figures of a comparison first: the players' latency, the servers' work and CPU,
+the analyses' throughput."""
+
+
+def print_side_by_side(own: dict[str, Any], workers: dict[str, Any], count: int) -> None:
+    """Two rounds' reports next to each other, the :data:`HEADLINE` figures first."""
+    keys = [*HEADLINE, *(k for k in [*own, *workers] if k not in HEADLINE)]
+    print(f"{'':34} {'servers own':>20}   {f'{count} gammon worker(s)':>20}")
+    for key in dict.fromkeys(keys):
+        print(f"{key:34} {own.get(key, '-')!s:>20}   {workers.get(key, '-')!s:>20}")
 
 
 if __name__ == "__main__":
