@@ -7,6 +7,7 @@ the server can produce for a column.
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -29,7 +30,12 @@ from gammon.server.db import (
 from gammon.server.records import ActionRow, MatchRow
 from gammon.server.rooms import PAUSE
 from gammon.views import MatchConfig
-from tests.server.conftest import Browser, make_settings, run_async
+from tests.server.conftest import (
+    Browser,
+    empty_postgres_database,
+    make_settings,
+    run_async,
+)
 from tests.server.helpers import Player, act, to_move
 
 # every kind of record in the match log: the core's actions (protocol.action_json) and the
@@ -116,6 +122,39 @@ def test_an_action_number_taken_is_a_conflict_and_stores_nothing(database_url: s
                                ActionRow(3, "play", '{"t": "play"}', 1e9 + 0.125)]
 
     run_async(main)
+
+
+def test_actions_after_postgresql_ended_every_pooled_connection_are_stored(
+        postgres_session_database: str) -> None:
+    """A restart of PostgreSQL ends every connection the pool holds. The next actions are
+    stored, none refused: each connection the server closed is replaced as it leaves the
+    pool (before, the action insert, which sends on asyncpg's connection itself, failed
+    once on each stale one). PostgreSQL only: SQLite has no connection to lose."""
+    from tests.server.test_analysis_database_restart import end_every_connection
+
+    url = postgres_session_database
+    empty_postgres_database(url)
+
+    async def main() -> list[int]:
+        async with repository(url) as repo:
+            match_ids = []
+            for n in range(4):
+                match_id = f"{n}" * 16
+                user = await repo.create_user(f"pool-{n}", "user")
+                await repo.create_match(MatchRow(
+                    id=match_id, created_at=0.0, status="playing", config=MatchConfig(),
+                    player0=user.id, server_seed="0" * 64, seed_hash="1" * 64))
+                match_ids.append(match_id)
+            # four inserts at once: four connections in the pool
+            await asyncio.gather(*(repo.append_many(m, 1, [("opening", "{}", 1.0)])
+                                   for m in match_ids))
+            await asyncio.to_thread(end_every_connection, url)
+            await asyncio.sleep(0.2)  # the closed sockets seen by the event loop
+            for match_id in match_ids:  # one after another: each takes a pooled one
+                await repo.append_many(match_id, 2, [("roll", "{}", 2.0)])
+            return [len((await repo.match_with_actions(m))[1]) for m in match_ids]
+
+    assert run_async(main) == [2, 2, 2, 2]
 
 
 def test_a_heartbeat_of_a_real_process_id_is_stored(database_url: str) -> None:

@@ -27,7 +27,7 @@ import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple, TypeAlias, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias, cast
 
 import sqlalchemy as sa
 from sqlalchemy import event
@@ -426,8 +426,23 @@ def make_engine(url: str, *, pool_size: int = 10, max_overflow: int = 20,
         engine = create_async_engine(url, connect_args={"timeout": 30})
         event.listen(engine.sync_engine, "connect", sqlite_pragmas)
         return engine
-    return create_async_engine(url, pool_size=pool_size, max_overflow=max_overflow,
-                               pool_timeout=pool_timeout)
+    engine = create_async_engine(url, pool_size=pool_size, max_overflow=max_overflow,
+                                 pool_timeout=pool_timeout)
+    event.listen(engine.sync_engine, "checkout", _closed_in_the_pool)
+    return engine
+
+
+def _closed_in_the_pool(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
+    """A pooled connection the server closed while it waited in the pool (a restart of
+    PostgreSQL closes them all) is replaced at checkout, as SQLAlchemy's documented
+    pessimistic check does, without its round trip (``pool_pre_ping``): asyncpg has seen
+    the socket close. Without it each stale connection failed the first statement sent on
+    it: one action refused per connection after a restart, on the action insert that
+    takes asyncpg's connection itself (:func:`_insert_actions_asyncpg`)."""
+    driver = getattr(dbapi_connection, "driver_connection", None)
+    is_closed = getattr(driver, "is_closed", None)
+    if is_closed is not None and is_closed():
+        raise sa.exc.DisconnectionError("closed by the server while in the pool")
 
 
 MIGRATIONS = Path(__file__).with_name("migrations")
