@@ -118,10 +118,10 @@ class Socket:
 class Server:
     """One server process: an engine, a repository, a hub, its play and lobby (no HTTP)."""
 
-    def __init__(self, url: str, redis_url: str) -> None:
+    def __init__(self, url: str, redis_url: str, **settings_: Any) -> None:
         self.engine = make_engine(url)
         self.repo = Repository(self.engine)
-        settings = make_settings(url, redis_url, heartbeat_interval=3600)
+        settings = make_settings(url, redis_url, heartbeat_interval=3600, **settings_)
         self.hub = Hub(settings, self.repo,
                        RedisBus(redis_url, settings.bus_channel) if redis_url else LocalBus())
         self.play = Play(self.hub)
@@ -179,6 +179,47 @@ async def resign_the_first_game(server: Server, match_id: str, users: tuple[User
     turn = room.match.game.turn
     await server.act(users[turn], match_id, "resign", level=1)
     await server.act(users[1 - turn], match_id, "accept_resign")
+
+
+def test_a_socket_watches_a_bounded_number_of_matches(database_url: str,
+                                                      redis_url: str) -> None:
+    """A socket at its bound (``ws_subscriptions``, here 2) that subscribes to one more
+    match lets go of its oldest subscription to a match that is over, whose room then
+    leaves the process's memory; with every match it watches in play, the subscribe is
+    refused ``too_many_subscriptions`` and changes nothing. Its subscriptions go with the
+    socket."""
+
+    async def main() -> None:
+        server = await Server(database_url, redis_url, ws_subscriptions=2).start()
+        users = await two_players(server)
+        ids = []
+        for _ in range(4):
+            room = await server.lobby.create(users[0], MatchConfig(kind="match", length=1))
+            await server.lobby.join(users[1], room.id)
+            ids.append(room.id)
+        watcher = Socket(users[0])
+        for match_id in ids[:2]:
+            await server.hub.subscribe(watcher, match_id, None)
+        await resign_the_first_game(server, ids[0], users)  # 1 point: over
+        assert server.hub.rooms[ids[0]].status == "finished"
+        await server.hub.subscribe(watcher, ids[2], None)  # the one over goes
+        assert ids[0] not in server.hub.rooms
+        assert watcher in server.hub.rooms[ids[1]].subscribers
+        await server.hub.subscribe(watcher, ids[2], None)  # again: no new subscription
+        with pytest.raises(ServiceError) as refused:  # both in play
+            await server.hub.subscribe(watcher, ids[3], None)
+        assert refused.value.code == "too_many_subscriptions"
+        assert watcher not in server.hub.rooms[ids[3]].subscribers
+        await resign_the_first_game(server, ids[1], users)
+        await server.hub.subscribe(watcher, ids[3], None)  # ids[1] is over now: it goes
+        assert ids[1] not in server.hub.rooms
+        assert list(server.hub.subscriptions[watcher]) == ids[2:]
+        server.hub.disconnect(watcher)
+        assert watcher not in server.hub.subscriptions
+        assert all(watcher not in r.subscribers for r in server.hub.rooms.values())
+        await server.stop()
+
+    run(main)
 
 
 def test_a_crash_between_a_game_end_and_the_next_opening_strands_nothing(

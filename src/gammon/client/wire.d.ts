@@ -362,7 +362,7 @@ export interface DiceStats {
  */
 export interface ErrorMessage {
   type: "error";
-  code: "malformed" | "too_large" | "unknown_type" | "not_found" | "not_a_player" | "not_your_turn" | "illegal" | "not_started" | "stale" | "time_out" | "rate_limited" | "busy" | "internal" | "unauthenticated" | "bad_token" | "bad_pool" | "not_eligible" | "already_seeking" | "not_seeking";
+  code: "malformed" | "too_large" | "unknown_type" | "not_found" | "not_a_player" | "not_your_turn" | "illegal" | "not_started" | "stale" | "time_out" | "rate_limited" | "busy" | "internal" | "unauthenticated" | "bad_token" | "bad_pool" | "not_eligible" | "already_seeking" | "not_seeking" | "too_many_subscriptions";
   message: string;
   reason?: "wrong_phase" | "game_over" | "cube_unavailable" | "resign_not_allowed" | "illegal_move" | "not_allowed";
   id?: number | string | null;

@@ -687,7 +687,7 @@ ErrorCode: TypeAlias = Literal[
     "malformed", "too_large", "unknown_type", "not_found", "not_a_player", "not_your_turn",
     "illegal", "not_started", "stale", "time_out", "rate_limited", "busy", "internal",
     "unauthenticated", "bad_token", "bad_pool", "not_eligible", "already_seeking",
-    "not_seeking"]
+    "not_seeking", "too_many_subscriptions"]
 """Every ``code`` of an ``error`` message (PROTOCOL.md, *Error codes*)."""
 
 HTTPErrorCode: TypeAlias = Literal[

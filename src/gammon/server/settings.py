@@ -60,6 +60,10 @@ class Settings(BaseSettings):
     ws_subscribes_per_minute: float = 60.0
     ws_subscribe_burst: int = 30
     """Subscribes load matches from the database: a budget of their own per socket."""
+    ws_subscriptions: int = 32
+    """The matches one socket watches at most: beyond, its oldest subscription to a match
+    that is over is let go, or with none over the subscribe is refused
+    (``too_many_subscriptions``). A finished room stays in memory while it is watched."""
     shed_load: bool = True
     """Moves first under overload (:mod:`gammon.server.shedding`, docs/server.md): refuse
     with 503 ``busy`` the requests that can wait while the process is overloaded."""

@@ -75,6 +75,8 @@ class Hub:
         scheduler makes a pass (:mod:`gammon.server.tournaments.scheduler`)."""
         self.lobby_watchers: set[Connection] = set()
         """The sockets that asked for the lobby's open games (``subscribe_lobby``)."""
+        self.subscriptions: dict[Connection, dict[str, None]] = {}
+        """Each socket's matches, oldest subscribed first (:meth:`subscribe`)."""
         self.on_lobby: Callable[[], None] = lambda: None
         """Called when another process says the open games changed
         (:class:`gammon.server.lobby.Lobby` sets it)."""
@@ -284,16 +286,39 @@ class Hub:
         room = await self.room(match_id)
         if room is None:
             raise ServiceError("not_found", f"no match {match_id}")
+        mine = self.subscriptions.setdefault(conn, {})
+        if match_id not in mine and len(mine) >= self.settings.ws_subscriptions:
+            self._drop_a_finished_one(conn, mine)
         version = room.version
         if not room.lock.locked():  # (a room at work: its worker catches up if need be)
             async with room.lock:  # from the log: another process may have died unannounced
                 await self.registry.resync(room)
         room.subscribers.add(conn)
+        mine[match_id] = None
         fanout.greet(room, conn, since)
         if room.version != version:
             self.after_change(room, local=False)
 
+    def _drop_a_finished_one(self, conn: Connection, mine: dict[str, None]) -> None:
+        """Make room for one more subscription of a socket at its bound
+        (``ws_subscriptions``): the oldest to a match over (nothing more will be played
+        there) is let go; with none over, the subscribe is refused. A finished room is held
+        in memory while any socket watches it, and a client that never unsubscribes
+        (the web client does when a match's page is left) would hold every match it ever
+        played or watched for as long as its socket lives."""
+        for match_id in mine:
+            room = self.rooms.get(match_id)
+            if room is None or room.status in ("finished", "cancelled"):
+                self.unsubscribe(conn, match_id)
+                return
+        raise ServiceError("too_many_subscriptions",
+                           f"this socket watches {len(mine)} matches in play: "
+                           "unsubscribe from one first")
+
     def unsubscribe(self, conn: Connection, match_id: str) -> None:
+        mine = self.subscriptions.get(conn)
+        if mine is not None:
+            mine.pop(match_id, None)
         room = self.rooms.get(match_id)
         if room is not None:
             room.subscribers.discard(conn)
@@ -301,8 +326,9 @@ class Hub:
 
     def disconnect(self, conn: Connection) -> None:
         self.lobby_watchers.discard(conn)
-        for room in list(self.rooms.values()):
-            if conn in room.subscribers:
+        for match_id in self.subscriptions.pop(conn, {}):
+            room = self.rooms.get(match_id)
+            if room is not None:
                 room.subscribers.discard(conn)
                 self.maybe_evict(room)
 
