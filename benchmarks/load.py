@@ -366,7 +366,9 @@ async def play(seat: Seat, match_id: str, args: argparse.Namespace, stats: Stats
             continue
         if game is None or you is None:
             continue
-        if game["phase"] == "match_over":
+        if game["phase"] == "match_over":  # the player leaves the match's page, and
+            with contextlib.suppress(websockets.ConnectionClosed):  # net.js unsubscribes
+                await seat.ws.send(json.dumps({"type": "unsubscribe", "match": match_id}))
             return True
         if game["phase"] == "opening" or _runner(game) != you or acted == version:
             continue
