@@ -284,3 +284,45 @@ def test_the_longest_inputs_the_api_accepts_are_stored_on_every_store(
     assert joined.status_code == 200, joined.text
     assert a.get(f"/api/games/{match_id}/fairness").json()["client_seeds"] == seeds
     assert a.get("/api/me").json()["user"]["name"] == name
+
+
+def test_a_lost_database_server_is_told_from_a_fault_in_a_statement(
+        postgres_session_database: str) -> None:
+    """``database_unreachable``, on real errors: a refused connection and a connection the
+    server ended (a restart) are the database gone — ``busy``, send it again — while a
+    statement PostgreSQL refuses (bad SQL, a division by zero) is not."""
+    import asyncpg
+
+    from gammon.server.db import database_unreachable
+    from tests.server.test_analysis_database_restart import end_every_connection
+
+    url = postgres_session_database
+    empty_postgres_database(url)
+
+    async def errors() -> list[BaseException]:
+        found: list[BaseException] = []
+        try:
+            await asyncpg.connect("postgresql://postgres@127.0.0.1:1/postgres", timeout=5)
+        except Exception as error:  # nothing listens on port 1
+            found.append(error)
+        engine = make_engine(url)
+        try:
+            async with engine.connect() as conn:
+                await conn.execute(sa.text("SELECT 1"))
+                await asyncio.to_thread(end_every_connection, url)
+                try:
+                    await conn.execute(sa.text("SELECT 1"))
+                except Exception as error:
+                    found.append(error)
+            for statement in ("SELEC 1", "SELECT 1 / 0"):
+                async with engine.connect() as conn:
+                    try:
+                        await conn.execute(sa.text(statement))
+                    except Exception as error:
+                        found.append(error)
+        finally:
+            await engine.dispose()
+        return found
+
+    found = run_async(errors)
+    assert [database_unreachable(error) for error in found] == [True, True, False, False]

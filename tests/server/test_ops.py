@@ -243,11 +243,14 @@ def test_database_bus_and_bot_queue_metrics_move(database_url: str, redis_url: s
             raise AssertionError("the bot never had the first move in 20 games")
 
 
+@pytest.mark.parametrize("failure", ["database gone", "fault"])
 def test_an_action_that_fails_is_logged_with_its_match_and_user(
-        clients: tuple[Browser, Browser], client: Any, capsys: pytest.CaptureFixture[str]
-        ) -> None:
-    """The database goes away in the middle of a match: the player gets ``internal`` and
-    the JSON log line of the failure names the match and the user."""
+        clients: tuple[Browser, Browser], client: Any, capsys: pytest.CaptureFixture[str],
+        failure: str) -> None:
+    """An action fails in the middle of a match, and the JSON log line of the failure names
+    the match and the user. The database gone (nothing listens where it was): the player
+    gets ``busy`` (send it again), a warning. A fault in the server's code: ``internal``,
+    an error with its traceback."""
     from sqlalchemy.ext.asyncio import create_async_engine
 
     from gammon.server.operations import Operations
@@ -263,28 +266,38 @@ def test_an_action_that_fails_is_logged_with_its_match_and_user(
         mover = players[pa.game["turn"]]  # type: ignore[index]
         ops.configure_logging("json", "info")
         capsys.readouterr()
-        real = hub.repo.engine, hub.repo._single, hub.repo.operations
+        real = hub.repo.engine, hub.repo._single, hub.repo.operations, hub.repo.append_many
         gone = create_async_engine(f"postgresql+asyncpg://nobody@127.0.0.1:{free_port()}/x")
-        # every way the repository reaches its store: the engine, its statements outside a
-        # transaction, and the store operations (SQLite's own threads)
-        hub.repo.engine = hub.repo._single = gone
-        hub.repo.operations = Operations(gone)
+        if failure == "database gone":
+            # every way the repository reaches its store: the engine, its statements
+            # outside a transaction, and the store operations (SQLite's own threads)
+            hub.repo.engine = hub.repo._single = gone
+            hub.repo.operations = Operations(gone)
+        else:
+            async def fault(*_args: Any, **_kwargs: Any) -> None:
+                raise RuntimeError("a fault in the server's code")
+            hub.repo.append_many = fault
         try:
             game = mover.game
             assert game is not None
             reply = mover.act({"type": "play", "match": match_id,
                                "play": random_play(game, random.Random(0))})
         finally:
-            hub.repo.engine, hub.repo._single, hub.repo.operations = real
+            (hub.repo.engine, hub.repo._single, hub.repo.operations,
+             hub.repo.append_many) = real
             client.portal.call(gone.dispose)
             ops.configure_logging("text", "warning")
-    assert reply["type"] == "error" and reply["code"] == "internal"
+    code, level, message = (("busy", "warning", "action play refused busy")
+                            if failure == "database gone" else
+                            ("internal", "error", "action play failed"))
+    assert reply["type"] == "error" and reply["code"] == code
     lines = [json.loads(line) for line in capsys.readouterr().err.splitlines()
              if line.startswith("{")]
-    failed = [line for line in lines if line["message"] == "action play failed"]
-    assert failed and failed[0]["match"] == match_id and failed[0]["level"] == "error"
+    failed = [line for line in lines if line["message"].startswith(message)]
+    assert failed and failed[0]["match"] == match_id and failed[0]["level"] == level
     assert failed[0]["user"] == (alice if mover is pa else bobby)["id"]
-    assert "Traceback" in failed[0]["error"]
+    if failure == "fault":
+        assert "Traceback" in failed[0]["error"]
 
 
 def test_the_analysis_queue_by_kind_and_its_oldest_wait_are_in_the_metrics(

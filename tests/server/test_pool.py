@@ -201,3 +201,91 @@ def test_a_test_server_gets_the_channel_its_settings_name(
     bare = make_settings(database_url, redis_url, bus_channel="")
     with TestClient(create_app(bare)) as client:
         assert client.app.state.hub.bus.channel == channel_for(database_url)  # type: ignore[attr-defined]
+
+
+class _Proxy:
+    """A TCP proxy to PostgreSQL in a thread of its own: ``cut()`` closes every connection
+    through it and refuses new ones (the database server gone, as in a restart),
+    ``restore()`` listens again on the same port."""
+
+    def __init__(self, target_port: int = 5432) -> None:
+        self.target_port = target_port
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        self.server: asyncio.base_events.Server | None = None
+        self.writers: set[asyncio.StreamWriter] = set()
+        self.port = 0
+        self.restore()
+
+    def _call(self, coroutine: Awaitable[Any]) -> Any:
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(10)
+
+    async def _pipe(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while data := await reader.read(65536):
+                writer.write(data)
+                await writer.drain()
+        except (ConnectionError, OSError):
+            pass
+        finally:
+            writer.close()
+
+    async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+                      ) -> None:
+        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target_port)
+        self.writers |= {writer, up_writer}
+        await asyncio.gather(self._pipe(reader, up_writer), self._pipe(up_reader, writer))
+
+    def restore(self) -> None:
+        async def listen() -> None:
+            self.server = await asyncio.start_server(self._client, "127.0.0.1", self.port)
+            self.port = self.server.sockets[0].getsockname()[1]
+        self._call(listen())
+
+    def cut(self) -> None:
+        async def close() -> None:
+            assert self.server is not None
+            self.server.close()
+            for writer in self.writers:
+                writer.close()
+            self.writers.clear()
+            await asyncio.sleep(0.2)  # each side reads its end of file
+        self._call(close())
+
+    def close(self) -> None:
+        self.cut()
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(5)
+
+
+@postgresql_only
+def test_a_database_server_gone_is_503_busy_and_busy_on_the_socket(
+        database_url: str, redis_url: str) -> None:
+    """The database server goes away (its connections closed, new ones refused: a restart
+    of PostgreSQL, here a proxy cut): a request and a socket message are refused as
+    ``busy`` (retryable, nothing changed), not a 500 or ``internal``; once it is back, the
+    same requests succeed."""
+    proxy = _Proxy()
+    via_proxy = database_url.replace("127.0.0.1:5432", f"127.0.0.1:{proxy.port}")
+    assert via_proxy != database_url
+    app = create_app(make_settings(via_proxy, redis_url))
+    try:
+        with TestClient(app) as client:
+            a, b = Browser(client), Browser(client)
+            assert a.get("/api/me").status_code == 200
+            with a.websocket_connect("/ws") as ws:
+                assert _next(ws)["type"] == "welcome"
+                proxy.cut()
+                refused = b.get("/api/me")  # a new guest: a write
+                ws.send_text(json.dumps({"type": "subscribe", "match": "missing", "id": 7}))
+                error = _next(ws)
+                proxy.restore()
+                assert refused.status_code == 503, refused.text
+                assert refused.json()["detail"]["code"] == "busy"
+                assert (error["type"], error["code"], error.get("id")) == ("error", "busy", 7)
+                assert b.get("/api/me").status_code == 200
+                ws.send_text(json.dumps({"type": "subscribe", "match": "missing", "id": 8}))
+                assert _next(ws)["code"] == "not_found"
+    finally:
+        proxy.close()

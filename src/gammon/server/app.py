@@ -31,6 +31,7 @@ from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -147,6 +148,8 @@ def create_app(settings: Settings | None = None, *, bus: Any = None) -> FastAPI:
     app.state.limiter = RateLimiter(settings.rate_limits)
     app.add_exception_handler(RequestValidationError, _bad_input)
     app.add_exception_handler(PoolTimeout, _busy)
+    for unreachable in (DBAPIError, ConnectionError, *_asyncpg_connection_errors()):
+        app.add_exception_handler(unreachable, _database_error)
     app.add_exception_handler(ServiceError, _refused)
     app.add_exception_handler(StarletteHTTPException, _no_route)
     for router in (account_routes.router, bot_api_routes.router, lobby_routes.router,
@@ -200,6 +203,26 @@ async def _busy(_request: Request, _error: Exception) -> JSONResponse:
     return JSONResponse({"detail": {"code": "busy", "message":
                                     "the server is busy: try again in a moment"}},
                         503, headers={"Retry-After": "1"})
+
+
+def _asyncpg_connection_errors() -> tuple[type[Exception], ...]:
+    from asyncpg import exceptions as pg
+
+    return (pg.PostgresConnectionError, pg.OperatorInterventionError, pg.InterfaceError)
+
+
+async def _database_error(request: Request, error: Exception) -> JSONResponse:
+    """A database error: 503 ``busy`` when its server could not be reached (a restart:
+    nothing changed, and the request may succeed a moment later), else a 500."""
+    if ops.refusal_code(error) == "busy":
+        log.warning("a database (or other service) could not be reached: a request "
+                    "refused as busy: %s", error)
+        return JSONResponse({"detail": {"code": "busy", "message":
+                                        "the server is busy: try again in a moment"}},
+                            503, headers={"Retry-After": "1"})
+    log.error("%s %s failed", request.method, request.url.path, exc_info=error)
+    return JSONResponse({"detail": {"code": "internal", "message":
+                                    "the server could not handle this request"}}, 500)
 
 
 async def _refused(_request: Request, error: Exception) -> JSONResponse:

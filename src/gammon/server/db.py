@@ -394,6 +394,27 @@ class SeqConflict(Exception):
     """Another writer (another server process) appended this action number first."""
 
 
+def database_unreachable(error: BaseException) -> bool:
+    """Whether ``error`` (or an error it came from) is the database server gone or not
+    accepting connections — a restart, a failover, the network — rather than a fault in
+    a statement: what failed then changed nothing, and the same request a moment later
+    may succeed (``busy``, not ``internal``)."""
+    from asyncpg import exceptions as pg
+
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, (ConnectionError, pg.PostgresConnectionError,
+                             pg.CannotConnectNowError, pg.AdminShutdownError,
+                             pg.CrashShutdownError)):
+            return True
+        if isinstance(seen, pg.InterfaceError) and "closed" in str(seen):
+            return True  # asyncpg: "connection is closed"
+        if isinstance(seen, sa.exc.DBAPIError) and seen.connection_invalidated:
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
 class SeekTaken(Exception):
     """A pairing pass found a place it meant to take gone (rolled back: nothing made)."""
 

@@ -56,9 +56,12 @@ import uvicorn
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
 from sqlalchemy import event, text
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeout
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gammon.server import protocol
+from gammon.server.db import database_unreachable
 from gammon.server.observer import Observer
 from gammon.server.shedding import Shedding
 
@@ -408,6 +411,17 @@ def configure_logging(fmt: str, level: str = "info") -> None:
 # -- hooks into the app ---------------------------------------------------------------------
 
 
+def refusal_code(error: Exception) -> str:
+    """The ``error`` code a failed request or socket message is answered with: a
+    refusal's own code; ``busy`` when the database could not be had (no free connection in
+    time, or its server unreachable: send it again a moment later); else ``internal``."""
+    if isinstance(error, SQLAlchemyTimeout) or database_unreachable(error):
+        return "busy"
+    if isinstance(error, SQLAlchemyError):  # its `code` names SQLAlchemy's docs page
+        return "internal"
+    return str(getattr(error, "code", "internal"))
+
+
 class Ops(Observer):
     """The operations state of one app: its metrics, its open sockets, whether it drains;
     the hub and play report to it (:class:`~gammon.server.observer.Observer`)."""
@@ -462,9 +476,11 @@ class Ops(Observer):
         try:
             yield
         except Exception as error:
-            result = str(getattr(error, "code", "internal"))
+            result = refusal_code(error)
             if result == "internal":  # logged here, where the match and user are known
                 log.exception("action %s failed", kind)
+            elif result == "busy":
+                log.warning("action %s refused busy: %s", kind, error)
             raise
         finally:
             seconds = max(0.0, time.time() - received)

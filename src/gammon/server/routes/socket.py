@@ -15,7 +15,6 @@ from typing import cast
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, WebSocket
-from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.websockets import WebSocketDisconnect
 
 from gammon import views
@@ -26,6 +25,7 @@ from gammon.server.hub import Hub, ServiceError
 from gammon.server.limits import RateLimiter, RedisRateLimiter, TokenBucket
 from gammon.server.lobby import Lobby
 from gammon.server.matchmaking import Matchmaker
+from gammon.server.ops import refusal_code
 from gammon.server.play import Play
 from gammon.server.protocol import ProtocolError
 from gammon.server.routes.deps import (
@@ -247,14 +247,15 @@ class Dispatch:
                     await self.play.act(conn, message, received)
         except (ProtocolError, ServiceError) as error:
             _send_error(hub, conn, message, error)
-        except PoolTimeout:
-            log.warning("no free database connection: a socket message refused as busy")
-            _send_error(hub, conn, message, ServiceError(
-                "busy", "the server is busy: send it again in a moment"))
-        except Exception:
-            log.exception("message failed")
-            _send_error(hub, conn, message,
-                        ServiceError("internal", "the server could not handle this message"))
+        except Exception as error:
+            if refusal_code(error) == "busy":  # no database connection: nothing changed
+                log.warning("a socket message refused as busy: %s", error or type(error))
+                _send_error(hub, conn, message, ServiceError(
+                    "busy", "the server is busy: send it again in a moment"))
+            else:
+                log.exception("message failed")
+                _send_error(hub, conn, message, ServiceError(
+                    "internal", "the server could not handle this message"))
 
 
 def _send_error(hub: Hub, conn: WSConnection, message: protocol.ClientMessage | None,
