@@ -80,7 +80,8 @@ async def store_matches(url: str, files: list[str], count: int) -> list[str]:
                         options="{}", created_at=now).returning(users.c.id))).scalar_one())
                 await conn.execute(matches.insert().values(
                     id=match_id, created_at=now, status="finished",
-                    config=MatchConfig(kind="match", length=record.rules.length).to_json(),
+                    config=(MatchConfig(kind="match", length=record.rules.length)
+                            if record.rules.length else MatchConfig(kind="money")).to_json(),
                     player0=seats[0], player1=seats[1], private=False, rated=False,
                     server_seed="0" * 64, seed_hash="0" * 64,
                     rules=rules_json(record.rules), winner=0, finished_at=now))
