@@ -14,7 +14,6 @@ move and the events go out. A refused action changes nothing.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import time
@@ -46,6 +45,9 @@ from gammon.server.rooms import PAUSE, stored_row
 from gammon.server.settings import Settings
 
 log = logging.getLogger(__name__)
+
+STOP_TIMEOUT = 5.0
+"""Seconds :meth:`Hub.stop` waits for its cancelled background tasks."""
 
 
 class Hub:
@@ -162,11 +164,13 @@ class Hub:
         for room in self.rooms.values():
             if room.timer is not None:
                 room.timer.cancel()
-        for task in list(self._tasks):
+        tasks = list(self._tasks)
+        for task in tasks:
             task.cancel()
-        for task in list(self._tasks):
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        if tasks:  # bounded: a task that swallowed its cancellation must not hang the stop
+            _, pending = await asyncio.wait(tasks, timeout=STOP_TIMEOUT)
+            for task in pending:
+                log.error("a background task did not stop when cancelled: %r", task)
         await self.heartbeats.beat()  # the server is known to be up until now
         await self.link.close()
 
