@@ -20,7 +20,7 @@ import asyncio
 import gc
 import hashlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from contextlib import asynccontextmanager
 from importlib import resources
 from pathlib import Path
@@ -132,12 +132,10 @@ def create_app(settings: Settings | None = None, *, bus: Any = None) -> FastAPI:
             session_checks.cancel()
             if collector is not None:
                 collector.cancel()
-            await analysis.stop()
-            await rollouts.close()
-            await hub.stop()
-            await app.state.limiter.close()
-            await repo.close()
-            await engine.dispose()
+            for name, step in (("analysis", analysis.stop), ("rollouts", rollouts.close),
+                               ("hub", hub.stop), ("limiter", app.state.limiter.close),
+                               ("repository", repo.close), ("engine", engine.dispose)):
+                await _bounded(name, step())
 
     app = FastAPI(title="gammon", version="0.1.0", lifespan=lifespan,
                   description="The gammon backgammon server: accounts, lobby, matches, "
@@ -251,6 +249,23 @@ async def _no_route(request: Request, error: Exception) -> Response:
 
 async def _healthz() -> protocol.OkResponse:
     return {"ok": True}
+
+
+SHUTDOWN_STEP_TIMEOUT = 10.0
+"""Seconds each step of the shutdown may take before the next one starts."""
+
+
+async def _bounded(name: str, step: Awaitable[None]) -> None:
+    """Run a shutdown step, giving up after :data:`SHUTDOWN_STEP_TIMEOUT` (logged): a
+    stop that never ends must not keep the process from exiting. Apps stopped right
+    after they started hung so, rarely, in the test suite (cause not found)."""
+    task = asyncio.ensure_future(step)
+    done, _ = await asyncio.wait({task}, timeout=SHUTDOWN_STEP_TIMEOUT)
+    if not done:
+        log.error("shutdown: %s did not stop within %.0f s", name, SHUTDOWN_STEP_TIMEOUT)
+        task.cancel()
+    elif task.exception() is not None:
+        log.error("shutdown: %s failed", name, exc_info=task.exception())
 
 
 def _warm_kernels() -> None:
