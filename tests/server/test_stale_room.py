@@ -130,3 +130,31 @@ def test_a_restarted_process_makes_the_others_catch_up_their_watchers(
         await survivor.stop()
 
     run(main)
+
+
+def test_a_subscription_while_the_room_catches_up_waits_for_the_stored_state(
+        database_url: str, redis_url: str) -> None:
+    """A seat taken in another process, announced, while this process is at work on the
+    room (its catch-up holds the room's lock): a socket that subscribes then is greeted
+    with the match as stored, not with the open match it held (the first message a client
+    gets must be the state it plays from)."""
+    async def main() -> None:
+        bus = LocalBus()
+        holder = await servers(database_url, redis_url, bus).start()
+        other = await servers(database_url, redis_url, bus).start()
+        users = await two_players(holder)
+        room = await holder.lobby.create(users[0], MatchConfig(kind="match", length=3))
+        assert room.match is None  # open, held by the creator's process
+        socket = Socket(users[0])
+        async with room.lock:  # the holder at work on the room
+            await other.lobby.join(users[1], room.id)  # stored and announced elsewhere
+            subscribing = asyncio.create_task(holder.hub.subscribe(socket, room.id, None))
+            await asyncio.sleep(0.05)
+        await subscribing
+        greeting = socket.sent[0]
+        assert greeting["type"] == "state" and greeting["game"] is not None, greeting
+        assert greeting["info"]["status"] == "playing"
+        await other.stop()
+        await holder.stop()
+
+    run(main)

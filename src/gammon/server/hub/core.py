@@ -67,6 +67,7 @@ class Hub:
         self.observer = observer or Observer()
         """What the hub and play report (the metrics: :class:`gammon.server.ops.Ops`)."""
         self._tasks: set[asyncio.Task[None]] = set()
+        self._in_play = (0, float("-inf"))  # (the count, when it was counted)
         self.closed = False
         self.on_change: Callable[[LiveRoom, bool], None] = lambda room, local: None
         """Called after a room changed, with the room and whether this process changed it
@@ -219,6 +220,21 @@ class Hub:
     def position_ids(self, room: LiveRoom) -> frozenset[str]:
         return self.registry.position_ids(room)
 
+    def in_play(self) -> int:
+        """How many matches in play this process holds (counted again at most every 0.1 s:
+        the admission asks at every create and join)."""
+        now = time.monotonic()
+        if now - self._in_play[1] >= 0.1:
+            self._in_play = (sum(1 for room in self.rooms.values()
+                                 if room.status == "playing"), now)
+        return self._in_play[0]
+
+    def full(self) -> bool:
+        """Whether this process holds as many matches in play as it takes
+        (``shed_matches_in_play``): new ones wait (docs/server.md, *Moves first*)."""
+        cap = self.settings.shed_matches_in_play
+        return self.settings.shed_load and cap > 0 and self.in_play() >= cap
+
     async def _resync_all(self) -> None:
         for room in list(self.rooms.values()):
             async with room.lock:
@@ -294,8 +310,12 @@ class Hub:
         if match_id not in mine and len(mine) >= self.settings.ws_subscriptions:
             self._drop_a_finished_one(conn, mine)
         version = room.version
-        if not room.lock.locked():  # (a room at work: its worker catches up if need be)
-            async with room.lock:  # from the log: another process may have died unannounced
+        # From the log: another process may have died unannounced. A room at work (a bot's
+        # turn, an action, a catch-up) is not waited for: its worker sends the socket what
+        # it stores, as events on the state greeted. Except an open room: a seat taken
+        # elsewhere may be under way, and its greeting would have no game to play from.
+        if room.match is None or not room.lock.locked():
+            async with room.lock:
                 await self.registry.resync(room)
         room.subscribers.add(conn)
         mine[match_id] = None
