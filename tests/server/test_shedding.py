@@ -2,18 +2,24 @@
 (requests in flight, or how far behind the process runs) the requests that can wait are
 refused with 503 ``busy`` and ``Retry-After``, changing nothing, while sign-in, a match's
 own pages and the sockets go on; past the second, new matches and joins too; the bulkhead
-on the first group; counted in /metrics; off, nothing is refused. The shedding order names
-real routes, and no match action."""
+on the first group; counted in /metrics; off, nothing is refused. A process full of matches
+(admission by the matches in play) refuses new matches and joins, pairs nobody in Play now,
+and lets its moves go on. The shedding order names real routes, and no match action."""
 
 from __future__ import annotations
 
+import contextlib
+import random
+import time
 from typing import Any
 
 from fastapi.testclient import TestClient
 
 from gammon.server.app import create_app
-from gammon.server.shedding import FIRST, SECOND
+from gammon.server.shedding import FIRST, SECOND, STARTS_A_MATCH
 from tests.server.conftest import Browser, make_settings
+from tests.server.helpers import Player, random_play, to_move
+from tests.server.test_matchmaking import MATCH3, guest, lobby, pair_now, until, waiting
 from tests.server.test_puzzles import refused
 
 HINT = {"position_id": "4HPwATDgc/ABMA", "dice": "31", "plies": 0}
@@ -29,9 +35,81 @@ class Behind:
         return self.seconds
 
 
-def busy(response: Any) -> None:
+def busy(response: Any, retry_after: str = "2") -> None:
     refused(response, 503, "busy")
-    assert response.headers["retry-after"] == "2"
+    assert response.headers["retry-after"] == retry_after
+
+
+def started(client: TestClient) -> tuple[str, Browser, Browser]:
+    """A match in play between two new browsers: its id and its players."""
+    first, second = Browser(client), Browser(client)
+    created = first.post("/api/games", json={"kind": "single"})
+    assert created.status_code == 201, created.text
+    match_id = created.json()["id"]
+    joined = second.post(f"/api/games/{match_id}/join", json={})
+    assert joined.status_code == 200, joined.text
+    return match_id, first, second
+
+
+def test_a_process_full_of_matches_admits_none_until_one_ends_and_its_moves_go_on(
+        database_url: str, redis_url: str) -> None:
+    settings = make_settings(database_url, redis_url, shed_load=True, shed_matches_in_play=2,
+                             shed_in_flight_first=10**6, shed_in_flight_second=10**6,
+                             shed_lag_first=10.0, shed_lag_second=10.0)
+    with TestClient(create_app(settings)) as client:
+        waiting_one = Browser(client).post("/api/games", json={"kind": "single"}).json()
+        match_id, first, second = started(client)
+        started(client)  # two in play: the process is full
+        time.sleep(0.15)  # past the count's 0.1 s
+        busy(first.post("/api/games", json={"kind": "single"}), retry_after="5")
+        busy(second.post(f"/api/games/{waiting_one['id']}/join", json={}), retry_after="5")
+        busy(first.post(f"/api/games/{match_id}/rematch", json={}), retry_after="5")
+        # nothing else is refused: a guest, a hint, the match's own page
+        assert Browser(client).post("/api/guest").status_code == 200
+        assert first.post("/api/hint", json=HINT).status_code == 200
+        assert first.get(f"/api/games/{match_id}").status_code == 200
+        assert waiting_one["id"] in [g["id"] for g in first.get("/api/games").json()]
+        # Play now pairs nobody here meanwhile: its seekers wait
+        seekers = [guest(client), guest(client)]
+        with contextlib.ExitStack() as stack:
+            sockets = []
+            for seeker in seekers:
+                sockets.append(lobby(seeker))
+                stack.callback(sockets[-1].__exit__, None, None, None)
+            for ws in sockets:
+                ws.send_json(MATCH3)
+                until(ws, "seeking")
+            assert pair_now(client) == []
+            assert all(waiting(client, seeker) is not None for seeker in seekers)
+            # the moves of the matches in play go on, and one match ends
+            with first.websocket_connect("/ws") as w0, second.websocket_connect("/ws") as w1:
+                p0, p1 = Player.over_testclient(w0), Player.over_testclient(w1)
+                for player in (p0, p1):
+                    player.subscribe(match_id)
+                players = {p0.you: p0, p1.you: p1}
+                game = p0.game
+                assert game is not None and game["phase"] == "moving"
+                mover = to_move(players)  # type: ignore[arg-type]
+                played = mover.act({"type": "play", "match": match_id,
+                                    "play": random_play(game, random.Random(1))})
+                assert played["type"] == "update", played
+                for player in (p0, p1):
+                    player.sync(mover.v)
+                resigner = to_move(players)  # type: ignore[arg-type]
+                offer = resigner.act({"type": "resign", "level": 3, "match": match_id})
+                assert offer["type"] == "update", offer
+                if offer["game"]["phase"] == "resign_offered":
+                    other = p1 if resigner is p0 else p0
+                    other.sync(resigner.v)
+                    offer = other.act({"type": "accept_resign", "match": match_id})
+                assert offer["game"]["phase"] == "match_over", offer
+            time.sleep(0.15)
+            pair_now(client)  # one place free: the seekers are paired (now, or by a pass)
+            assert len({until(ws, "paired")["match"] for ws in sockets}) == 1
+        metrics = first.get("/metrics").text
+        assert 'gammon_shed_requests_total{step="full"} 3' in metrics
+        time.sleep(0.15)
+        busy(first.post("/api/games", json={"kind": "single"}), retry_after="5")  # full again
 
 
 def test_the_requests_that_can_wait_are_refused_first(database_url: str,
@@ -117,6 +195,9 @@ def test_the_shedding_order_names_real_routes_and_no_match_action(database_url: 
             "GET /api/deck", "POST /api/explorer/rollouts",
             "GET /api/games/{match_id}/analysis", "GET /api/leaderboard"} <= first
     assert second >= {"POST /api/games", "POST /api/register", "POST /api/guest"}
+    assert {r for r in routes if STARTS_A_MATCH.search(r)} == {
+        "POST /api/games", "POST /api/games/{match_id}/join",
+        "POST /api/games/{match_id}/rematch"}
     never = [r for r in first | second
              if r.startswith(("POST /api/login", "GET /api/me", "GET /healthz"))
              or ("/api/games/" in r and r.split()[0] in ("DELETE",))]

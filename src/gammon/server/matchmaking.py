@@ -196,6 +196,8 @@ class Matchmaker:
         """One pairing pass at ``now`` (the clock's time by default): the ids of the
         matches it made. (A bot fallback due whose bot this process has not read yet
         reads it, then passes once more at the same time.)"""
+        if self.hub.full():  # the seekers wait: moves first (gammon.server.shedding)
+            return []
         made: list[Made] = []
         gone: list[int] = []
         async with self._pass:

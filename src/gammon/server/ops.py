@@ -604,6 +604,7 @@ def install(app: FastAPI) -> Ops:
     app.include_router(router)
     app.add_middleware(_TrackSockets, ops=ops)
     app.add_middleware(Shedding, settings=app.state.settings, lag=lambda: ops.behind(),
+                       full=lambda: ops.hub is not None and ops.hub.full(),
                        count=lambda step: ops.metrics.shed.inc(1.0, step))
     lifespan = app.router.lifespan_context
 

@@ -75,6 +75,10 @@ class Settings(BaseSettings):
     shed_in_flight_second: int = 64
     shed_lag_second: float = 0.25
     """From this many, or this lag, new matches, joins, sign-ups and guests too."""
+    shed_matches_in_play: int = 500
+    """From this many matches in play in the process, new matches and joins are refused
+    (and Play now pairs nobody here) before the process falls behind: a match admitted
+    stays for minutes, so a lag would trip only once too many were in. 0: no cap."""
     shed_first_at_once: int = 4
     """The first group's requests served at once, at most (more are refused)."""
     shed_lag_in_flight: int = 2

@@ -13,6 +13,13 @@ threshold of its own (the settings ``shed_*``):
 2. **then**, from ``shed_in_flight_second`` or ``shed_lag_second``: new matches and joins
    (``POST /api/games``, ``POST /api/games/{id}/join``, rematches), sign-ups and new guests.
 
+Besides, new matches, joins and rematches are refused (step ``full``, ``Retry-After: 5``)
+while the process holds ``shed_matches_in_play`` matches in play
+(:meth:`gammon.server.hub.Hub.full`): admission by the matches in play, before the process
+runs late. A lag rises only once the matches admitted already take the whole core, and a
+match admitted stays for minutes, so the lag's step alone lets in too many (docs/server.md,
+*Overload*). Play now pairs nobody in a full process meanwhile (its seekers wait).
+
 Besides, at most ``shed_first_at_once`` requests of the first group are served at once in
 a process (a bulkhead: a flood of them cannot take the process from the matches); more are
 refused the same way.
@@ -41,6 +48,11 @@ FIRST = re.compile(r"^(GET|POST|PUT|DELETE) /api/(hint|eval|v1/|puzzles|deck|exp
 """The requests refused first."""
 SECOND = re.compile(r"^POST /api/(games(/[^/]+/(join|rematch))?|register|guest)$")
 """The requests refused next."""
+STARTS_A_MATCH = re.compile(r"^POST /api/games(/[^/]+/(join|rematch))?$")
+"""The requests refused while the process is full of matches."""
+RETRY_WHEN_FULL = b"5"
+"""Seconds a refused create waits while the process is full: a match in play takes minutes
+to end, and each refusal costs the process a little of the core the matches need."""
 
 BODY = json.dumps({"detail": {"code": "busy", "message": "the server is busy with the "
                               "matches in play: try again in a moment"}}).encode()
@@ -51,12 +63,14 @@ class Shedding:
     can wait, in the order above, while the process is overloaded."""
 
     def __init__(self, app: ASGIApp, settings: Settings, lag: Callable[[], float],
-                 count: Callable[[str], None]) -> None:
-        """``lag``: how far behind the process runs (seconds); ``count``: counts a refusal
-        by its step (``first`` or ``second``)."""
+                 full: Callable[[], bool], count: Callable[[str], None]) -> None:
+        """``lag``: how far behind the process runs (seconds); ``full``: whether it holds
+        as many matches in play as it takes; ``count``: counts a refusal by its step
+        (``first``, ``second`` or ``full``)."""
         self.app = app
         self.settings = settings
         self.lag = lag
+        self.full = full
         self.count = count
         self.in_flight = 0
         self.waiting_ones = 0  # the first group's requests in flight
@@ -80,17 +94,21 @@ class Shedding:
         step = self.step()
         request = f"{scope['method']} {scope['path']}"
         can_wait = FIRST.search(request) is not None
+        which = None
         if step or (can_wait and self.waiting_ones >= self.settings.shed_first_at_once):
             which = ("first" if can_wait else
                      "second" if step == 2 and SECOND.search(request) else None)
-            if which is not None:
-                self.count(which)
-                await send({"type": "http.response.start", "status": 503,
-                            "headers": [(b"content-type", b"application/json"),
-                                        (b"retry-after", b"2"),
-                                        (b"content-length", str(len(BODY)).encode())]})
-                await send({"type": "http.response.body", "body": BODY})
-                return
+        if which is None and STARTS_A_MATCH.search(request) and self.full():
+            which = "full"
+        if which is not None:
+            self.count(which)
+            await send({"type": "http.response.start", "status": 503,
+                        "headers": [(b"content-type", b"application/json"),
+                                    (b"retry-after",
+                                     RETRY_WHEN_FULL if which == "full" else b"2"),
+                                    (b"content-length", str(len(BODY)).encode())]})
+            await send({"type": "http.response.body", "body": BODY})
+            return
         self.in_flight += 1
         self.waiting_ones += can_wait
         try:
