@@ -96,6 +96,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -204,14 +205,41 @@ def error_kind(error: BaseException) -> str:
     return f"client {type(error).__name__}"
 
 
-async def open_match(first: Seat, second: Seat, args: argparse.Namespace) -> tuple[str, str]:
-    """The first player opens a private match, the second joins it by its invite key; the
-    match's id and key."""
-    game = await first.post("/api/games", {"kind": "match", "length": args.length,
-                                           "private": True})
+def retry_after(error: BaseException) -> float | None:
+    """The seconds a refusal asks the client to wait (503 ``busy`` and 429 carry
+    ``Retry-After``), or None for any other failure."""
+    if isinstance(error, httpx.HTTPStatusError) and \
+            error.response.status_code in (429, 503):
+        with contextlib.suppress(KeyError, ValueError):
+            return float(error.response.headers["retry-after"])
+    return None
+
+
+async def as_a_client_would(call: Callable[[], Awaitable[dict[str, Any]]], stats: Stats
+                            ) -> dict[str, Any]:
+    """``call``, tried again after the wait each refusal asks for, as the web client does
+    (each refusal counted); any other failure is raised."""
+    while True:
+        try:
+            return await call()
+        except httpx.HTTPStatusError as error:
+            wait = retry_after(error)
+            if wait is None or time.monotonic() + wait >= stats.deadline:
+                raise
+            stats.errors[error_kind(error)] += 1
+            await asyncio.sleep(wait)
+
+
+async def open_match(first: Seat, second: Seat, args: argparse.Namespace, stats: Stats
+                     ) -> tuple[str, str]:
+    """The first player opens a private match, the second joins it by its invite key (each
+    waiting as long as a refusal asks); the match's id and key."""
+    game = await as_a_client_would(lambda: first.post("/api/games", {
+        "kind": "match", "length": args.length, "private": True}), stats)
     match_id = game["id"]
     key = parse_qs(urlsplit(game["invite"].replace("#", "", 1)).query)["key"][0]
-    await second.post(f"/api/games/{match_id}/join", params={"key": key})
+    await as_a_client_would(
+        lambda: second.post(f"/api/games/{match_id}/join", params={"key": key}), stats)
     return match_id, key
 
 
@@ -225,7 +253,7 @@ async def pair_loop(first: Seat, second: Seat, args: argparse.Namespace, stats: 
                 if seat.ws is None or seat.ws.state is not websockets.State.OPEN:
                     stats.errors["client reconnect"] += 1
                     await seat.connect()
-            match_id, _ = await open_match(first, second, args)
+            match_id, _ = await open_match(first, second, args, stats)
         except Exception as error:
             stats.errors[error_kind(error)] += 1
             await asyncio.sleep(1)
@@ -254,10 +282,10 @@ async def pair_loop(first: Seat, second: Seat, args: argparse.Namespace, stats: 
 async def finished_match(first: Seat, second: Seat, args: argparse.Namespace,
                          rng: random.Random) -> tuple[str, str]:
     """Two players play one match quickly to the end; its id and invite key."""
-    match_id, key = await open_match(first, second, args)
+    stats = Stats(deadline=time.monotonic() + 300)
+    match_id, key = await open_match(first, second, args, stats)
     # 0.1 s a move keeps within the socket's rate limit (20 messages a second)
     quick = argparse.Namespace(**{**vars(args), "think": 0.1})
-    stats = Stats(deadline=time.monotonic() + 300)
     done = await asyncio.gather(play(first, match_id, quick, stats, random.Random(rng.random())),
                                 play(second, match_id, quick, stats,
                                      random.Random(rng.random())))

@@ -1,13 +1,17 @@
 """The server load benchmark (benchmarks/load.py): its analyses in separate ``gammon
-worker`` processes on PostgreSQL, its soak windows, the refusals of what cannot run, and how
-a restart's matches are judged to have continued."""
+worker`` processes on PostgreSQL, its soak windows, the refusals of what cannot run, how
+a restart's matches are judged to have continued, and its players waiting as long as a
+refusal asks (``Retry-After``) before trying again."""
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import json
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
+import httpx
 import pytest
 
 from tests.benchmarks.load import benchmark
@@ -33,6 +37,40 @@ def run(args: list[str]) -> int:
 def test_it_refuses_what_cannot_run(args: list[str]) -> None:
     with pytest.raises(SystemExit):
         load.main(args)
+
+
+def test_a_refusal_is_tried_again_after_its_wait_and_any_other_failure_is_raised() -> None:
+    request = httpx.Request("POST", "http://127.0.0.1:1/api/games")
+
+    def refusal(status: int, headers: dict[str, str]) -> httpx.HTTPStatusError:
+        return httpx.HTTPStatusError("refused", request=request, response=httpx.Response(
+            status, headers=headers, request=request))
+
+    answers: list[Any] = []
+    calls = []
+
+    async def create() -> dict[str, Any]:
+        calls.append(asyncio.get_running_loop().time())
+        answer = answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return dict(answer)
+
+    stats = load.Stats()
+    answers[:] = [refusal(503, {"retry-after": "0.2"}), refusal(429, {"retry-after": "0"}),
+                  {"id": "made"}]
+    assert asyncio.run(load.as_a_client_would(create, stats)) == {"id": "made"}
+    assert calls[1] - calls[0] >= 0.2  # waited as asked
+    assert stats.errors == {"http 503 games": 1, "http 429 games": 1}
+    for failure in (refusal(503, {}), refusal(409, {"retry-after": "0"}),
+                    refusal(503, {"retry-after": "soon"})):
+        answers[:] = [failure]
+        with pytest.raises(httpx.HTTPStatusError):
+            asyncio.run(load.as_a_client_would(create, stats))
+    stats.deadline = 0.0  # a wait past the run's end: raised, not waited
+    answers[:] = [refusal(503, {"retry-after": "5"})]
+    with pytest.raises(httpx.HTTPStatusError):
+        asyncio.run(load.as_a_client_would(create, stats))
 
 
 def test_a_match_continued_after_a_restart_once_both_players_read_a_new_version() -> None:

@@ -13,7 +13,7 @@ threshold of its own (the settings ``shed_*``):
 2. **then**, from ``shed_in_flight_second`` or ``shed_lag_second``: new matches and joins
    (``POST /api/games``, ``POST /api/games/{id}/join``, rematches), sign-ups and new guests.
 
-Besides, new matches, joins and rematches are refused (step ``full``, ``Retry-After: 5``)
+Besides, new matches, joins and rematches are refused (step ``full``, ``Retry-After`` 5 to 10 s)
 while the process holds ``shed_matches_in_play`` matches in play
 (:meth:`gammon.server.hub.Hub.full`): admission by the matches in play, before the process
 runs late. A lag rises only once the matches admitted already take the whole core, and a
@@ -36,6 +36,7 @@ own pages and exports, sign-in, the probes) is never refused here.
 from __future__ import annotations
 
 import json
+import random
 import re
 from collections.abc import Callable
 
@@ -50,12 +51,18 @@ SECOND = re.compile(r"^POST /api/(games(/[^/]+/(join|rematch))?|register|guest)$
 """The requests refused next."""
 STARTS_A_MATCH = re.compile(r"^POST /api/games(/[^/]+/(join|rematch))?$")
 """The requests refused while the process is full of matches."""
-RETRY_WHEN_FULL = b"5"
-"""Seconds a refused create waits while the process is full: a match in play takes minutes
-to end, and each refusal costs the process a little of the core the matches need."""
+RETRY_WHEN_FULL = (5, 10)
+"""The seconds a create refused while the process is full waits, drawn in this range: a
+match in play takes minutes to end, each refusal costs the process a little of the core
+the matches need, and refused clients told one same wait come back all in one second."""
 
 BODY = json.dumps({"detail": {"code": "busy", "message": "the server is busy with the "
                               "matches in play: try again in a moment"}}).encode()
+
+
+def retry_after(step: str) -> bytes:
+    """The ``Retry-After`` of a refusal at ``step``."""
+    return str(random.randint(*RETRY_WHEN_FULL)).encode() if step == "full" else b"2"
 
 
 class Shedding:
@@ -104,8 +111,7 @@ class Shedding:
             self.count(which)
             await send({"type": "http.response.start", "status": 503,
                         "headers": [(b"content-type", b"application/json"),
-                                    (b"retry-after",
-                                     RETRY_WHEN_FULL if which == "full" else b"2"),
+                                    (b"retry-after", retry_after(which)),
                                     (b"content-length", str(len(BODY)).encode())]})
             await send({"type": "http.response.body", "body": BODY})
             return
