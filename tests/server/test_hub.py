@@ -7,13 +7,15 @@ in ``game_over`` or ``opening``.
 The crash is simulated in-process: a SQLAlchemy ``commit`` hook raises just before the
 chosen transaction commits (nothing of it is stored, as with a SIGKILL there), the server
 is dropped without any shutdown code, and a new one is started on the same database.
-Every test runs on SQLite and on PostgreSQL.
+A socket subscribing between a transition's commit and the sending of its events is
+greeted with them once. Every test runs on SQLite and on PostgreSQL.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import random
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -35,6 +37,7 @@ from gammon.server.pubsub import LocalBus, RedisBus
 from gammon.views import MatchConfig
 from tests.server.conftest import make_settings
 from tests.server.conftest import run_async as run
+from tests.server.helpers import random_play
 
 STRANDED = (Phase.OPENING, Phase.GAME_OVER)
 
@@ -334,5 +337,45 @@ def test_loading_a_log_that_ends_before_an_automatic_step_finishes_it(
             await second.act(mover, room.id, "resign", level=1)  # caught up: already offered
         await first.stop()
         await second.stop()
+
+    run(main)
+
+
+def test_a_socket_greeted_between_a_commit_and_its_send_gets_no_event_twice(
+        database_url: str, redis_url: str) -> None:
+    """A transition commits, then tells the other processes (an await), then sends its
+    events: a socket subscribing in between is greeted with a state that holds them, and
+    must not get them again as an update (a client takes the next update after its action
+    as that action's answer)."""
+    async def main() -> None:
+        server = await Server(database_url, redis_url).start()
+        users = await two_players(server)
+        room = await server.lobby.create(users[0], MatchConfig(kind="match", length=3))
+        await server.lobby.join(users[1], room.id)
+        live = await server.room(room.id)
+        telling, told = asyncio.Event(), asyncio.Event()
+        publish = server.hub.publish
+
+        async def slowly(message: Any) -> None:  # the bus takes a while
+            telling.set()
+            await told.wait()
+            await publish(message)
+
+        server.hub.publish = slowly  # type: ignore[method-assign]
+        game: dict[str, Any] = json.loads(json.dumps(live.game_json()))
+        assert game["phase"] == "moving"
+        acting = asyncio.create_task(server.act(
+            users[game["turn"]], room.id, "play", play=random_play(game, random.Random(1))))
+        await telling.wait()  # committed, not yet sent
+        watcher = Socket(users[1])
+        await server.hub.subscribe(watcher, room.id, None)
+        told.set()
+        await acting
+        assert [m["type"] for m in watcher.sent] == ["state"], watcher.sent
+        assert watcher.sent[0]["v"] == live.version
+        later = Socket(users[0])  # a socket greeted after the send is unaffected
+        await server.hub.subscribe(later, room.id, None)
+        assert [m["type"] for m in later.sent] == ["state"]
+        await server.stop()
 
     run(main)

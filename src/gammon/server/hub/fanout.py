@@ -21,12 +21,17 @@ def send_all(room: LiveRoom, message: protocol.ServerMessage, *, chat: bool = Fa
         conn.send_text(text)
 
 
-def broadcast_update(room: LiveRoom, events: list[EventView]) -> None:
+def broadcast_update(room: LiveRoom, events: list[EventView],
+                     greeted: dict[Connection, int] | None = None) -> None:
     """One ``update`` to every subscriber, written once per kind of viewer: the player
-    on turn (with ``legal`` and ``reach`` while moving) and everyone else."""
+    on turn (with ``legal`` and ``reach`` while moving) and everyone else; not to a socket
+    ``greeted`` with a state that already holds these events."""
     now = time.time()
     texts: dict[bool, str] = {}
+    last = events[-1]["v"] if events else 0
     for conn in list(room.subscribers):
+        if greeted and greeted.get(conn, -1) >= last:
+            continue
         on_turn = room.on_turn(conn.user.id)
         text = texts.get(on_turn)
         if text is None:
@@ -47,13 +52,16 @@ def flush(room: LiveRoom) -> None:
     an action and the server's own actions that follow it go out together)."""
     if room.outbox:
         events, room.outbox = room.outbox, []
-        broadcast_update(room, events)
+        greeted, room.greeted = room.greeted, {}
+        broadcast_update(room, events, greeted)
 
 
 def greet(room: LiveRoom, conn: Connection, since: int | None) -> None:
     """What a new subscriber gets first: the ``update`` since version ``since`` when it
     has one the room reached, else its ``state``."""
     now = time.time()
+    if room.outbox:  # stored, not yet sent: the greeting shows them
+        room.greeted[conn] = room.version
     if since is not None and since <= room.version:
         conn.send_text(jsontext.dumps(room.update_message(
             room.events[since:], now, on_turn=room.on_turn(conn.user.id))))

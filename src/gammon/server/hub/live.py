@@ -43,12 +43,16 @@ class Connection(Protocol):
 class LiveRoom(Room):
     """A room held by this process: the pure :class:`~gammon.server.rooms.Room` and what
     serving it takes — the lock its transitions hold, its flag timer, the sockets
-    subscribed to it, and the events stored but not yet sent."""
+    subscribed to it, and the events stored but not yet sent (a transition's commit and its
+flush are apart while it tells the other processes)."""
 
     subscribers: set[Connection] = field(default_factory=set)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     timer: asyncio.TimerHandle | None = None
     outbox: list[EventView] = field(default_factory=list)
+    greeted: dict[Connection, int] = field(default_factory=dict)
+    """Sockets greeted while ``outbox`` held events, with the version their greeting
+    showed: the events up to it are not sent them again (:func:`fanout.flush`)."""
 
 
 Proposal = Callable[[LiveRoom], "A.Action | None"]
