@@ -40,7 +40,7 @@ from gammon.core.position import Position
 from gammon.server import analysis_api, bots, jobs, ops, protocol
 from gammon.server.accounts import COOKIE, Sessions
 from gammon.server.analysis_worker import AnalysisWorker
-from gammon.server.db import Repository, make_engine, migrate, secret_key
+from gammon.server.db import Repository, asyncpg_exceptions, make_engine, migrate, secret_key
 from gammon.server.deck import DeckStore
 from gammon.server.explorer import ChoiceStore, Rollouts
 from gammon.server.hub import Hub, ServiceError
@@ -204,8 +204,10 @@ async def _busy(_request: Request, _error: Exception) -> JSONResponse:
 
 
 def _asyncpg_connection_errors() -> tuple[type[Exception], ...]:
-    from asyncpg import exceptions as pg
-
+    """asyncpg's errors of a connection lost (none without asyncpg: SQLite alone)."""
+    pg = asyncpg_exceptions()
+    if pg is None:
+        return ()
     return (pg.PostgresConnectionError, pg.OperatorInterventionError, pg.InterfaceError)
 
 

@@ -394,20 +394,33 @@ class SeqConflict(Exception):
     """Another writer (another server process) appended this action number first."""
 
 
+def asyncpg_exceptions() -> Any:
+    """asyncpg's exceptions module, or None where asyncpg is not installed (the ``[server]``
+    extra alone serves SQLite, and has no PostgreSQL driver)."""
+    try:
+        from asyncpg import exceptions
+    except ImportError:
+        return None
+    return exceptions
+
+
 def database_unreachable(error: BaseException) -> bool:
     """Whether ``error`` (or an error it came from) is the database server gone or not
     accepting connections — a restart, a failover, the network — rather than a fault in
     a statement: what failed then changed nothing, and the same request a moment later
     may succeed (``busy``, not ``internal``)."""
-    from asyncpg import exceptions as pg
-
+    gone: tuple[type[BaseException], ...] = (ConnectionError,)
+    interface: tuple[type[BaseException], ...] = ()
+    pg = asyncpg_exceptions()
+    if pg is not None:
+        gone += (pg.PostgresConnectionError, pg.CannotConnectNowError, pg.AdminShutdownError,
+                 pg.CrashShutdownError)
+        interface = (pg.InterfaceError,)
     seen: BaseException | None = error
     while seen is not None:
-        if isinstance(seen, (ConnectionError, pg.PostgresConnectionError,
-                             pg.CannotConnectNowError, pg.AdminShutdownError,
-                             pg.CrashShutdownError)):
+        if isinstance(seen, gone):
             return True
-        if isinstance(seen, pg.InterfaceError) and "closed" in str(seen):
+        if isinstance(seen, interface) and "closed" in str(seen):
             return True  # asyncpg: "connection is closed"
         if isinstance(seen, sa.exc.DBAPIError) and seen.connection_invalidated:
             return True
