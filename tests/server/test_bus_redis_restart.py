@@ -5,11 +5,13 @@ more: every match with its players on two processes stopped, with no error anywh
 Two hubs share one database (both stores) and a Redis server of the test's own — a real
 one, restarted here without touching the Redis the other tests use. Now the bus subscribes
 again by itself and the rooms then catch up with the log (what was published while Redis
-was away is lost).
+was away is lost); the lobby's watchers are then told the open games and their challenges
+again, read from the database.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import shutil
@@ -24,9 +26,10 @@ import pytest
 from gammon.server.bus_messages import Resync, parse
 from gammon.server.db import User
 from gammon.server.pubsub import RESYNC, RedisBus
+from gammon.views import MatchConfig
 from tests.server.conftest import run_async as run
 from tests.server.helpers import random_play
-from tests.server.test_hub import Server, Socket
+from tests.server.test_hub import Server, Socket, two_players
 from tests.server.test_stale_room import a_started_match, until
 
 
@@ -128,5 +131,40 @@ def test_after_redis_restarts_the_other_process_hears_every_action_again(
         finally:
             await watching.stop()
             await acting.stop()
+
+    run(main)
+
+
+def test_after_redis_is_back_the_lobby_watchers_hear_what_they_missed(
+        database_url: str, own_redis: OwnRedis) -> None:
+    async def main() -> None:
+        making = await Server(database_url, own_redis.url).start()
+        watching = await Server(database_url, own_redis.url).start()
+        try:
+            users = await two_players(making)
+            watcher = Socket(users[1])  # follows the lobby on the other process
+
+            def games() -> list[str]:
+                lobby = [m for m in watcher.sent if m["type"] == "lobby"]
+                return [g["id"] for g in lobby[-1]["games"]] if lobby else []
+
+            def challenged() -> list[str]:
+                told = [m for m in watcher.sent if m["type"] == "challenges"]
+                return [g["id"] for g in told[-1]["received"]] if told else []
+
+            watching.lobby.watch(watcher)
+            await until(lambda: any(m["type"] == "lobby" for m in watcher.sent))
+            own_redis.stop()  # what is published now is lost
+            public = await making.lobby.create(users[0], MatchConfig(kind="match", length=3))
+            reserved = await making.lobby.create(users[0], MatchConfig(kind="single"),
+                                                 reserved_for=users[1].id)
+            await asyncio.sleep(0.5)
+            assert public.id not in games() and reserved.id not in challenged()
+            own_redis.start()
+            await until(lambda: public.id in games() and reserved.id in challenged(),
+                        seconds=20)
+        finally:
+            await watching.stop()
+            await making.stop()
 
     run(main)

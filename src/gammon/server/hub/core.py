@@ -235,6 +235,15 @@ class Hub:
         cap = self.settings.shed_matches_in_play
         return self.settings.shed_load and cap > 0 and self.in_play() >= cap
 
+    def _resync_lobby(self) -> None:
+        """Tell the lobby's watchers again what lost messages would have told them: the
+        open games, each one's challenges and place in Play now, read from the database."""
+        self.on_lobby()
+        users = sorted({conn.user.id for conn in self.lobby_watchers})
+        if users:
+            self.on_challenges(users)
+            self.on_seeks(users, None)
+
     async def _resync_all(self) -> None:
         for room in list(self.rooms.values()):
             async with room.lock:
@@ -257,6 +266,7 @@ class Hub:
         match message:
             case Resync():  # a process (re)started, or this one's bus lost messages
                 self.spawn(self._resync_all())
+                self._resync_lobby()
             case LobbyChanged():
                 self.on_lobby()
             case ChallengesChanged(users=users):
