@@ -173,6 +173,15 @@ async def two_players(server: Server) -> tuple[User, User]:
             await server.repo.create_user("boris", "user"))
 
 
+async def a_match_in_play(server: Server) -> tuple[LiveRoom, tuple[User, User]]:
+    """A 3-point match of two new players, made and joined in ``server``: its room there,
+    and the players."""
+    users = await two_players(server)
+    room = await server.lobby.create(users[0], MatchConfig(kind="match", length=3))
+    await server.lobby.join(users[1], room.id)
+    return await server.room(room.id), users
+
+
 async def resign_the_first_game(server: Server, match_id: str, users: tuple[User, User]
                                 ) -> None:
     """The player on turn resigns a single game; the other accepts (the game ends, the
@@ -307,15 +316,12 @@ def test_loading_a_log_that_ends_before_an_automatic_step_finishes_it(
 
     async def main() -> None:
         server = await Server(database_url, redis_url).start()
-        users = await two_players(server)
-        room = await server.lobby.create(users[0], MatchConfig(kind="match", length=3))
-        await server.lobby.join(users[1], room.id)
-        live = await server.room(room.id)
-        assert live.match is not None
-        turn = live.match.game.turn
-        await _append_as_an_older_version(server.repo, live, A.OfferResign(turn, Level.SINGLE))
-        live.replay(protocol.action_json(A.OfferResign(turn, Level.SINGLE)), time.time())
-        await _append_as_an_older_version(server.repo, live, A.AcceptResign(1 - turn))
+        room, users = await a_match_in_play(server)
+        assert room.match is not None
+        turn = room.match.game.turn
+        await _append_as_an_older_version(server.repo, room, A.OfferResign(turn, Level.SINGLE))
+        room.replay(protocol.action_json(A.OfferResign(turn, Level.SINGLE)), time.time())
+        await _append_as_an_older_version(server.repo, room, A.AcceptResign(1 - turn))
         await server.die()
 
         first, second = Server(database_url, redis_url), Server(database_url, redis_url)
@@ -349,10 +355,7 @@ def test_a_socket_greeted_between_a_commit_and_its_send_gets_no_event_twice(
     as that action's answer)."""
     async def main() -> None:
         server = await Server(database_url, redis_url).start()
-        users = await two_players(server)
-        room = await server.lobby.create(users[0], MatchConfig(kind="match", length=3))
-        await server.lobby.join(users[1], room.id)
-        live = await server.room(room.id)
+        room, users = await a_match_in_play(server)
         telling, told = asyncio.Event(), asyncio.Event()
         publish = server.hub.publish
 
@@ -362,7 +365,7 @@ def test_a_socket_greeted_between_a_commit_and_its_send_gets_no_event_twice(
             await publish(message)
 
         server.hub.publish = slowly  # type: ignore[method-assign]
-        game: dict[str, Any] = json.loads(json.dumps(live.game_json()))
+        game: dict[str, Any] = json.loads(json.dumps(room.game_json()))
         assert game["phase"] == "moving"
         acting = asyncio.create_task(server.act(
             users[game["turn"]], room.id, "play", play=random_play(game, random.Random(1))))
@@ -372,7 +375,7 @@ def test_a_socket_greeted_between_a_commit_and_its_send_gets_no_event_twice(
         told.set()
         await acting
         assert [m["type"] for m in watcher.sent] == ["state"], watcher.sent
-        assert watcher.sent[0]["v"] == live.version
+        assert watcher.sent[0]["v"] == room.version
         later = Socket(users[0])  # a socket greeted after the send is unaffected
         await server.hub.subscribe(later, room.id, None)
         assert [m["type"] for m in later.sent] == ["state"]
