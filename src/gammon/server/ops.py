@@ -460,8 +460,7 @@ class Ops(Observer):
         """Read the gauges of ``hub``'s rooms, and count the database's errors."""
         self.hub = hub
         metrics = self.metrics
-        metrics.active_matches.read = lambda: sum(
-            1 for room in hub.rooms.values() if room.status == "playing")
+        metrics.active_matches.read = lambda: hub.in_play(at_most_old=0.0)
         metrics.draining.read = lambda: float(self.draining)
         event.listen(hub.repo.engine.sync_engine, "handle_error",
                      lambda context: metrics.database_errors.inc())

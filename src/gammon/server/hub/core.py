@@ -220,11 +220,12 @@ class Hub:
     def position_ids(self, room: LiveRoom) -> frozenset[str]:
         return self.registry.position_ids(room)
 
-    def in_play(self) -> int:
-        """How many matches in play this process holds (counted again at most every 0.1 s:
-        the admission asks at every create and join)."""
+    def in_play(self, *, at_most_old: float = 0.1) -> int:
+        """How many matches in play this process holds, counted again when the last count
+        is more than ``at_most_old`` seconds old (the admission asks at every create and
+        join; the metric, at each scrape, wants it now)."""
         now = time.monotonic()
-        if now - self._in_play[1] >= 0.1:
+        if now - self._in_play[1] >= at_most_old:
             self._in_play = (sum(1 for room in self.rooms.values()
                                  if room.status == "playing"), now)
         return self._in_play[0]

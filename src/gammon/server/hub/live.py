@@ -43,8 +43,8 @@ class Connection(Protocol):
 class LiveRoom(Room):
     """A room held by this process: the pure :class:`~gammon.server.rooms.Room` and what
     serving it takes — the lock its transitions hold, its flag timer, the sockets
-    subscribed to it, and the events stored but not yet sent (a transition's commit and its
-flush are apart while it tells the other processes)."""
+    subscribed to it, and the events stored but not yet sent (a transition's commit and
+    its flush are apart while it tells the other processes)."""
 
     subscribers: set[Connection] = field(default_factory=set)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
