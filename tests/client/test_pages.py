@@ -36,7 +36,9 @@ def test_the_page_can_be_switched_to_corsican_and_keeps_it(pages: Pages) -> None
     start_bot_match(page)
     assert page.inner_text("[data-act=resign]") == "Rinuncià"
     page.reload()
-    page.wait_for_function("document.documentElement.lang === 'co'")
+    # the language is set once its strings are in, and the nav is drawn again just after
+    page.wait_for_function("document.documentElement.lang === 'co' && document"
+                           ".querySelector('nav [data-route=lobby]')?.innerText === 'Ghjucà'")
     assert page.inner_text("nav [data-route=lobby]") == "Ghjucà"
 
 
