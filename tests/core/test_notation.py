@@ -27,6 +27,12 @@ START = Position.initial()
         ([Move(23, 20), Move(8, 5), Move(5, 2), Move(5, 2)], "23/20 8/2 5/2"),
         ([Move(6, 1, True), Move(8, 6)], "8/1*"),
         ([Move(10, 7, True), Move(13, 10)], "13/7*"),
+        # two checkers landing on a blot: the one played first hit it, and the text is the
+        # same whichever that was (the hit on the higher source, as GNU Backgammon writes)
+        ([Move(8, 7, True), Move(13, 7)], "13/7* 8/7"),
+        ([Move(13, 7, True), Move(8, 7)], "13/7* 8/7"),
+        ([Move(3, 1, True), Move(6, 1)], "6/1* 3/1"),
+        ([Move(24, 22, True), Move(25, 22)], "bar/22* 24/22"),
         ([], ""),
     ],
 )
@@ -111,6 +117,14 @@ GNUBG_PLAYS = [
     ("d3cHAABsBwAAAA", "64", "5/1 5/off", "d3cHAADZAgAAAA"),
     ("mwOBBDu8dwMAAA", "33", "6/off(2)", "mwOBBDu8dwAAAA"),
 ]
+
+
+def test_a_blot_hit_by_either_of_two_checkers_reads_as_gnu_backgammon_writes_it() -> None:
+    # GNU Backgammon 1.07's hint for 61 in 4HPwIDDgc/ABMA (a blot on our 7 point) lists
+    # its best play as "13/7* 8/7", whichever of the two checkers is moved first
+    position = Position.from_id("4HPwIDDgc/ABMA")
+    for typed in ("13/7 8/7", "8/7* 13/7", "13/7* 8/7"):
+        assert parse_play(position, Roll(6, 1), typed).notation() == "13/7* 8/7"
 
 
 @pytest.mark.parametrize(("position_id", "dice", "text", "after"), GNUBG_PLAYS)

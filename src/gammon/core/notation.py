@@ -42,7 +42,8 @@ def _chains(moves: Sequence[Move]) -> list[tuple[list[int], list[bool]]]:
     order they were played in: ``5/2 5/2 8/5 23/20`` and the generator's
     ``23/20 8/5 5/2 5/2`` are both ``23/20 8/2 5/2``."""
     chains: list[tuple[list[int], list[bool]]] = []
-    for move in sorted(moves, key=lambda m: (-m.source, -m.destination, m.hit)):
+    for move in sorted(_hit_by_the_highest(moves),
+                       key=lambda m: (-m.source, -m.destination, m.hit)):
         for points, hits in chains:
             if points[-1] == move.source and move.source != 0:
                 points.append(move.destination)
@@ -51,6 +52,24 @@ def _chains(moves: Sequence[Move]) -> list[tuple[list[int], list[bool]]]:
         else:
             chains.append(([move.source, move.destination], [False, move.hit]))
     return chains
+
+
+def _hit_by_the_highest(moves: Sequence[Move]) -> list[Move]:
+    """The moves with each hit marked on the highest-sourced move that lands on the point
+    (as GNU Backgammon writes ``13/7* 8/7``). Which of two checkers landing on one point
+    hit its blot depends only on which was played first, so ``8/7* 13/7`` and
+    ``13/7* 8/7`` are one play and must read alike."""
+    hit_points = {move.destination for move in moves if move.hit}
+    if not hit_points:
+        return list(moves)
+    highest = {point: max(m.source for m in moves if m.destination == point)
+               for point in hit_points}
+    marked: list[Move] = []
+    for move in moves:
+        hits = (move.destination in hit_points and move.source == highest[move.destination]
+                and move.destination not in {m.destination for m in marked if m.hit})
+        marked.append(move if move.hit == hits else Move(move.source, move.destination, hits))
+    return marked
 
 
 def _point_name(point: int) -> str:
