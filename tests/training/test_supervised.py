@@ -431,6 +431,42 @@ def test_fit_learns_the_labels_and_resumes(shards: Path, tmp_path: Path) -> None
             log=lambda line: None)
 
 
+def test_an_adam_fit_learns_the_labels_and_resumes_where_it_stopped(
+        shards: Path, tmp_path: Path) -> None:
+    """With Adam the fit lowers the held-out cross-entropy too; a fit stopped after its
+    first epoch (its checkpoint holds Adam's moments) and run again ends with the weights
+    of one never stopped; other settings are refused."""
+    run = FitRun(epochs=2, alpha=0.003, holdout=0.2, seed=1, benchmark_pairs=0, min_class=1,
+                 rank_weight=2.0, optimiser="adam", batch=16)
+    lines: list[str] = []
+    straight = fit(LABELLER, shards, tmp_path / "straight.npz", run, log=lines.append)
+    first = float(re.findall(r"held-out cross-entropy ([0-9.]+)", lines[1])[0])
+    last = float(re.findall(r"held out ([0-9.]+)", lines[-1])[0])
+    assert last < first
+
+    class Stopped(Exception):
+        pass
+
+    def stop_at_the_second_epoch(line: str) -> None:
+        if line.startswith("epoch 2/"):
+            raise Stopped  # after epoch 2's work, before its checkpoint
+
+    with pytest.raises(Stopped):
+        fit(LABELLER, shards, tmp_path / "resumed.npz", run, log=stop_at_the_second_epoch)
+    lines = []
+    resumed = fit(LABELLER, shards, tmp_path / "resumed.npz", run, log=lines.append)
+    assert lines[0] == f"resuming {tmp_path / 'resumed.npz'} after epoch 1"
+    for a, b in zip(straight.arrays(), resumed.arrays(), strict=True):
+        np.testing.assert_array_equal(a, b)
+    start = NetworkPair.load(LABELLER)
+    assert not np.array_equal(straight.contact.hidden_weights, start.contact.hidden_weights)
+    with pytest.raises(ValueError, match="was fitted with"):
+        fit(LABELLER, shards, tmp_path / "resumed.npz", FitRun(**{**run.__dict__, "epochs": 3}),
+            log=lambda line: None)
+    with pytest.raises(ValueError, match="sgd or adam"):
+        fit(LABELLER, shards, tmp_path / "other.npz", FitRun(optimiser="lbfgs"))
+
+
 def test_a_class_with_too_few_positions_is_left_as_it_is(shards: Path, tmp_path: Path) -> None:
     """Only classes with at least ``min_class`` training positions are fitted; the others'
     networks come out unchanged."""

@@ -202,6 +202,7 @@ def cmd_train(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
             FitRun(epochs=args.epochs, alpha=args.alpha_start, seed=args.seed,
                    shards=None if args.shards is None else tuple(args.shards),
                    min_class=args.min_class, rank_weight=args.rank_weight,
+                   optimiser=args.optimiser, batch=args.batch,
                    classes=None if args.classes is None else tuple(args.classes)),
             log=log))
     if args.stage == "prune":
@@ -339,6 +340,12 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--rank-weight", type=float, default=0.0,
                        help="fit: weight of each candidate's equity relative to the other "
                             "candidates of its decision (0: cross-entropy alone)")
+    train.add_argument("--optimiser", choices=("sgd", "adam"), default="sgd",
+                       help="fit: per-position SGD at --alpha-start, or Adam on minibatches "
+                            "of whole decisions, its step peaking at --alpha-start and "
+                            "decaying to 0 over the epochs")
+    train.add_argument("--batch", type=int, default=512,
+                       help="fit with Adam: positions per minibatch (whole decisions)")
     train.add_argument("--prune-hidden", type=int, default=16,
                        help="prune: hidden units of the pruning network")
     train.add_argument("--crashed-hidden", type=int, default=64,

@@ -75,6 +75,7 @@ from gammon.engine.network import (
     invert,
 )
 from gammon.engine.playout import INITIAL, MAX_PLIES, end_turn, noisy_choice, roll_plays
+from gammon.training.adam import AdamState, ClassFit, cosine_rate, encode_rows
 from gammon.training.label_sets import (
     load_groups,
     load_shards,
@@ -488,6 +489,11 @@ class FitRun:
     # weight of the candidates' equities relative to their decision's mean (0: plain
     # cross-entropy, positions held out one by one; otherwise whole decisions held out)
     rank_weight: float = 0.0
+    # "sgd": per-position SGD at ``alpha`` in the engine's kernels; "adam": minibatches of
+    # whole decisions (about ``batch`` positions), Adam at a peak ``alpha`` decaying to 0
+    # over the fit (gammon.training.adam)
+    optimiser: str = "sgd"
+    batch: int = 512
 
 
 def fit(start: Path, directory: Path | Sequence[Path], path: Path, run: FitRun,
@@ -531,6 +537,10 @@ def fit(start: Path, directory: Path | Sequence[Path], path: Path, run: FitRun,
                 "seed": run.seed, "min_class": run.min_class}
     if run.rank_weight:
         settings["rank_weight"] = run.rank_weight
+    if run.optimiser not in ("sgd", "adam"):
+        raise ValueError(f"the optimiser is sgd or adam, not {run.optimiser!r}")
+    if run.optimiser == "adam":  # the step's schedule spans the epochs
+        settings |= {"optimiser": run.optimiser, "batch": run.batch, "epochs": run.epochs}
     if run.classes is not None:
         unknown = set(run.classes) - set(CLASS_NAMES)
         if unknown:
@@ -590,9 +600,15 @@ def fit(start: Path, directory: Path | Sequence[Path], path: Path, run: FitRun,
         f"cross-entropy {mean_cross_entropy(arrays, boards, labels64, held):.5f} "
         f"({by_class()}), {relative()}")
     train_sorted, train_starts = group_slices(group_of, train_rows)
+    adam_fits = (_adam_fits(nets, boards, labels64, group_of, train_sorted, kinds, fitted, path,
+                            run) if run.optimiser == "adam" else [])
     for epoch in range(done + 1, run.epochs + 1):
         shuffle = np.random.default_rng(run.seed * 1_000_003 + epoch)
-        if run.rank_weight:
+        if adam_fits:
+            losses = [one.epoch(shuffle, run.batch, rate, run.rank_weight)
+                      for one, rate in adam_fits]
+            train_loss = float(np.mean(losses))
+        elif run.rank_weight:
             order = shuffle.permutation(len(train_starts) - 1)
             train_loss = fit_epoch_grouped(arrays, boards, labels64, train_sorted,
                                            train_starts, order, run.alpha, run.rank_weight)
@@ -602,11 +618,40 @@ def fit(start: Path, directory: Path | Sequence[Path], path: Path, run: FitRun,
         held_loss = mean_cross_entropy(arrays, boards, labels64, held)
         log(f"epoch {epoch}/{run.epochs}: training {train_loss:.5f}, held out {held_loss:.5f} "
             f"({by_class()}), {relative()}")
-        nets.save(path, epochs_done=epoch, heldout_cross_entropy=held_loss, **settings)
+        moments = {key: value for i, (one, _) in enumerate(adam_fits)
+                   for key, value in one.state.arrays(f"adam{i}").items()}
+        nets.save(path, epochs_done=epoch, heldout_cross_entropy=held_loss, **settings,
+                  **moments)  # Adam's moments in the checkpoint: saved with it, atomically
     if run.benchmark_pairs:
         mean, half = pubeval_score(nets, run.benchmark_pairs, seed=999)
         log(f"  vs pubeval ({2 * run.benchmark_pairs} games): {mean:+.3f} ± {half:.3f} ppg")
     return nets
+
+
+def _adam_fits(nets: NetworkPair, boards: np.ndarray, labels: np.ndarray,
+               group_of: np.ndarray, train_sorted: np.ndarray, kinds: np.ndarray,
+               fitted: np.ndarray, path: Path, run: FitRun
+               ) -> list[tuple[ClassFit, Callable[[int], float]]]:
+    """A :class:`ClassFit` for each class fitted (its training rows in decision order),
+    with its learning rate by step; the moments of a stopped fit restored."""
+    if nets.crashed is None:
+        raise ValueError("the Adam fit encodes the expert feature set's inputs only")
+    fits = []
+    for kind, name in enumerate(CLASS_NAMES):
+        if not fitted[kind]:
+            continue
+        rows = train_sorted[kinds[train_sorted] == kind]
+        changes = np.flatnonzero(np.diff(group_of[rows])) + 1
+        starts = np.concatenate([[0], changes, [len(rows)]]).astype(np.int64)
+        one = ClassFit(nets.networks()[name], encode_rows(boards[rows], kind == RACE),
+                       labels[rows].astype(np.float32), starts)
+        steps = run.epochs * len(one.batches(np.random.default_rng(0), run.batch))
+        fits.append((one, cosine_rate(run.alpha, steps)))
+    if path.exists():  # a stopped fit: its moments are in its checkpoint
+        with np.load(path) as data:
+            for i, (one, _) in enumerate(fits):
+                one.state = AdamState.load(data, f"meta_adam{i}")
+    return fits
 
 
 # -- the pruning network ------------------------------------------------------------------------
