@@ -12,7 +12,8 @@ fresh seed per decision, shared by its candidates, as the label stage does), and
 - the noise of one label, absolute and relative to its decision: the root mean square of
   the difference between the two labels, divided by √2;
 - the networks' relative error against the stored labels and against the fresh ones (the
-  networks were fitted to the stored ones, never to the fresh);
+  networks were fitted to the stored ones, never to the fresh; ``--networks`` judges other
+  networks than the labeller);
 - the networks' relative error against the labeller's expectation (the labels without their
   noise): the square root of (error against the fresh labels)² − (one label's noise)².
   If it is small beside the noise, the held-out error of a fit is the labels' noise and
@@ -112,6 +113,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1,
                         help="draws the decisions and the fresh dice")
     parser.add_argument("--weights", type=Path, default=WEIGHTS, help="the set's labeller")
+    parser.add_argument("--networks", type=Path, default=None,
+                        help="the networks whose distance from the labels is shown "
+                             "(default: the labeller's)")
     args = parser.parse_args(argv)
 
     labeller, games, truncate, pruned = labeller_settings(args.data)
@@ -162,6 +166,13 @@ def main(argv: list[str] | None = None) -> int:
     keys = table[:, 0].astype(int)
     starts = np.concatenate([[0], np.nonzero(np.diff(keys))[0] + 1, [len(keys)]])
     rows = table[:, 1:]
+    if args.networks is not None:  # the same candidates, in the order they were written
+        written = np.concatenate([order[bounds[g]:bounds[g + 1]] for g in picked])[:len(rows)]
+        judged = kernel_arrays(NetworkPair.load(args.networks))
+        for i, row in enumerate(written):
+            evaluate_position(boards[row].astype(np.int8), judged, scratch, networks)
+            rows[i, 2] = EQUITY_WEIGHTS @ networks
+        print(f"the networks: {args.networks}")
     print(f"{len(starts) - 1} decisions ({len(rows):,} candidates) of {args.data.name}, "
           f"labelled again by rollouts of {games} games"
           + (f" truncated after {truncate} plies" if truncate else "")
