@@ -256,6 +256,29 @@ def test_crashed_decisions_keep_the_disagreements_of_crashed_positions(tmp_path:
         label(LABELLER, tmp_path / "x", LabelRun(crashed_decisions=True, crashed_only=True))
 
 
+def test_race_decisions_keep_the_disagreements_of_races_not_yet_bearing_off(
+        tmp_path: Path) -> None:
+    """--race-decisions looks only at the decisions of race positions that are not pure
+    bear-offs: every kept position is a race (no pure bear-off among them: those are
+    exact), labelled by the search, from fewer decisions than the games hold."""
+    run = LabelRun(shards=1, games=6, seed=2, plies=1)  # 3 games meet no such decision
+    label(LABELLER, tmp_path / "all", run, log=lambda line: None)
+    label(LABELLER, tmp_path / "race", LabelRun(**{**run.__dict__, "race_decisions": True}),
+          log=lambda line: None)
+    boards, _ = load_shards(tmp_path / "all")
+    races, labels = load_shards(tmp_path / "race")
+    assert len(races) > 0 and (position_classes(races) == RACE).all()
+    assert not any(is_bearoff_board(board) for board in races)
+    assert (position_classes(boards) != RACE).sum() > 0
+    with np.load(shard_path(tmp_path / "all", 0)) as plain, \
+            np.load(shard_path(tmp_path / "race", 0)) as data:
+        assert 0 < int(data["disagreements"]) <= int(data["decisions"]) < int(plain["decisions"])
+        assert data["meta_race_decisions"].item() is True
+    assert_one_ply_values(races[:10], labels[:10])
+    with pytest.raises(ValueError, match="only one of them"):
+        label(LABELLER, tmp_path / "x", LabelRun(race_decisions=True, crashed_decisions=True))
+
+
 def test_shards_record_the_decision_of_each_candidate(shards: Path) -> None:
     """Each kept position's group is the decision it is a candidate of: the boards of a
     group are different plays of one roll (the mover's pips the same in each unless it

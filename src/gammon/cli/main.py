@@ -224,7 +224,8 @@ def cmd_train(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
                      crashed_only=args.crashed_only, race_only=args.race_only,
                      rollout_games=args.rollout_games, truncate=args.truncate,
                      rollout_pruned=args.rollout_pruned,
-                     crashed_decisions=args.crashed_decisions, cube_only=args.cube_only),
+                     crashed_decisions=args.crashed_decisions, cube_only=args.cube_only,
+                     race_decisions=args.race_decisions),
             log=log))
     if args.stage == "bootstrap":
         if args.start is None:
@@ -322,6 +323,9 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--crashed-decisions", action="store_true",
                        help="label: keep only the positions where search disagrees with "
                             "0-ply in crashed positions (the candidates of each decision)")
+    train.add_argument("--race-decisions", action="store_true",
+                       help="label: keep only the positions where search disagrees with "
+                            "0-ply in race positions that are not pure bear-offs")
     train.add_argument("--rollout-games", type=int, default=0,
                        help="label: label the positions by truncated rollouts of this many "
                             "games (0: by the search at --plies, which still picks them)")

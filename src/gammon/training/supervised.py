@@ -127,7 +127,7 @@ def label_games(nets: KernelArrays, games: int, seed: int, noise: float, plies: 
                 keep: np.ndarray, margin: np.ndarray, crashed_only: bool = False,
                 rollout_games: int = 0, truncate: int = 0, race_only: bool = False,
                 rollout_pruned: bool = False, crashed_decisions: bool = False,
-                cube_only: bool = False
+                cube_only: bool = False, race_decisions: bool = False
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Play ``games`` noisy 0-ply self-play games; returns the kept boards (side on roll),
     their labels at ``plies`` (side on roll's probabilities), the counts [decisions,
@@ -144,7 +144,8 @@ def label_games(nets: KernelArrays, games: int, seed: int, noise: float, plies: 
     truncated after ``truncate`` plies (0: none), their plays chosen with the pruning
     network when ``rollout_pruned``; the candidates of one decision share their dice.
     With ``crashed_decisions`` only the decisions of crashed positions are looked at (the
-    counts are then of those)."""
+    counts are then of those), with ``race_decisions`` only those of race positions that
+    are not pure bear-offs."""
     np.random.seed(seed)
     gen = _movegen.new_scratch()
     level1 = _movegen.new_scratch()
@@ -175,6 +176,8 @@ def label_games(nets: KernelArrays, games: int, seed: int, noise: float, plies: 
                     shallow = i
             looked_at = count > 1 and (not crashed_decisions
                                        or (not is_race(board) and is_crashed(board)))
+            if race_decisions:
+                looked_at = looked_at and is_race(board) and not is_bearoff_board(board)
             if looked_at:
                 counts[0] += 1
             if crashed_only or race_only or cube_only:
@@ -248,13 +251,14 @@ class LabelRun:
     truncate: int = 0  # plies of each rollout game (0: to the end)
     rollout_pruned: bool = False  # rollout plays chosen with the pruning network's help
     crashed_decisions: bool = False  # only the disagreements of crashed positions
+    race_decisions: bool = False  # only the disagreements of race positions
     cube_only: bool = False  # every contact position met where a double is worth a look
 
 
 # LabelRun settings recorded in a shard only when set, so that shards written before a
 # setting existed stay valid
 OPTIONAL_SETTINGS = ("crashed_only", "race_only", "rollout_games", "truncate", "rollout_pruned",
-                     "crashed_decisions", "cube_only")
+                     "crashed_decisions", "cube_only", "race_decisions")
 
 
 def weights_digest(path: Path) -> str:
@@ -270,9 +274,10 @@ def label(weights: Path, directory: Path, run: LabelRun,
         raise ValueError(f"labels come from 1-ply or 2-ply search, not {run.plies}-ply")
     if run.shards < 1 or run.games < 1:
         raise ValueError("shards and games per shard must be positive")
-    if run.crashed_only + run.race_only + run.crashed_decisions + run.cube_only > 1:
-        raise ValueError("a job keeps crashed positions, race positions, crashed decisions "
-                         "or cube positions, only one of them")
+    if (run.crashed_only + run.race_only + run.crashed_decisions + run.cube_only
+            + run.race_decisions > 1):
+        raise ValueError("a job keeps crashed positions, race positions, crashed decisions, "
+                         "race decisions or cube positions, only one of them")
     if run.rollout_games < 0 or run.rollout_games == 1 or run.truncate < 0:
         raise ValueError("a rollout label needs 2 games or more, truncated after 0 "
                          "(to the end) or more plies")
@@ -313,7 +318,7 @@ def _label(weights: Path, directory: Path, run: LabelRun, log: Callable[[str], N
         boards, labels, counts, groups = label_games(
             arrays, run.games, run.seed * 1_000_003 + index, run.noise, run.plies, KEEP,
             MARGIN, run.crashed_only, run.rollout_games, run.truncate, run.race_only,
-            run.rollout_pruned, run.crashed_decisions, run.cube_only)
+            run.rollout_pruned, run.crashed_decisions, run.cube_only, run.race_decisions)
         path = shard_path(directory, index)
         temporary = path.with_suffix(".tmp.npz")
         np.savez_compressed(temporary, boards=boards, labels=labels.astype(np.float32),
@@ -326,7 +331,8 @@ def _label(weights: Path, directory: Path, run: LabelRun, log: Callable[[str], N
             kept = f"{kind} positions in {run.games} games ({counts[0]:,} decisions)"
         else:
             kept = (f"positions from {counts[1]:,} of {counts[0]:,} "
-                    f"{'crashed ' if run.crashed_decisions else ''}decisions where "
+                    f"{'crashed ' if run.crashed_decisions else ''}"
+                    f"{'race ' if run.race_decisions else ''}decisions where "
                     f"{run.plies}-ply disagrees")
         if run.rollout_games:
             kept += (f", labelled by rollouts of {run.rollout_games} games"
