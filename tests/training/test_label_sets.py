@@ -5,6 +5,7 @@ the same bytes."""
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from pathlib import Path
 
@@ -160,6 +161,17 @@ def test_the_manifests_command_makes_the_same_settings(tmp_path: Path) -> None:
            "cube_only": args.cube_only}
     assert {key: value for key, value in run.items() if value} == {
         key: value for key, value in recorded.items() if key != "weights_sha256"}
+
+
+def test_the_manifests_command_names_every_switch_a_shard_recorded() -> None:
+    """Each switch of a labelling job (a True setting of LabelRun) is in the command, as
+    the flag ``gammon train`` reads back to the same setting."""
+    switches = [f.name for f in dataclasses.fields(LabelRun) if f.type in (bool, "bool")]
+    assert "race_decisions" in switches and "rollout_pruned" in switches
+    for switch in switches:
+        command = label_command({**SETTINGS, switch: True}, "w.npz", "training/data/s", 1)
+        args = cli.build_parser().parse_args(command.split()[1:])
+        assert getattr(args, switch) is True, switch
 
 
 COMMITTED = Path(__file__).parents[2] / "training" / "data"

@@ -204,9 +204,8 @@ def label_command(settings: dict[str, object], weights: str, out: str, shards: i
     for name in ("rollout_games", "truncate"):
         if settings.get(name):
             words.append(f"--{name.replace('_', '-')} {settings[name]}")
-    for name in ("crashed_only", "race_only", "rollout_pruned", "crashed_decisions",
-                 "cube_only"):
-        if settings.get(name):
+    for name, value in settings.items():  # the switches: every setting that is True
+        if value is True:
             words.append(f"--{name.replace('_', '-')}")
     return " ".join(words)
 
