@@ -101,12 +101,14 @@ def test_running_out_of_time_loses_the_match(database_url: str, redis_url: str) 
         b.get("/api/me")
         game = a.post("/api/games", json={"kind": "match", "length": 3, "clock": "polish"}
                       ).json()
-        b.post(f"/api/games/{game['id']}/join")
         with a.websocket_connect("/ws") as ws:
             me = Player.over_testclient(ws)
-            state: dict[str, Any] = me.subscribe(game["id"])
-            assert state["clock"]["kind"] == "polish" and state["clock"]["running"] is not None
-            late = state["clock"]["running"]
+            me.subscribe(game["id"])  # before the join: the 0.3 s may run out before a reply
+            b.post(f"/api/games/{game['id']}/join")
+            started: dict[str, Any] = me.wait(lambda m: m["type"] == "update" and (
+                m.get("clock") or {}).get("running") is not None)
+            assert started["clock"]["kind"] == "polish"
+            late = started["clock"]["running"]
             # nobody moves: the 0.3 s move clock runs out, and that side loses the match
             over = me.wait(lambda m: m["type"] == "update" and any(
                 e["type"] == "match_ended" for e in m["events"]))
