@@ -23,8 +23,9 @@ Each interval is a 95% bootstrap over decisions. Rows are appended to a file und
 ``benchmarks/results/`` as they come, and a run with the same arguments resumes.
 
 Run: ``gammon bench label_noise --data training/data/label-roll144t7p-gen9-seed20
---decisions 1000 [--weights FILE]`` (the weights must be the set's labeller; by default
-the shipped networks).
+--decisions 2000 --weights training/checkpoints/td-expert-h256-seed3-gen9-td100k-prune.npz
+[--networks FILE]`` (``--weights`` must be the set's labeller, whose SHA-256 the manifest
+lists; by default the shipped networks).
 """
 
 from __future__ import annotations
