@@ -43,9 +43,9 @@ import numpy as np
 from gammon.core import _movegen
 from gammon.engine import search
 from gammon.engine.evaluate import evaluate_position, kernel_arrays, new_scratch
-from gammon.engine.network import NetworkPair
+from gammon.engine.network import NetworkPair, equity
 from gammon.training.label_sets import load_groups, load_shards, read_manifest
-from gammon.training.supervised import EQUITY_WEIGHTS, group_slices, position_classes
+from gammon.training.supervised import group_slices, position_classes
 
 RESULTS = Path(__file__).parent / "results"
 WEIGHTS = (Path(__file__).resolve().parents[1] / "src" / "gammon" / "engine" / "weights"
@@ -154,9 +154,9 @@ def main(argv: list[str] | None = None) -> int:
                 fresh = search.rollout(board.astype(np.int8), games, truncate, int(seeds[k]),
                                        nets, level, pruned).mean(axis=0)
                 evaluate_position(board.astype(np.int8), nets, scratch, networks)
-                out.write(f"{k} {float(EQUITY_WEIGHTS @ labels[row]):.6f} "
-                          f"{float(EQUITY_WEIGHTS @ fresh):.6f} "
-                          f"{float(EQUITY_WEIGHTS @ networks):.6f} "
+                out.write(f"{k} {equity(labels[row]):.6f} "
+                          f"{equity(fresh):.6f} "
+                          f"{equity(networks):.6f} "
                           f"{int(position_classes(board[None].astype(np.int8))[0])}\n")
             out.flush()
             if (k + 1) % 50 == 0:
@@ -172,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
         judged = kernel_arrays(NetworkPair.load(args.networks))
         for i, row in enumerate(written):
             evaluate_position(boards[row].astype(np.int8), judged, scratch, networks)
-            rows[i, 2] = EQUITY_WEIGHTS @ networks
+            rows[i, 2] = equity(networks)
         print(f"the networks: {args.networks}")
     print(f"{len(starts) - 1} decisions ({len(rows):,} candidates) of {args.data.name}, "
           f"labelled again by rollouts of {games} games"

@@ -34,16 +34,16 @@ def test_encoded_rows_are_the_inputs_the_engine_evaluates() -> None:
             np.testing.assert_array_equal(row, inputs[:width])
 
 
-def small_fit(rank_weight_rows: list[int], seed: int = 3) -> ClassFit:
+def small_fit(sizes: list[int], seed: int = 3) -> ClassFit:
     """A float64 network of 6 inputs and 4 hidden units with decisions of the sizes given,
     random inputs (some zero) and labels strictly between 0 and 1."""
     rng = np.random.default_rng(seed)
     net = Network(rng.normal(0, 0.7, (6, 4)), rng.normal(0, 0.3, 4),
                   rng.normal(0, 0.7, (4, 5)), rng.normal(0, 0.3, 5))
-    rows = sum(rank_weight_rows)
+    rows = sum(sizes)
     inputs = rng.random((rows, 6)) * (rng.random((rows, 6)) < 0.6)
     labels = rng.uniform(0.05, 0.95, (rows, 5))
-    starts = np.concatenate([[0], np.cumsum(rank_weight_rows)])
+    starts = np.concatenate([[0], np.cumsum(sizes)])
     return ClassFit(net, inputs, labels, starts)
 
 

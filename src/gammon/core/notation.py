@@ -66,8 +66,9 @@ def _hit_by_the_highest(moves: Sequence[Move]) -> list[Move]:
                for point in hit_points}
     marked: list[Move] = []
     for move in moves:
-        hits = (move.destination in hit_points and move.source == highest[move.destination]
-                and move.destination not in {m.destination for m in marked if m.hit})
+        hits = move.destination in hit_points and move.source == highest[move.destination]
+        if hits:
+            hit_points.discard(move.destination)  # one hit a point, on one of equal moves
         marked.append(move if move.hit == hits else Move(move.source, move.destination, hits))
     return marked
 

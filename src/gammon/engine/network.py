@@ -278,6 +278,10 @@ def make_consistent(p: np.ndarray) -> None:
         p[LOSE_BACKGAMMON] = p[LOSE_GAMMON]
 
 
+# d equity / d output: the weights of the five probabilities in the cubeless money equity
+EQUITY_WEIGHTS = np.array([2.0, 1.0, 1.0, -1.0, -1.0])
+
+
 @_jit
 def equity(p: np.ndarray) -> float:
     """Cubeless money equity of the five probabilities."""

@@ -24,10 +24,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gammon.engine.expert import CONTACT_INPUTS, RACE_INPUTS, encode_contact, encode_race
-from gammon.engine.network import OUTPUTS, Network, _jit
+from gammon.engine.network import EQUITY_WEIGHTS, Network, _jit
 
-# d equity / d output: the cubeless money equity's weights of the five probabilities
-EQUITY_WEIGHTS = np.array([2.0, 1.0, 1.0, -1.0, -1.0], dtype=np.float32)
 BETA1, BETA2, EPSILON = 0.9, 0.999, 1e-8
 
 
@@ -47,27 +45,6 @@ def encode_rows(boards: np.ndarray, race: bool) -> np.ndarray:
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
     return 0.5 * (1.0 + np.tanh(0.5 * x))  # overflow-free, float32 in and out
-
-
-def outputs(net: Network, inputs: np.ndarray, chunk: int = 8192) -> np.ndarray:
-    """The network's five outputs for each row of ``inputs``."""
-    w1, b1, w2, b2 = net.arrays()
-    parts = [_sigmoid(_sigmoid(inputs[a:a + chunk] @ w1 + b1) @ w2 + b2)
-             for a in range(0, len(inputs), chunk)]
-    return np.concatenate(parts) if parts else np.zeros((0, OUTPUTS), dtype=np.float32)
-
-
-def relative_error(net: Network, inputs: np.ndarray, labels: np.ndarray,
-                   starts: np.ndarray) -> float:
-    """Root mean square, over the candidates of decisions of two or more (rows
-    ``starts[g]`` to ``starts[g + 1]``), of the equity error relative to the decision's
-    mean error."""
-    miss = (outputs(net, inputs) - labels) @ EQUITY_WEIGHTS
-    sizes = np.diff(starts)
-    group = np.repeat(np.arange(len(sizes)), sizes)
-    relative = miss - (np.bincount(group, miss, len(sizes)) / np.maximum(sizes, 1))[group]
-    counted = sizes[group] >= 2
-    return float(np.sqrt(np.mean(relative[counted] ** 2))) if counted.any() else 0.0
 
 
 @dataclass
@@ -140,7 +117,7 @@ class ClassFit:
         loss = -np.sum(target * np.log(clipped) + (1 - target) * np.log(1 - clipped))
         delta = out - target  # the cross-entropy's gradient at the outputs' sums
         if rank_weight:
-            miss = delta @ EQUITY_WEIGHTS.astype(delta.dtype)
+            miss = delta @ EQUITY_WEIGHTS
             group = np.repeat(np.arange(len(sizes)), sizes)
             relative = miss - (np.bincount(group, miss, len(sizes)) / sizes)[group]
             delta += (2.0 * rank_weight * relative)[:, None] * EQUITY_WEIGHTS * out * (1 - out)

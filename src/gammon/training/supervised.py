@@ -65,6 +65,7 @@ from gammon.engine.expert import (
 )
 from gammon.engine.features import is_race
 from gammon.engine.network import (
+    EQUITY_WEIGHTS,
     MAX_INPUTS,
     OUTPUTS,
     Arrays,
@@ -359,8 +360,6 @@ def fit_epoch(nets: KernelArrays, boards: np.ndarray, labels: np.ndarray, order:
     return fit_epoch_grouped(nets, boards, labels, order, singles, singles[:-1], alpha, 0.0)
 
 
-# d equity / d output: the cubeless money equity's weights of the five probabilities
-EQUITY_WEIGHTS = np.array([2.0, 1.0, 1.0, -1.0, -1.0])
 
 
 @_jit
