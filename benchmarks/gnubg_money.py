@@ -3,8 +3,11 @@
 GNU Backgammon plays one side at its own 0-ply (``--gnubg-ply``; its net, no noise) with
 ``set cube use off`` and ``set jacoby off`` (gammons and backgammons count), rolls the dice
 and scores each game; gammon plays the other side through ``gammon external`` at
-``--level`` (``expert``: the 0-ply net, no noise) and never resigns, so every game is played
+``--level`` (``expert``: the 0-ply net, no noise) with ``--no-cube`` (every play valued
+cubeless, as a game without a cube is played) and never resigns, so every game is played
 out (gnubg may still resign a backgammon, which it accepts for gammon: the same result).
+Runs before ``--no-cube`` existed (results files named ``gnubg-money-cubeless-…``) had
+gammon value its plays as if a centred cube were in play.
 
 Duplicate dice (``benchmarks/gnubg_play.py``, shared with ``gnubg_matches``): pair ``p``
 plays two one-game money sessions after the same ``set seed SEED*1000003+p``, gammon as
@@ -165,12 +168,12 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"GNU Backgammon is not installed ({GNUBG})")
 
     pairs = args.games // 2
-    extra = ["--no-resign"]
+    extra = ["--no-resign", "--no-cube"]
     tag = ""
     if args.weights is not None:
         extra += ["--weights", str(args.weights)]
         tag = "-w" + hashlib.sha256(args.weights.read_bytes()).hexdigest()[:12]
-    store = args.results or RESULTS / (f"gnubg-money-cubeless-{args.level}"
+    store = args.results or RESULTS / (f"gnubg-money-nocube-{args.level}"
                                        f"-vs-gnubg{args.gnubg_ply}ply-seed{args.seed}{tag}.txt")
     print(f"gammon ({args.level}) vs GNU Backgammon {args.gnubg_ply}-ply, cubeless money, "
           f"{2 * pairs} games on duplicate dice, seed {args.seed}: {store}", flush=True)

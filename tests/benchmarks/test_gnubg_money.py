@@ -37,7 +37,7 @@ def dice_in_mat(text: str) -> list[tuple[int, int]]:
 
 @pytest.fixture(scope="module")
 def port() -> Iterator[int]:
-    with play.external_server("expert", 0, 11, ["--no-resign"]) as found:
+    with play.external_server("expert", 0, 11, ["--no-resign", "--no-cube"]) as found:
         yield found
 
 

@@ -183,3 +183,25 @@ def test_each_kind_of_decision_gets_its_answer(server: tuple[subprocess.Popen[st
         assert state.roll is not None
         parse_play(state.position, state.roll, ask(crawford))
         assert ask("board:nonsense").startswith("Error: a board line has 52 fields")
+
+
+def test_with_the_cube_off_every_play_is_valued_cubeless() -> None:
+    """gnubg's line under ``set cube use off`` still says both sides may double, so
+    ``--no-cube`` is what tells the player: its view has no cube in use and it plays the
+    best play by cubeless money equity (the engine's ranking without a context)."""
+    from gammon.cli.external import ExternalPlayer
+    from gammon.engine.cube import CubeInfo
+    from gammon.engine.matchbot import MatchBot
+    from gammon.engine.player import Engine
+
+    line = BOARDS["money_cube_off_rolled"]
+    board = FibsBoard.parse(line)
+    assert board.player_may_double and board.opponent_may_double
+    state = board.state()
+    assert state.roll is not None
+    engine = Engine.load()
+    cube_off = ExternalPlayer(MatchBot(engine), cube_in_use=False)
+    assert cube_off.cube_info(state) == CubeInfo.money(in_use=False)
+    assert ExternalPlayer(MatchBot(engine)).cube_info(state) == CubeInfo.money()
+    best = engine.rank_plays(state.position, state.roll)[0].play
+    assert parse_play(state.position, state.roll, cube_off.answer(line)) == best

@@ -134,6 +134,33 @@ def test_the_bot_plays_at_the_score_unless_told_to_play_money(engine: Engine) ->
     assert differ > 0  # the score changed some plays: the test can tell the two apart
 
 
+def test_without_a_cube_in_use_a_play_is_worth_its_cubeless_equity() -> None:
+    """A game played without the cube: no side can ever double, so a play's value is its
+    cubeless equity (money: 2p - 1 plus gammons and backgammons, RULES.md's scoring), and
+    owning or centring a cube that is not there changes nothing."""
+    after = Probabilities(0.62, 0.2, 0.01, 0.08, 0.005)  # the mover's chances after a play
+    cubeless = 2 * 0.62 - 1 + 0.2 + 0.01 - 0.08 - 0.005
+    assert play_equity(after, CubeInfo.money(in_use=False), AFTER) == pytest.approx(cubeless)
+    assert play_equity(after, CubeInfo.money(), AFTER) != pytest.approx(cubeless)
+    assert not CubeInfo.money(in_use=False).swap().opponent_may_double()
+
+
+def test_in_a_game_without_the_cube_the_bot_plays_cubeless_money(engine: Engine) -> None:
+    """Money without the cube (the Hungarian traditional game): the bot's every play is
+    the best by cubeless money equity; with the cube in play some plays differ (a centred
+    cube weighs gammons and risk otherwise)."""
+    no_cube = Match.new(Rules(length=0, cube=False))
+    with_cube = Match.new(Rules(length=0))
+    assert cube_info(no_cube, 0) == CubeInfo.money(in_use=False)
+    differ = 0
+    for position, roll in decisions(300, seed=12):
+        money = engine.rank_plays(position, roll)[0].play.position
+        assert choose(engine, position, roll, context=cube_info(no_cube, 0)).position == money
+        differ += choose(engine, position, roll,
+                         context=cube_info(with_cube, 0)).position != money
+    assert differ > 0  # the cube's absence changed some plays: the test tells them apart
+
+
 def test_the_match_bot_plays_at_its_own_view_of_the_score(engine: Engine) -> None:
     """In a whole 5-point match the bot's every play is the best at the score as it sees
     it (its own away count first), and the money-play bot's is the best in money."""

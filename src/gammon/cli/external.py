@@ -16,6 +16,11 @@ backgammon resignation on its behalf and declines every other). An answer that s
 one for every line it cannot read. Every decision is :class:`MatchBot`'s, made as in
 gammon's own matches: the checker play at the score and cube of the match, the cube and
 resignations at ``--ply``.
+
+gnubg's board line says that either side may double even under ``set cube use off``, so
+``--no-cube`` tells the server so: it then values every play cubeless, as a game without a
+cube must be played (with a live cube it would weigh gammons and risk as a centred cube
+does).
 """
 
 from __future__ import annotations
@@ -50,6 +55,7 @@ class ExternalPlayer:
     bot: MatchBot
     beavers: bool = False
     jacoby: bool = False
+    cube_in_use: bool = True
     _last_resign: str | None = field(default=None, init=False, repr=False)
 
     def answer(self, line: str) -> str:
@@ -92,11 +98,12 @@ class ExternalPlayer:
         owner = (Owner.CENTRED if state.cube_owner is None
                  else Owner.ME if state.cube_owner else Owner.OPPONENT)
         if state.is_money:
-            return CubeInfo.money(state.cube, owner, jacoby=self.jacoby, beavers=self.beavers)
+            return CubeInfo.money(state.cube, owner, jacoby=self.jacoby, beavers=self.beavers,
+                                  in_use=self.cube_in_use)
         length = state.match_length
         return CubeInfo.match(length - state.score[0], length - state.score[1], state.cube,
                               owner, crawford=state.crawford,
-                              post_crawford=state.post_crawford)
+                              post_crawford=state.post_crawford, in_use=self.cube_in_use)
 
 
 class ExternalServer:
@@ -198,6 +205,9 @@ def add_external_command(subparsers: Any) -> None:
                           help="money play: beavers are allowed (as set in gnubg)")
     external.add_argument("--jacoby", action="store_true",
                           help="money play: the Jacoby rule is on (as set in gnubg)")
+    external.add_argument("--no-cube", dest="cube", action="store_false",
+                          help="the cube is off in gnubg (set cube use off): value every play "
+                               "cubeless (gnubg's board line does not say so)")
     external.add_argument("--no-resign", dest="resign", action="store_false",
                           help="never offer a resignation")
     external.add_argument("--seed", type=int, default=None,
@@ -223,7 +233,8 @@ def cmd_external(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     bot = MatchBot(Engine.load(args.weights), args.level, plies=args.ply, resign=args.resign,
                    rng=random.Random(args.seed))
-    player = ExternalPlayer(bot, beavers=args.beavers, jacoby=args.jacoby)
+    player = ExternalPlayer(bot, beavers=args.beavers, jacoby=args.jacoby,
+                            cube_in_use=args.cube)
     try:
         asyncio.run(ExternalServer(player).serve(args.bind, args.port, ready=out))
     except KeyboardInterrupt:

@@ -310,7 +310,9 @@ class CubeInfo:
     """The cube, the score and the options, seen from the side on roll before it rolls.
 
     ``score`` is None for money play. ``jacoby`` and ``beavers`` are money options. With a
-    double pending, this is the doubler's view with the cube before the double.
+    double pending, this is the doubler's view with the cube before the double. ``in_use``
+    is False in a game played without the cube (the rules' option, or GNU Backgammon's
+    ``set cube use off``): neither side may ever double, so every value is cubeless.
 
     >>> CubeInfo.match(3, 5).may_double()
     True
@@ -318,6 +320,8 @@ class CubeInfo:
     False
     >>> CubeInfo.match(2, 5, 2, Owner.ME).is_dead_for_me()
     True
+    >>> CubeInfo.money(in_use=False).may_double()
+    False
     """
 
     value: int = 1
@@ -325,6 +329,7 @@ class CubeInfo:
     score: MatchScore | None = None
     jacoby: bool = False
     beavers: bool = False
+    in_use: bool = True
 
     def __post_init__(self) -> None:
         if (isinstance(self.value, bool) or not isinstance(self.value, int)
@@ -349,17 +354,19 @@ class CubeInfo:
 
     @classmethod
     def money(cls, value: int = 1, owner: Owner | str = Owner.CENTRED, *, jacoby: bool = False,
-              beavers: bool = False) -> CubeInfo:
-        """A money game."""
-        return cls(value, Owner(owner), None, jacoby, beavers)
+              beavers: bool = False, in_use: bool = True) -> CubeInfo:
+        """A money game (``in_use=False``: played without the cube)."""
+        return cls(value, Owner(owner), None, jacoby, beavers, in_use)
 
     @classmethod
     def match(cls, away_me: int, away_opp: int, value: int = 1,
               owner: Owner | str = Owner.CENTRED, *, crawford: bool = False,
-              post_crawford: bool = False) -> CubeInfo:
+              post_crawford: bool = False, in_use: bool = True) -> CubeInfo:
         """A match game; the side on roll needs ``away_me`` points, the opponent ``away_opp``
-        (one side 1-away: the Crawford game unless ``post_crawford``)."""
-        return cls(value, Owner(owner), MatchScore(away_me, away_opp, crawford, post_crawford))
+        (one side 1-away: the Crawford game unless ``post_crawford``; ``in_use=False``: a
+        match played without the cube)."""
+        return cls(value, Owner(owner), MatchScore(away_me, away_opp, crawford, post_crawford),
+                   in_use=in_use)
 
     @classmethod
     def from_match_key(cls, key: MatchKey, *, beavers: bool = False) -> CubeInfo:
@@ -390,7 +397,7 @@ class CubeInfo:
         return counted_level(level, jacoby=self.jacoby, centred=self.owner is Owner.CENTRED)
 
     def _may(self, holder: Owner) -> bool:
-        if self.score is not None and self.score.crawford:
+        if not self.in_use or (self.score is not None and self.score.crawford):
             return False
         # the core's rule, with the side on roll as player 0
         cube = Cube(self.value, None if self.owner is Owner.CENTRED else
@@ -432,7 +439,7 @@ class CubeInfo:
         owner = {Owner.CENTRED: Owner.CENTRED, Owner.ME: Owner.OPPONENT,
                  Owner.OPPONENT: Owner.ME}[self.owner]
         score = None if self.score is None else self.score.swap()
-        return CubeInfo(self.value, owner, score, self.jacoby, self.beavers)
+        return CubeInfo(self.value, owner, score, self.jacoby, self.beavers, self.in_use)
 
     def describe(self) -> str:
         """One line: the score and the cube, e.g. ``'money, cube 1 centred'``."""
@@ -444,6 +451,8 @@ class CubeInfo:
             game = f"{s.away_me}-away/{s.away_opp}-away" + (
                 " (Crawford game)" if s.crawford else " (post-Crawford)" if s.post_crawford
                 else "")
+        if not self.in_use:
+            return f"{game}, no cube"
         holder = "centred" if self.owner is Owner.CENTRED else f"owned by {self.owner}"
         return f"{game}, cube {self.value} {holder}"
 

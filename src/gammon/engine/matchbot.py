@@ -71,7 +71,8 @@ class Player(Protocol):
 
 
 def cube_info(match: Match, player: int) -> CubeInfo:
-    """The cube and score as ``player`` sees them (for the engine's cube functions)."""
+    """The cube and score as ``player`` sees them (for the engine's cube functions); in a
+    game played without the cube, a cube out of use: every value is cubeless."""
     game = match.game
     cube = game.cube
     if cube.owner is None:
@@ -80,10 +81,12 @@ def cube_info(match: Match, player: int) -> CubeInfo:
         owner = Owner.ME if cube.owner == player else Owner.OPPONENT
     rules = match.rules
     if rules.is_money:
-        return CubeInfo.money(cube.value, owner, jacoby=rules.jacoby, beavers=rules.beavers)
+        return CubeInfo.money(cube.value, owner, jacoby=rules.jacoby, beavers=rules.beavers,
+                              in_use=rules.cube)
     return CubeInfo.match(rules.length - match.score[player],
                           rules.length - match.score[1 - player], cube.value, owner,
-                          crawford=game.crawford, post_crawford=match.is_post_crawford)
+                          crawford=game.crawford, post_crawford=match.is_post_crawford,
+                          in_use=rules.cube)
 
 
 @dataclass
