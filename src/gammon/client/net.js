@@ -21,14 +21,38 @@ export class ApiError extends Error {
   }
 }
 
-export async function api(method, path, body) {
+/** How often `api` asks again after a 503 refusal that says when to (`Retry-After`), and
+ *  the longest wait it accepts, in seconds: a server shedding load refuses with `busy` and
+ *  changes nothing (PROTOCOL.md), so the same request may simply be sent again. */
+export const BUSY_RETRIES = 2;
+export const BUSY_MAX_WAIT_S = 10;
+
+/** The wait, in ms, a refusal asks for: its `Retry-After` in seconds, or null (none, a date,
+ *  or longer than BUSY_MAX_WAIT_S). */
+export function retryAfterMs(response) {
+  if (response.status !== 503) return null;
+  const header = (response.headers.get("retry-after") || "").trim();
+  if (!/^\d+$/.test(header)) return null;
+  const seconds = Number(header);
+  return seconds <= BUSY_MAX_WAIT_S ? seconds * 1000 : null;
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export async function api(method, path, body, { retries = BUSY_RETRIES, wait = sleep } = {}) {
   /** @type {RequestInit & {headers: Record<string, string>}} */
   const init = { method, credentials: "same-origin", headers: {} };
   if (body !== undefined) {
     init.headers["content-type"] = "application/json";
     init.body = JSON.stringify(body);
   }
-  const response = await fetch(path, init);
+  let response = await fetch(path, init);
+  for (let left = retries; left > 0; left--) {
+    const ms = retryAfterMs(response);
+    if (ms === null) break;
+    await wait(ms);
+    response = await fetch(path, init);
+  }
   const type = response.headers.get("content-type") || "";
   const data = type.includes("json") ? await response.json() : await response.text();
   if (!response.ok) {
