@@ -44,7 +44,7 @@ from gammon.engine import search
 from gammon.engine.evaluate import KernelArrays, kernel_arrays, new_scratch, swap_board
 from gammon.engine.network import NetworkPair, equity
 from gammon.engine.player import MoveFilter
-from reference import CLASSES, RESULTS, Cache, bootstrap, positions
+from reference import CLASSES, RESULTS, Cache, bootstrap, play_rows, positions
 
 
 def parse_rollouts(text: str) -> list[tuple[int, int]]:
@@ -133,11 +133,10 @@ def main(argv: list[str] | None = None) -> int:
     kind = CLASSES.index(args.kind)
     decisions = np.nonzero(positions_set.kinds == kind)[0][:args.decisions]
     cache = Cache(args.cache, positions_set, 2)
-    rows = np.concatenate([np.arange(positions_set.start[d], positions_set.start[d + 1])
-                           for d in decisions])
-    if len(cache.missing(rows)):
+    missing = cache.missing(play_rows(positions_set, decisions))
+    if len(missing):
         raise SystemExit(f"{cache.path} lacks GNU Backgammon's 2-ply equities of "
-                         f"{len(cache.missing(rows)):,} of these plays: run gammon bench "
+                         f"{len(missing):,} of these plays: run gammon bench "
                          f"reference --gnubg-ply 2 on the set first")
     grade = cache.results[:, 5].astype(np.float64)
     weights = args.weights or positions.shipped_weights()
