@@ -6,8 +6,9 @@ file each and list them in the manifest beside them:
 
 Each FOLDER becomes FOLDER.npz (gammon.training.label_sets.pack); FOLDER/../MANIFEST.tsv
 gets its SHA-256, its shard and position counts, the labeller's SHA-256 and the command
-that writes the shards again (the labeller named by whichever --labellers file has that
-SHA-256). The shard folders are left in place: remove them once the packed file is kept.
+that writes the shards again (the labeller, and any teachers, named by whichever
+--labellers file has that SHA-256). The shard folders are left in place: remove them once
+the packed file is kept.
 """
 
 from __future__ import annotations
@@ -44,8 +45,10 @@ def main() -> None:
         packed = pack(folder)
         labeller = str(settings["weights_sha256"])
         weights = by_digest.get(labeller)
+        teachers = [str(by_digest.get(digest, f"WEIGHTS-{digest[:12]}"))
+                    for digest in str(settings.get("teachers_sha256", "")).split(",") if digest]
         command = label_command(settings, str(weights) if weights else f"WEIGHTS-{labeller[:12]}",
-                                str(folder), shards)
+                                str(folder), shards, teachers)
         command += f" && python scripts/pack_label_sets.py {folder}"
         with np.load(packed) as data:
             positions = len(data["boards"])

@@ -174,6 +174,14 @@ def test_the_manifests_command_names_every_switch_a_shard_recorded() -> None:
         assert getattr(args, switch) is True, switch
 
 
+def test_the_manifests_command_names_the_teachers_in_their_order() -> None:
+    """A set labelled by teachers lists them in its command, as --teachers reads them."""
+    command = label_command({**SETTINGS, "teachers_sha256": "a,b"}, "w.npz", "training/data/s",
+                            1, ["t1.npz", "t2.npz"])
+    args = cli.build_parser().parse_args(command.split()[1:])
+    assert args.teachers == ["t1.npz", "t2.npz"] and args.start == "w.npz"
+
+
 COMMITTED = Path(__file__).parents[2] / "training" / "data"
 
 

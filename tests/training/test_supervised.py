@@ -12,6 +12,8 @@ import pytest
 
 import gammon.cli.main as cli
 from gammon.core import _movegen
+from gammon.core.dice import Roll
+from gammon.core.moves import legal_plays
 from gammon.core.position import Position
 from gammon.engine import evaluate, search
 from gammon.engine.bearoff import is_bearoff_board
@@ -23,8 +25,9 @@ from gammon.engine.evaluate import (
     network_for,
     new_scratch,
 )
-from gammon.engine.expert import CRASHED, PRUNE_INPUTS, RACE
+from gammon.engine.expert import CONTACT, CRASHED, PRUNE_INPUTS, RACE
 from gammon.engine.network import MAX_INPUTS, Network, NetworkPair, equity, forward
+from gammon.engine.player import Engine
 from gammon.training.label_sets import infer_groups, load_groups, load_shards, shard_path
 from gammon.training.supervised import (
     FitRun,
@@ -526,6 +529,64 @@ def test_only_the_chosen_classes_are_fitted(shards: Path, tmp_path: Path) -> Non
     assert not np.array_equal(result.race.hidden_weights, start.race.hidden_weights)
     with pytest.raises(ValueError, match="no class bearoff"):
         fit(LABELLER, shards, tmp_path / "x.npz", FitRun(classes=("bearoff",)))
+
+
+def test_teacher_labels_are_the_teachers_mean_for_every_candidate_leaving_contact(
+        tmp_path: Path) -> None:
+    """With teachers, every legal play of each decision that leaves a contact position is
+    kept (the opponent on roll), labelled by the mean of the teachers' 0-ply probabilities
+    as the engine's own evaluator gives them; other teachers' shards are refused."""
+    teachers = (str(LABELLER), str(UNPRUNED))
+    run = LabelRun(shards=1, games=2, seed=3, teachers=teachers)
+    label(LABELLER, tmp_path, run, log=lambda line: None)
+    boards, labels = load_shards(tmp_path)
+    groups = load_groups(tmp_path)
+    assert len(boards) > 100 and (position_classes(boards) == CONTACT).all()
+    engines = [Engine.load(path) for path in teachers]
+    for board, got in zip(boards[::37], labels[::37], strict=True):
+        position = Position.from_board(board)
+        mean = np.mean([engine.evaluate(position).as_tuple() for engine in engines], axis=0)
+        np.testing.assert_allclose(got, mean, atol=1e-6)
+    # the first decision is the opening roll's: its candidates are that roll's legal plays
+    opening = {bytes(b) for b in boards[groups == groups[0]]}
+    rolls = [Roll(a, b) for a in range(1, 7) for b in range(a + 1, 7)]
+    left = [{bytes(play.next_position.array()) for play in
+             legal_plays(Position.initial(), roll)} for roll in rolls]
+    assert opening in left
+    with np.load(shard_path(tmp_path, 0)) as data:
+        assert int(data["disagreements"]) == len(boards)  # here: the positions kept
+        assert int(data["decisions"]) == len(np.unique(groups))
+    with pytest.raises(ValueError, match="was made with"):
+        label(LABELLER, tmp_path, LabelRun(shards=2, games=2, seed=3, teachers=teachers[:1]),
+              log=lambda line: None)
+    with pytest.raises(ValueError, match="no rollouts"):
+        label(LABELLER, tmp_path / "x", LabelRun(teachers=teachers, rollout_games=144))
+
+
+def test_a_fresh_fit_starts_from_random_weights_drawn_from_its_seed(
+        shards: Path, tmp_path: Path) -> None:
+    """--fresh: the chosen classes' networks start from random weights of their size drawn
+    from the seed, so the start's own weights of those classes do not matter, while its
+    other classes come through unchanged; it needs the classes named."""
+    start = NetworkPair.load(LABELLER)
+    other = start.copy()
+    other.contact.hidden_weights += 0.5  # another start, the same shapes
+    other.save(tmp_path / "other.npz")
+    run = FitRun(epochs=1, alpha=0.003, seed=4, benchmark_pairs=0, min_class=2,
+                 classes=("contact",), fresh=True)
+    first = fit(LABELLER, shards, tmp_path / "a.npz", run, log=lambda line: None)
+    second = fit(tmp_path / "other.npz", shards, tmp_path / "b.npz", run, log=lambda line: None)
+    for a, b in zip(first.contact.arrays(), second.contact.arrays(), strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert first.contact.hidden == start.contact.hidden
+    fitted_from_start = fit(LABELLER, shards, tmp_path / "c.npz",
+                            FitRun(**{**run.__dict__, "fresh": False}), log=lambda line: None)
+    assert not np.allclose(first.contact.hidden_weights, fitted_from_start.contact.hidden_weights,
+                           atol=0.01)
+    for a, b in zip(first.race.arrays(), start.race.arrays(), strict=True):
+        np.testing.assert_array_equal(a, b)
+    with pytest.raises(ValueError, match="names the classes"):
+        fit(LABELLER, shards, tmp_path / "d.npz", FitRun(fresh=True))
 
 
 def test_cli_stages(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

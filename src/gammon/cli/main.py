@@ -202,7 +202,7 @@ def cmd_train(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
             FitRun(epochs=args.epochs, alpha=args.alpha_start, seed=args.seed,
                    shards=None if args.shards is None else tuple(args.shards),
                    min_class=args.min_class, rank_weight=args.rank_weight,
-                   optimiser=args.optimiser, batch=args.batch,
+                   optimiser=args.optimiser, batch=args.batch, fresh=args.fresh,
                    classes=None if args.classes is None else tuple(args.classes)),
             log=log))
     if args.stage == "prune":
@@ -225,7 +225,8 @@ def cmd_train(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
                      rollout_games=args.rollout_games, truncate=args.truncate,
                      rollout_pruned=args.rollout_pruned,
                      crashed_decisions=args.crashed_decisions, cube_only=args.cube_only,
-                     race_decisions=args.race_decisions),
+                     race_decisions=args.race_decisions,
+                     teachers=tuple(args.teachers or ())),
             log=log))
     if args.stage == "bootstrap":
         if args.start is None:
@@ -335,6 +336,13 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--rollout-pruned", action="store_true",
                        help="label: choose the rollouts' plays as the search's inner plies "
                             "do, the pruning network's best few fully evaluated (faster)")
+    train.add_argument("--teachers", nargs="+", metavar="WEIGHTS",
+                       help="label: label every candidate of every decision that leaves a "
+                            "contact position by the mean of these networks' 0-ply "
+                            "probabilities (--from only plays the games)")
+    train.add_argument("--fresh", action="store_true",
+                       help="fit: the --classes networks start from random weights drawn "
+                            "from --seed, not from --from's (teachers for --teachers)")
     train.add_argument("--min-class", type=int, default=300,
                        help="fit: a class's network is fitted only on at least this many "
                             "positions of it")

@@ -20,6 +20,7 @@ import hashlib
 import itertools
 import re
 import zipfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -195,12 +196,16 @@ def shard_settings(path: Path) -> dict[str, object]:
         return {name[5:]: data[name].item() for name in data.files if name.startswith("meta_")}
 
 
-def label_command(settings: dict[str, object], weights: str, out: str, shards: int) -> str:
+def label_command(settings: dict[str, object], weights: str, out: str, shards: int,
+                  teachers: Sequence[str] = ()) -> str:
     """The ``gammon train --stage label`` command that writes shards of these settings
-    (:func:`shard_settings`) again, bit for bit, from the labeller ``weights``."""
+    (:func:`shard_settings`) again, bit for bit, from the labeller ``weights`` (and the
+    ``teachers``, files of the digests the settings record, in their order)."""
     words = ["gammon train --stage label", f"--from {weights}", f"--out {out}",
              f"--shards {shards}", f"--games {settings['games']}", f"--seed {settings['seed']}",
              f"--noise {settings['noise']}", f"--plies {settings['plies']}"]
+    if teachers:
+        words.append("--teachers " + " ".join(teachers))
     for name in ("rollout_games", "truncate"):
         if settings.get(name):
             words.append(f"--{name.replace('_', '-')} {settings[name]}")

@@ -254,12 +254,15 @@ class LabelRun:
     crashed_decisions: bool = False  # only the disagreements of crashed positions
     race_decisions: bool = False  # only the disagreements of race positions
     cube_only: bool = False  # every contact position met where a double is worth a look
+    # label every candidate of every decision that leaves a contact position by the mean
+    # of these networks' 0-ply probabilities (files; the labeller only plays the games)
+    teachers: tuple[str, ...] = ()
 
 
 # LabelRun settings recorded in a shard only when set, so that shards written before a
 # setting existed stay valid
 OPTIONAL_SETTINGS = ("crashed_only", "race_only", "rollout_games", "truncate", "rollout_pruned",
-                     "crashed_decisions", "cube_only", "race_decisions")
+                     "crashed_decisions", "cube_only", "race_decisions", "teachers_sha256")
 
 
 def weights_digest(path: Path) -> str:
@@ -284,6 +287,10 @@ def label(weights: Path, directory: Path, run: LabelRun,
                          "(to the end) or more plies")
     if run.rollout_pruned and not run.rollout_games:
         raise ValueError("--rollout-pruned applies to rollout labels (--rollout-games)")
+    if run.teachers and (run.rollout_games or run.crashed_only or run.race_only
+                         or run.crashed_decisions or run.cube_only or run.race_decisions):
+        raise ValueError("teachers label every contact decision's candidates themselves: "
+                         "no rollouts, and no other choice of positions")
     packed = packed_path(directory)
     if packed.exists() and not shard_paths(directory):
         raise ValueError(f"{packed} holds this label set packed: label into another folder "
@@ -296,6 +303,8 @@ def _label(weights: Path, directory: Path, run: LabelRun, log: Callable[[str], N
     # Every shard records what determines it (a job may be extended to more shards).
     settings = {**asdict(run), "weights_sha256": weights_digest(weights)}
     del settings["shards"]
+    teachers = settings.pop("teachers")
+    settings["teachers_sha256"] = ",".join(weights_digest(Path(t)) for t in teachers)
     for optional in OPTIONAL_SETTINGS:
         if not settings[optional]:  # shards written before the setting existed stay valid
             del settings[optional]
@@ -313,13 +322,18 @@ def _label(weights: Path, directory: Path, run: LabelRun, log: Callable[[str], N
     if done:
         log(f"resuming {directory} after {done} shard(s)")
     arrays = kernel_arrays(NetworkPair.load(weights))
+    teachers = [kernel_arrays(NetworkPair.load(Path(t))) for t in run.teachers]
     written = 0
     for index in range(done, run.shards):
         began = time.perf_counter()
-        boards, labels, counts, groups = label_games(
-            arrays, run.games, run.seed * 1_000_003 + index, run.noise, run.plies, KEEP,
-            MARGIN, run.crashed_only, run.rollout_games, run.truncate, run.race_only,
-            run.rollout_pruned, run.crashed_decisions, run.cube_only, run.race_decisions)
+        if teachers:
+            boards, labels, counts, groups = teacher_games(
+                arrays, teachers, run.games, run.seed * 1_000_003 + index, run.noise)
+        else:
+            boards, labels, counts, groups = label_games(
+                arrays, run.games, run.seed * 1_000_003 + index, run.noise, run.plies, KEEP,
+                MARGIN, run.crashed_only, run.rollout_games, run.truncate, run.race_only,
+                run.rollout_pruned, run.crashed_decisions, run.cube_only, run.race_decisions)
         path = shard_path(directory, index)
         temporary = path.with_suffix(".tmp.npz")
         np.savez_compressed(temporary, boards=boards, labels=labels.astype(np.float32),
@@ -327,7 +341,10 @@ def _label(weights: Path, directory: Path, run: LabelRun, log: Callable[[str], N
                             **{f"meta_{key}": value for key, value in settings.items()})
         temporary.replace(path)
         written += 1
-        if run.crashed_only or run.race_only or run.cube_only:
+        if teachers:
+            kept = (f"positions of {counts[0]:,} decisions, labelled by the mean of "
+                    f"{len(teachers)} networks")
+        elif run.crashed_only or run.race_only or run.cube_only:
             kind = "crashed" if run.crashed_only else "race" if run.race_only else "cube"
             kept = f"{kind} positions in {run.games} games ({counts[0]:,} decisions)"
         else:
@@ -499,6 +516,10 @@ class FitRun:
     # over the fit (gammon.training.adam)
     optimiser: str = "sgd"
     batch: int = 512
+    # the chosen classes' networks start from random weights (``Network.random`` of their
+    # size, drawn from ``seed``) instead of ``start``'s: independent networks of the same
+    # labels, whose mean is a better teacher than any one of them (``LabelRun.teachers``)
+    fresh: bool = False
 
 
 def fit(start: Path, directory: Path | Sequence[Path], path: Path, run: FitRun,
@@ -544,6 +565,10 @@ def fit(start: Path, directory: Path | Sequence[Path], path: Path, run: FitRun,
         settings["rank_weight"] = run.rank_weight
     if run.optimiser not in ("sgd", "adam"):
         raise ValueError(f"the optimiser is sgd or adam, not {run.optimiser!r}")
+    if run.fresh:
+        if run.classes is None:
+            raise ValueError("a fit from random weights names the classes to start afresh")
+        settings["fresh"] = True
     if run.optimiser == "adam":  # the step's schedule spans the epochs
         settings |= {"optimiser": run.optimiser, "batch": run.batch, "epochs": run.epochs}
     if run.classes is not None:
@@ -564,6 +589,10 @@ def fit(start: Path, directory: Path | Sequence[Path], path: Path, run: FitRun,
         log(f"resuming {path} after epoch {done}")
     else:
         nets = NetworkPair.load(start)
+        if run.fresh:
+            for name, net in nets.networks().items():
+                if name in (run.classes or ()):
+                    setattr(nets, name, Network.random(net.hidden, run.seed, net.inputs))
     arrays = kernel_arrays(nets)  # the kernels update these arrays in place
     kinds = position_classes(boards)
     if nets.crashed is None:
@@ -657,6 +686,44 @@ def _adam_fits(nets: NetworkPair, boards: np.ndarray, labels: np.ndarray,
             for i, (one, _) in enumerate(fits):
                 one.state = AdamState.load(data, f"meta_adam{i}")
     return fits
+
+
+# -- labels from several networks -------------------------------------------------------------
+
+
+@_jit
+def _add_probabilities(boards: np.ndarray, nets: KernelArrays, out: np.ndarray) -> None:
+    """``out[k] +=`` the networks' probabilities of ``boards[k]`` (its side on roll)."""
+    scratch = new_scratch()
+    probs = np.empty(OUTPUTS, dtype=np.float64)
+    for k in range(len(boards)):
+        evaluate_position(boards[k], nets, scratch, probs)
+        for j in range(OUTPUTS):
+            out[k, j] += probs[j]
+
+
+def teacher_labels(boards: np.ndarray, teachers: Sequence[KernelArrays]) -> np.ndarray:
+    """The mean of the ``teachers``' 0-ply probabilities of each board (its side on roll).
+    Networks fitted independently to the same noisy labels err differently, so their mean
+    chooses better than any one of them; one network fitted to that mean learns part of
+    the difference (docs/journal/training-journal.md, 2026-12-07, afternoon)."""
+    labels = np.zeros((len(boards), OUTPUTS), dtype=np.float64)
+    for nets in teachers:
+        _add_probabilities(boards, nets, labels)
+    return labels / len(teachers)
+
+
+def teacher_games(nets: KernelArrays, teachers: Sequence[KernelArrays], games: int, seed: int,
+                  noise: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Noisy 0-ply self-play by ``nets`` (:func:`prune_positions`): every candidate play of
+    every decision that leaves a contact position, as that position (opponent on roll),
+    labelled by :func:`teacher_labels`. Returns the boards, labels, the counts
+    [decisions, positions] and each position's decision number."""
+    boards, _, decision = prune_positions(nets, games, seed, noise)
+    contact = position_classes(boards) == CONTACT
+    boards, decision = boards[contact], decision[contact]
+    counts = np.array([len(np.unique(decision)), len(boards)], dtype=np.int64)
+    return boards, teacher_labels(boards, teachers), counts, decision.astype(np.int32)
 
 
 # -- the pruning network ------------------------------------------------------------------------
