@@ -78,8 +78,10 @@ from types import ModuleType
 import numpy as np
 
 from gammon.core.position import Position
-from gammon.engine.evaluate import kernel_arrays
-from gammon.engine.network import NetworkPair
+from gammon.engine import search
+from gammon.engine.evaluate import kernel_arrays, new_scratch
+from gammon.engine.network import NetworkPair, equity
+from gammon.engine.player import MoveFilter
 
 BENCHMARKS = Path(__file__).resolve().parent
 RESULTS = BENCHMARKS / "results"
@@ -365,6 +367,29 @@ def our_choices(positions_set: object, nets: tuple[np.ndarray, ...], plies: int,
     return np.array(chosen, dtype=np.int64)
 
 
+def mean_choices(positions_set: object, weight_files: Sequence[Path],
+                 decisions: np.ndarray) -> np.ndarray:
+    """The play with the best mean 0-ply equity over several networks in each decision:
+    their probabilities averaged, as ``gammon train --stage label --teachers`` labels."""
+    start, plays = positions_set.start, positions_set.plays  # type: ignore[attr-defined]
+    sums = [np.zeros(start[d + 1] - start[d]) for d in decisions]
+    move_filter = MoveFilter()
+    keep = np.array(move_filter.keep, dtype=np.int64)
+    margin = np.array(move_filter.margin, dtype=np.float64)
+    levels = search.new_levels()
+    for path in weight_files:
+        nets = kernel_arrays(NetworkPair.load(path))
+        scratch = new_scratch()
+        for i, d in enumerate(decisions):
+            count = len(sums[i])
+            probs = np.empty((count, 5), dtype=np.float64)
+            depth = np.empty(count, dtype=np.int64)
+            search.rank_plays(plays[start[d]:start[d + 1]], count, 0, keep, margin, nets,
+                              scratch, levels[1], levels[2], probs, depth)
+            sums[i] += [equity(row) for row in probs]
+    return np.array([int(np.argmax(total)) for total in sums], dtype=np.int64)
+
+
 def bootstrap(values: np.ndarray, seed: int = 0,
               samples: int = BOOTSTRAP_SAMPLES) -> tuple[float, float, float]:
     """Mean and the 95% percentile bootstrap interval of the mean (decisions resampled)."""
@@ -440,6 +465,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="our networks (default: the shipped ones)")
     parser.add_argument("--ply", type=int, choices=[0, 1, 2], default=0,
                         help="our search depth (default 0)")
+    parser.add_argument("--mean-of", type=Path, nargs="+", default=None, metavar="WEIGHTS",
+                        help="choose at 0-ply by the mean of these networks' probabilities "
+                             "(the teachers of gammon train --teachers), not by --weights")
     parser.add_argument("--baseline", type=Path, default=None,
                         help="also grade these networks at --ply and print the paired "
                              "difference")
@@ -469,6 +497,8 @@ def main(argv: list[str] | None = None) -> int:
     for name in ("gnubg_jobs", "chunk", "jobs"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1")
+    if args.mean_of is not None and (args.ply != 0 or args.weights is not None):
+        parser.error("--mean-of chooses at 0-ply in place of --weights")
     context = args.context if args.context is not None else ([0] if args.gnubg_ply > 0 else [])
     context = [p for p in context if p != args.gnubg_ply]
 
@@ -497,12 +527,21 @@ def main(argv: list[str] | None = None) -> int:
     start = positions_set.start
 
     weights = args.weights or positions.shipped_weights()
-    nets = kernel_arrays(NetworkPair.load(weights))
     started = time.perf_counter()
-    ours = errors_of(grade, start, decisions,
-                     our_choices(positions_set, nets, args.ply, decisions, args.jobs))
+    if args.mean_of is not None:
+        ours = errors_of(grade, start, decisions,
+                         mean_choices(positions_set, args.mean_of, decisions))
+        short_name = f"the mean of {len(args.mean_of)} networks"
+        ours_name = short_name + " (" + ", ".join(
+            f"{path.name} {positions.file_hash(path)}" for path in args.mean_of) + ")"
+    else:
+        nets = kernel_arrays(NetworkPair.load(weights))
+        ours = errors_of(grade, start, decisions,
+                         our_choices(positions_set, nets, args.ply, decisions, args.jobs))
+        short_name = weights.name
+        ours_name = f"{weights.name} ({positions.file_hash(weights)})"
     elapsed = time.perf_counter() - started
-    print(f"\n{weights.name} ({positions.file_hash(weights)}) at {args.ply}-ply, graded by "
+    print(f"\n{ours_name} at {args.ply}-ply, graded by "
           f"GNU Backgammon {args.gnubg_ply}-ply (error = its best play's equity - ours; "
           f"choices {elapsed:.0f} s):")
     for line in error_lines(ours, kinds):
@@ -523,11 +562,11 @@ def main(argv: list[str] | None = None) -> int:
         base = errors_of(grade, start, decisions,
                          our_choices(positions_set, base_nets, args.ply, decisions, args.jobs))
         print(f"\npaired against {args.baseline.name} ({positions.file_hash(args.baseline)}) "
-              f"at {args.ply}-ply (mpt; negative: {weights.name} is better)")
+              f"at {args.ply}-ply (mpt; negative: ours is better)")
         for line in paired_lines(ours, base, kinds):
             print(line)
     mean, low, high = bootstrap(1000 * ours)
-    print(f"\n{weights.name} {args.ply}-ply against GNU Backgammon {args.gnubg_ply}-ply on "
+    print(f"\n{short_name} {args.ply}-ply against GNU Backgammon {args.gnubg_ply}-ply on "
           f"{positions_set.meta['name']}: {mean:.1f} [{low:.1f}, {high:.1f}] mpt per decision "
           f"over {len(ours):,} decisions")
     return 0

@@ -15,6 +15,7 @@ import pytest
 from gammon.core.position import Position
 from gammon.engine.evaluate import kernel_arrays
 from gammon.engine.network import NetworkPair
+from gammon.engine.player import Engine
 from tests.benchmarks.load import benchmark
 
 reference = benchmark("reference")
@@ -159,6 +160,33 @@ def test_per_class_takes_the_first_decisions_of_each_class() -> None:
     for k in range(3):
         assert list(chosen[s.kinds[chosen] == k]) == list(np.flatnonzero(s.kinds == k)[:5])
     assert list(reference.select(s, 7, None)) == list(range(7))
+
+
+def test_the_mean_of_networks_chooses_the_play_best_on_their_mean_equity(
+        tmp_path: Path) -> None:
+    """--mean-of picks, in each decision, the play whose equity averaged over the networks
+    is highest, each network's equity of a play taken here from the engine's evaluator (the
+    position the play leaves, the opponent on roll, turned round)."""
+    s = positions.PositionSet.load(positions.DEFAULT_SET).prefix(40)
+    checkpoints = Path(__file__).parents[2] / "training/checkpoints"
+    files = [positions.shipped_weights(),
+             checkpoints / "td-expert-h256-seed3-g4m-rank1-td100k-prune.npz"]
+    engines = [Engine.load(path) for path in files]
+    decisions = np.arange(len(s))
+    expected = []
+    for d in decisions:
+        plays = s.plays[s.start[d]:s.start[d + 1]]
+        means = [np.mean([-engine.evaluate(Position.from_board(play).swap()).equity
+                          for engine in engines]) for play in plays]
+        expected.append(int(np.argmax(means)))
+    chosen = reference.mean_choices(s, files, decisions)
+    np.testing.assert_array_equal(chosen, expected)
+    for path in files:  # the mean is neither network alone on these decisions
+        alone = reference.our_choices(s, kernel_arrays(NetworkPair.load(path)), 0, decisions, 1)
+        assert (alone != chosen).any()
+    with pytest.raises(SystemExit):
+        reference.main(["--set", str(tiny_set(tmp_path)), "--mean-of", str(files[0]),
+                        "--ply", "1"])
 
 
 def test_without_gnubg_a_full_cache_grades_and_an_empty_one_says_what_is_missing(
