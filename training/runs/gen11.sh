@@ -11,10 +11,13 @@
 #      0.003, 60 epochs, rank weight 2 (committed: training/checkpoints/teacher-*.npz);
 #   2. labels: noisy 0-ply self-play by the tenth, every candidate of every decision that
 #      leaves a contact position, labelled by the mean of the tenth and the three
-#      (--teachers): 40 shards of 100 games, about 2.9 million positions (not committed:
-#      this step makes them again in a few minutes);
-#   3. the tenth's contact network fitted to them: Adam, peak step 0.002, 16 epochs, rank
-#      weight 4;
+#      (--teachers), brought decision by decision to the tenth's level: 40 shards of 100
+#      games, about 2.9 million positions (not committed: this step makes them again in a
+#      few minutes);
+#   3. the tenth's contact network fitted to them and to the cube positions of
+#      label-cube-roll144t7p-gen6-seed16 and label-cube-2ply-gen6-seed17 (81,727 positions
+#      where a double is close, rolled out or searched: they hold its level there), Adam,
+#      peak step 0.002, 16 epochs, rank weight 4;
 #   4. its own pruning network.
 # Each step is skipped when its output exists, so running it again resumes it. Then
 # training/runs/candidate-bench.sh.
@@ -41,13 +44,17 @@ for seed in 11 12 13; do
     fi
     TEACHERS+=("$out")
 done
-LABELS=training/data/label-teachers4-gen10-seed101
+LABELS=training/data/label-teachers4-level-gen10-seed102
 $G train --stage label --from "$TENTH" --teachers "${TEACHERS[@]}" --out $LABELS --shards 40 \
-    --games 100 --seed 101 --noise 0.05 > $LABELS.log 2>&1
+    --games 100 --seed 102 --noise 0.05 >> $LABELS.log 2>&1
+# the cube positions rolled out and searched (absolute labels): without them the fit learns
+# the teachers' differences and drifts in level where doubles are decided (its 2-ply cube
+# lost +1.5 mEMG a decision more than the tenth's against GNU 2-ply)
+CUBE_SETS="training/data/label-cube-roll144t7p-gen6-seed16 training/data/label-cube-2ply-gen6-seed17"
 OUT=$C/td-expert-h256-seed3-gen11
 LOG=training/td-expert-h256-seed3-gen11
 if [ ! -f $OUT.npz ]; then
-    $G train --stage fit --from "$TENTH" --data $LABELS --classes contact --out $OUT.tmp.npz \
+    $G train --stage fit --from "$TENTH" --data $LABELS $CUBE_SETS --classes contact --out $OUT.tmp.npz \
         --epochs 16 --alpha-start 0.002 --seed 1 --rank-weight 4 --optimiser adam > $LOG.log 2>&1
     mv $OUT.tmp.npz $OUT.npz
 fi
