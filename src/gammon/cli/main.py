@@ -339,7 +339,7 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--teachers", nargs="+", metavar="WEIGHTS",
                        help="label: label every candidate of every decision that leaves a "
                             "contact position by the mean of these networks' 0-ply "
-                            "probabilities (--from only plays the games)")
+                            "probabilities, moved to --from's own level decision by decision")
     train.add_argument("--fresh", action="store_true",
                        help="fit: the --classes networks start from random weights drawn "
                             "from --seed, not from --from's (teachers for --teachers)")

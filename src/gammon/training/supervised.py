@@ -256,7 +256,8 @@ class LabelRun:
     race_decisions: bool = False  # only the disagreements of race positions
     cube_only: bool = False  # every contact position met where a double is worth a look
     # label every candidate of every decision that leaves a contact position by the mean
-    # of these networks' 0-ply probabilities (files; the labeller only plays the games)
+    # of these networks' 0-ply probabilities, at the labeller's level (files; see
+    # teacher_games)
     teachers: tuple[str, ...] = ()
 
 
