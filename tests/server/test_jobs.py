@@ -342,6 +342,40 @@ def test_a_queued_analysis_whose_job_was_lost_gets_one_from_the_sweep_never_two(
     run_async(check)
 
 
+def test_an_analysis_whose_job_is_at_work_is_given_no_second_job(postgres_url: str) -> None:
+    """A defer that comes late for an analysis whose job a worker already took (a sweep
+    that read the row before the web process's defer) adds no second job: procrastinate's
+    queueing lock alone only refuses a second waiting one. The job at work can then wait
+    again when its worker stops."""
+    settings = make_settings(postgres_url)
+    store_match(postgres_url, "latedefer01", "handwritten")
+
+    async def check() -> None:
+        engine = make_engine(postgres_url)
+        queue = jobs.JobQueue(settings, engine)
+        store = AnalysisStore(engine)
+        try:
+            await queue.open()
+            await store.enqueue("latedefer01", 1, ON_REQUEST, 10)
+            assert await queue.defer("latedefer01", 1, ON_REQUEST) is True
+            manager = queue.app.job_manager
+            worker = await manager.register_worker()
+            taken = await manager.fetch_job(queues=[jobs.QUEUE], worker_id=worker)
+            assert taken is not None
+            assert await queue.defer("latedefer01", 1, ON_REQUEST) is False
+            assert await queue.sweep() == 0
+            [job] = await manager.list_jobs_async()
+            assert (job.id, job.status) == (taken.id, "doing")
+            await manager.retry_job(job)  # its worker stops: it waits again
+            [job] = await manager.list_jobs_async()
+            assert (job.id, job.status) == (taken.id, "todo")
+        finally:
+            await queue.close()
+            await engine.dispose()
+
+    run_async(check)
+
+
 def test_a_stopped_web_process_puts_its_running_analysis_back_in_the_queue(
         postgres_url: str) -> None:
     """A web process running an analysis through the job queue stops (its worker cancels

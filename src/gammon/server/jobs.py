@@ -156,16 +156,31 @@ class JobQueue:
 
     async def defer(self, match_id: str, plies: int, priority: int) -> bool:
         """Defer the job of an analysis whose row is queued; False when its job already
-        waits."""
+        waits or is at work.
+
+        procrastinate's ``queueing_lock`` only refuses a second *waiting* job. A sweep that
+        read the row just before the web process deferred its job, and whose own defer came
+        after a worker took that job, would add a second; the first, cancelled at a stop,
+        could then not wait again (the lock) and stayed at work until its worker was taken
+        for dead. So the look for a live job and the defer are one step per analysis,
+        across processes: a transaction-scoped advisory lock of the analysis is held
+        around both (procrastinate's defer commits on its own connection before it is
+        released)."""
         from procrastinate.exceptions import AlreadyEnqueued
 
         key = lock_of(match_id, plies)
-        try:
-            await self.app.configure_task(
-                TASK, queueing_lock=key, lock=key, priority=-priority,
-            ).defer_async(match_id=match_id, plies=plies)
-        except AlreadyEnqueued:
-            return False
+        async with self.engine.begin() as conn:
+            await conn.execute(sa.select(sa.func.pg_advisory_xact_lock(sa.func.hashtext(key))))
+            if await conn.scalar(sa.select(sa.exists().where(
+                    _jobs.c.queueing_lock == key,
+                    sa.cast(_jobs.c.status, sa.Text).in_(["todo", "doing"])))):
+                return False
+            try:
+                await self.app.configure_task(
+                    TASK, queueing_lock=key, lock=key, priority=-priority,
+                ).defer_async(match_id=match_id, plies=plies)
+            except AlreadyEnqueued:
+                return False
         return True
 
     async def sweep(self) -> int:
