@@ -603,6 +603,40 @@ def test_a_fresh_fit_starts_from_random_weights_drawn_from_its_seed(
         fit(LABELLER, shards, tmp_path / "d.npz", FitRun(fresh=True))
 
 
+def test_a_fresh_fit_may_make_its_networks_larger(shards: Path, tmp_path: Path) -> None:
+    """--fresh-hidden: the fresh networks have that many hidden units (a larger teacher),
+    are fitted (the held-out cross-entropy falls from one epoch to the next) and evaluate
+    positions as the engine's networks do; without --fresh it is refused."""
+    start = NetworkPair.load(LABELLER)
+    wider = 2 * start.contact.hidden
+    run = FitRun(epochs=2, alpha=0.003, seed=4, benchmark_pairs=0, min_class=2,
+                 classes=("contact",), fresh=True, fresh_hidden=wider, optimiser="adam")
+    lines: list[str] = []
+    fitted = fit(LABELLER, shards, tmp_path / "wide.npz", run, log=lines.append)
+    assert fitted.contact.hidden == wider
+    assert NetworkPair.load(tmp_path / "wide.npz").contact.hidden == wider
+    losses = [float(line.split("held out ")[1].split()[0]) for line in lines
+              if line.startswith("epoch")]
+    assert len(losses) == 2 and losses[1] < losses[0]
+    board = Position.initial().array()
+    inputs, hidden, plain = np.empty(MAX_INPUTS, dtype=np.float32), np.empty(wider), np.empty(5)
+    arrays = kernel_arrays(fitted)
+    forward(inputs, *network_for(board, arrays, inputs), hidden, plain)
+    engine = Engine.load(tmp_path / "wide.npz").evaluate(Position.initial())
+    win, win_gammon, win_backgammon, lose_gammon, lose_backgammon = plain
+    win_gammon = min(win_gammon, win)  # the engine's outputs are made consistent
+    lose_gammon = min(lose_gammon, 1.0 - win)
+    np.testing.assert_allclose(
+        [engine.win, engine.win_gammon, engine.win_backgammon, engine.lose_gammon,
+         engine.lose_backgammon],
+        [win, win_gammon, min(win_backgammon, win_gammon), lose_gammon,
+         min(lose_backgammon, lose_gammon)], atol=1e-5)
+    with pytest.raises(ValueError, match="random weights"):
+        fit(LABELLER, shards, tmp_path / "e.npz", FitRun(classes=("contact",), fresh_hidden=8))
+    with pytest.raises(ValueError, match="at most"):
+        fit(LABELLER, shards, tmp_path / "f.npz", FitRun(**{**run.__dict__, "fresh_hidden": 513}))
+
+
 def test_cli_stages(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """gammon train --stage label / fit: missing or impossible settings are refused with
     a clear error and write nothing; a small run writes its shard and its networks."""

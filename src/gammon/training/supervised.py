@@ -43,6 +43,7 @@ from gammon.core import _movegen
 from gammon.engine import search
 from gammon.engine.bearoff import is_bearoff_board
 from gammon.engine.evaluate import (
+    MAX_HIDDEN,
     PRUNE_KEEP,
     SEARCH_CACHE_ENTRIES,
     KernelArrays,
@@ -522,6 +523,8 @@ class FitRun:
     # size, drawn from ``seed``) instead of ``start``'s: independent networks of the same
     # labels, whose mean is a better teacher than any one of them (``LabelRun.teachers``)
     fresh: bool = False
+    # hidden units of the fresh networks (None: those of ``start``'s networks they replace)
+    fresh_hidden: int | None = None
 
 
 def fit(start: Path, directory: Path | Sequence[Path], path: Path, run: FitRun,
@@ -571,6 +574,13 @@ def fit(start: Path, directory: Path | Sequence[Path], path: Path, run: FitRun,
         if run.classes is None:
             raise ValueError("a fit from random weights names the classes to start afresh")
         settings["fresh"] = True
+        if run.fresh_hidden is not None:
+            if not 0 < run.fresh_hidden <= MAX_HIDDEN:
+                raise ValueError(f"fresh networks have 1 to at most {MAX_HIDDEN} hidden units, "
+                                 f"not {run.fresh_hidden}")
+            settings["fresh_hidden"] = run.fresh_hidden
+    elif run.fresh_hidden is not None:
+        raise ValueError("the hidden units of fresh networks need a fit from random weights")
     if run.optimiser == "adam":  # the step's schedule spans the epochs
         settings |= {"optimiser": run.optimiser, "batch": run.batch, "epochs": run.epochs}
     if run.classes is not None:
@@ -594,7 +604,8 @@ def fit(start: Path, directory: Path | Sequence[Path], path: Path, run: FitRun,
         if run.fresh:
             for name, net in nets.networks().items():
                 if name in (run.classes or ()):
-                    setattr(nets, name, Network.random(net.hidden, run.seed, net.inputs))
+                    setattr(nets, name, Network.random(run.fresh_hidden or net.hidden,
+                                                       run.seed, net.inputs))
     arrays = kernel_arrays(nets)  # the kernels update these arrays in place
     kinds = position_classes(boards)
     if nets.crashed is None:
