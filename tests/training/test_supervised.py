@@ -531,6 +531,30 @@ def test_only_the_chosen_classes_are_fitted(shards: Path, tmp_path: Path) -> Non
         fit(LABELLER, shards, tmp_path / "x.npz", FitRun(classes=("bearoff",)))
 
 
+def check_teacher_labels(boards: np.ndarray, labels: np.ndarray, groups: np.ndarray,
+                         teachers: tuple[str, ...], labeller: Path, every: int) -> None:
+    """Every ``every``-th decision's labels are the mean of the teachers' probabilities
+    (from the engine's evaluator), moved so that over the decision's candidates they
+    average the labeller's own (where nothing needed clamping)."""
+    engines = [Engine.load(path) for path in teachers]
+    own_engine = Engine.load(labeller)
+    checked = consistent = 0
+    for group in np.unique(groups)[::every]:
+        rows = np.flatnonzero(groups == group)
+        positions_ = [Position.from_board(board) for board in boards[rows]]
+        taught = np.array([np.mean([e.evaluate(p).as_tuple() for e in engines], axis=0)
+                           for p in positions_])
+        own = np.array([own_engine.evaluate(p).as_tuple() for p in positions_])
+        expected = taught - (taught - own).mean(axis=0)
+        for got, want in zip(labels[rows], expected, strict=True):
+            checked += 1
+            if (want >= 0).all() and (want <= 1).all() and want[1] <= want[0] \
+                    and want[2] <= want[1] and want[3] <= 1 - want[0] and want[4] <= want[3]:
+                consistent += 1  # nothing to clamp: the label is exactly that
+                np.testing.assert_allclose(got, want, atol=1e-5)
+    assert checked > 10 and consistent > 0.8 * checked
+
+
 def test_teacher_labels_are_the_teachers_differences_at_the_labellers_level(
         tmp_path: Path) -> None:
     """With teachers, every legal play of each decision that leaves a contact position is
@@ -544,23 +568,7 @@ def test_teacher_labels_are_the_teachers_differences_at_the_labellers_level(
     boards, labels = load_shards(tmp_path)
     groups = load_groups(tmp_path)
     assert len(boards) > 100 and (position_classes(boards) == CONTACT).all()
-    engines = [Engine.load(path) for path in teachers]
-    own_engine = Engine.load(UNPRUNED)
-    checked = consistent = 0
-    for group in np.unique(groups)[::9]:
-        rows = np.flatnonzero(groups == group)
-        positions_ = [Position.from_board(board) for board in boards[rows]]
-        taught = np.array([np.mean([e.evaluate(p).as_tuple() for e in engines], axis=0)
-                           for p in positions_])
-        own = np.array([own_engine.evaluate(p).as_tuple() for p in positions_])
-        expected = taught - (taught - own).mean(axis=0)
-        for got, want in zip(labels[rows], expected, strict=True):
-            checked += 1
-            if (want >= 0).all() and (want <= 1).all() and want[1] <= want[0] \
-                    and want[2] <= want[1] and want[3] <= 1 - want[0] and want[4] <= want[3]:
-                consistent += 1  # nothing to clamp: the label is exactly that
-                np.testing.assert_allclose(got, want, atol=1e-5)
-    assert checked > 50 and consistent > 0.8 * checked
+    check_teacher_labels(boards, labels, groups, teachers, UNPRUNED, every=9)
     # the first decision is the opening roll's: its candidates are that roll's legal plays
     opening = {bytes(b) for b in boards[groups == groups[0]]}
     rolls = [Roll(a, b) for a in range(1, 7) for b in range(a + 1, 7)]
@@ -575,6 +583,24 @@ def test_teacher_labels_are_the_teachers_differences_at_the_labellers_level(
               log=lambda line: None)
     with pytest.raises(ValueError, match="no rollouts"):
         label(LABELLER, tmp_path / "x", LabelRun(teachers=teachers, rollout_games=144))
+
+
+def test_teacher_labels_of_crashed_decisions_keep_only_crashed_positions(
+        tmp_path: Path) -> None:
+    """With teachers and crashed decisions, the candidates kept are those of the decisions
+    that leave a crashed position (each decision's candidates from one position and
+    roll), labelled as the contact ones are."""
+    teachers = (str(LABELLER), str(UNPRUNED))
+    run = LabelRun(shards=1, games=20, seed=5, teachers=teachers, crashed_decisions=True)
+    label(UNPRUNED, tmp_path, run, log=lambda line: None)
+    boards, labels = load_shards(tmp_path)
+    groups = load_groups(tmp_path)
+    assert len(np.unique(groups)) > 10 and (position_classes(boards) == CRASHED).all()
+    for group in np.unique(groups):  # one roll's plays: the mover's pips fall alike
+        mover = -boards[groups == group].clip(None, 0)
+        if (mover.sum(axis=1) == 15).all():
+            assert len({int((row * (25 - np.arange(26))).sum()) for row in mover}) == 1
+    check_teacher_labels(boards, labels, groups, teachers, UNPRUNED, every=3)
 
 
 def test_a_fresh_fit_starts_from_random_weights_drawn_from_its_seed(

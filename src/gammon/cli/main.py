@@ -324,7 +324,9 @@ def build_parser() -> argparse.ArgumentParser:
                             "not a pure bear-off, not the positions where search disagrees")
     train.add_argument("--crashed-decisions", action="store_true",
                        help="label: keep only the positions where search disagrees with "
-                            "0-ply in crashed positions (the candidates of each decision)")
+                            "0-ply in crashed positions (the candidates of each decision); "
+                            "with --teachers: every decision that leaves a crashed position "
+                            "instead of a contact one")
     train.add_argument("--race-decisions", action="store_true",
                        help="label: keep only the positions where search disagrees with "
                             "0-ply in race positions that are not pure bear-offs")

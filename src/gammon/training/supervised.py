@@ -291,9 +291,10 @@ def label(weights: Path, directory: Path, run: LabelRun,
     if run.rollout_pruned and not run.rollout_games:
         raise ValueError("--rollout-pruned applies to rollout labels (--rollout-games)")
     if run.teachers and (run.rollout_games or run.crashed_only or run.race_only
-                         or run.crashed_decisions or run.cube_only or run.race_decisions):
-        raise ValueError("teachers label every contact decision's candidates themselves: "
-                         "no rollouts, and no other choice of positions")
+                         or run.cube_only or run.race_decisions):
+        raise ValueError("teachers label every contact (or, with crashed decisions, crashed) "
+                         "decision's candidates themselves: no rollouts, and no other choice "
+                         "of positions")
     packed = packed_path(directory)
     if packed.exists() and not shard_paths(directory):
         raise ValueError(f"{packed} holds this label set packed: label into another folder "
@@ -331,7 +332,8 @@ def _label(weights: Path, directory: Path, run: LabelRun, log: Callable[[str], N
         began = time.perf_counter()
         if teachers:
             boards, labels, counts, groups = teacher_games(
-                arrays, teachers, run.games, run.seed * 1_000_003 + index, run.noise)
+                arrays, teachers, run.games, run.seed * 1_000_003 + index, run.noise,
+                CRASHED if run.crashed_decisions else CONTACT)
         else:
             boards, labels, counts, groups = label_games(
                 arrays, run.games, run.seed * 1_000_003 + index, run.noise, run.plies, KEEP,
@@ -743,15 +745,16 @@ def level_to(own: np.ndarray, taught: np.ndarray, decision: np.ndarray) -> np.nd
 
 
 def teacher_games(nets: KernelArrays, teachers: Sequence[KernelArrays], games: int, seed: int,
-                  noise: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                  noise: float, kind: int = CONTACT
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Noisy 0-ply self-play by ``nets`` (:func:`prune_positions`): every candidate play of
-    every decision that leaves a contact position, as that position (opponent on roll),
-    labelled by :func:`teacher_labels` brought to the level of ``nets``' own probabilities
-    (:func:`level_to`). Returns the boards, labels, the counts [decisions, positions] and
-    each position's decision number."""
+    every decision that leaves a position of class ``kind`` (contact or crashed), as that
+    position (opponent on roll), labelled by :func:`teacher_labels` brought to the level of
+    ``nets``' own probabilities (:func:`level_to`). Returns the boards, labels, the counts
+    [decisions, positions] and each position's decision number."""
     boards, own, decision = prune_positions(nets, games, seed, noise)
-    contact = position_classes(boards) == CONTACT
-    boards, own, decision = boards[contact], own[contact], decision[contact]
+    kept = position_classes(boards) == kind
+    boards, own, decision = boards[kept], own[kept], decision[kept]
     counts = np.array([len(np.unique(decision)), len(boards)], dtype=np.int64)
     labels = level_to(own, teacher_labels(boards, teachers), decision)
     return boards, labels, counts, decision.astype(np.int32)
