@@ -35,6 +35,16 @@ run ``--part I/N`` in N processes to split the shards. When the last shard is do
 is written. ``--from-set FILE`` relabels the decisions of an existing set with
 ``--label-weights`` (a stronger net makes the next label version, ``--label-version``).
 
+**Crashed decisions** (``benchmarks/data/crashed-v1.npz``, ``--set crashed-v1``): 2,000
+crashed decisions alone, for the crashed network (positions-v2 holds 327, too few to tell
+a change of 1 mpt), made with::
+
+    gammon bench positions --generate --out benchmarks/data/crashed-v1.npz --seed 2027 \
+        --contact 0 --crashed 2000 --race 0 --top 3 --margin 0.1
+
+and graded by GNU Backgammon 2-ply from the committed cache (``gammon bench reference --set
+benchmarks/data/crashed-v1.npz``).
+
 **Decisions at match scores** (``benchmarks/data/match-v1.npz``, ``--set match-v1``): made
 with ``--scores N``, N decisions of each score class (:data:`SCORE_CLASSES`: double match
 point, the Crawford game's leader and trailer, after it, 2-away/2-away, 2-away/4-away,
