@@ -9,13 +9,14 @@ is dead) so that each test takes seconds."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ import httpx
 import pytest
 import sqlalchemy as sa
 from fastapi.testclient import TestClient
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from gammon.formats import mat
 from gammon.server import analysis_job, jobs, protocol
@@ -139,21 +141,28 @@ def store_match(url: str, match_id: str, name: str) -> tuple[str, list[str], lis
     return rules, names, actions
 
 
+@contextlib.asynccontextmanager
+async def opened_queue(settings: Settings) -> AsyncIterator[
+        tuple[AsyncEngine, jobs.JobQueue, AnalysisStore]]:
+    """The database's engine, an open job queue (no worker) and the analyses' store."""
+    engine = make_engine(settings.database_url)
+    queue = jobs.JobQueue(settings, engine)
+    try:
+        await queue.open()
+        yield engine, queue, AnalysisStore(engine)
+    finally:
+        await queue.close()
+        await engine.dispose()
+
+
 def queue(settings: Settings, *analyses: tuple[str, int, int]) -> None:
     """Queue analyses (match id, plies, priority) as a web process does: the row, then its
     job."""
     async def defer() -> None:
-        engine = make_engine(settings.database_url)
-        queue = jobs.JobQueue(settings, engine)
-        store = AnalysisStore(engine)
-        try:
-            await queue.open()
+        async with opened_queue(settings) as (_, queue, store):
             for match_id, plies, priority in analyses:
                 await store.enqueue(match_id, plies, priority, 1000)
                 await queue.defer(match_id, plies, priority)
-        finally:
-            await queue.close()
-            await engine.dispose()
 
     run_async(defer)
 
@@ -304,11 +313,7 @@ def test_a_queued_analysis_whose_job_was_lost_gets_one_from_the_sweep_never_two(
     store_match(postgres_url, "sweptmatch01", "handwritten")
 
     async def check() -> None:
-        engine = make_engine(postgres_url)
-        queue = jobs.JobQueue(settings, engine)
-        store = AnalysisStore(engine)
-        try:
-            await queue.open()
+        async with opened_queue(settings) as (engine, queue, store):
             await store.enqueue("sweptmatch01", 1, ON_REQUEST, 10)
             assert await queue.sweep() == 1
             assert await queue.sweep() == 0
@@ -335,9 +340,6 @@ def test_a_queued_analysis_whose_job_was_lost_gets_one_from_the_sweep_never_two(
             assert await store.claim("sweptmatch01", 1, "job:0", queue.gone) is None
             again = await store.claim("sweptmatch01", 1, f"job:{job.id}", queue.gone)
             assert again is not None and again.attempts == 1  # its own run, taken up again
-        finally:
-            await queue.close()
-            await engine.dispose()
 
     run_async(check)
 
@@ -351,11 +353,7 @@ def test_an_analysis_whose_job_is_at_work_is_given_no_second_job(postgres_url: s
     store_match(postgres_url, "latedefer01", "handwritten")
 
     async def check() -> None:
-        engine = make_engine(postgres_url)
-        queue = jobs.JobQueue(settings, engine)
-        store = AnalysisStore(engine)
-        try:
-            await queue.open()
+        async with opened_queue(settings) as (_, queue, store):
             await store.enqueue("latedefer01", 1, ON_REQUEST, 10)
             assert await queue.defer("latedefer01", 1, ON_REQUEST) is True
             manager = queue.app.job_manager
@@ -369,9 +367,6 @@ def test_an_analysis_whose_job_is_at_work_is_given_no_second_job(postgres_url: s
             await manager.retry_job(job)  # its worker stops: it waits again
             [job] = await manager.list_jobs_async()
             assert (job.id, job.status) == (taken.id, "todo")
-        finally:
-            await queue.close()
-            await engine.dispose()
 
     run_async(check)
 
