@@ -532,10 +532,12 @@ def test_only_the_chosen_classes_are_fitted(shards: Path, tmp_path: Path) -> Non
 
 
 def check_teacher_labels(boards: np.ndarray, labels: np.ndarray, groups: np.ndarray,
-                         teachers: tuple[str, ...], labeller: Path, every: int) -> None:
+                         teachers: tuple[str, ...], labeller: Path, every: int,
+                         at_least: int) -> None:
     """Every ``every``-th decision's labels are the mean of the teachers' probabilities
     (from the engine's evaluator), moved so that over the decision's candidates they
-    average the labeller's own (where nothing needed clamping)."""
+    average the labeller's own (where nothing needed clamping); at least ``at_least``
+    labels checked."""
     engines = [Engine.load(path) for path in teachers]
     own_engine = Engine.load(labeller)
     checked = consistent = 0
@@ -552,7 +554,7 @@ def check_teacher_labels(boards: np.ndarray, labels: np.ndarray, groups: np.ndar
                     and want[2] <= want[1] and want[3] <= 1 - want[0] and want[4] <= want[3]:
                 consistent += 1  # nothing to clamp: the label is exactly that
                 np.testing.assert_allclose(got, want, atol=1e-5)
-    assert checked > 10 and consistent > 0.8 * checked
+    assert checked >= at_least and consistent > 0.8 * checked
 
 
 def test_teacher_labels_are_the_teachers_differences_at_the_labellers_level(
@@ -568,7 +570,7 @@ def test_teacher_labels_are_the_teachers_differences_at_the_labellers_level(
     boards, labels = load_shards(tmp_path)
     groups = load_groups(tmp_path)
     assert len(boards) > 100 and (position_classes(boards) == CONTACT).all()
-    check_teacher_labels(boards, labels, groups, teachers, UNPRUNED, every=9)
+    check_teacher_labels(boards, labels, groups, teachers, UNPRUNED, every=9, at_least=51)
     # the first decision is the opening roll's: its candidates are that roll's legal plays
     opening = {bytes(b) for b in boards[groups == groups[0]]}
     rolls = [Roll(a, b) for a in range(1, 7) for b in range(a + 1, 7)]
@@ -600,7 +602,8 @@ def test_teacher_labels_of_crashed_decisions_keep_only_crashed_positions(
         mover = -boards[groups == group].clip(None, 0)
         if (mover.sum(axis=1) == 15).all():
             assert len({int((row * (25 - np.arange(26))).sum()) for row in mover}) == 1
-    check_teacher_labels(boards, labels, groups, teachers, UNPRUNED, every=3)
+    check_teacher_labels(boards, labels, groups, teachers, UNPRUNED, every=3,
+                         at_least=11)
 
 
 def test_a_fresh_fit_starts_from_random_weights_drawn_from_its_seed(

@@ -341,7 +341,8 @@ def build_parser() -> argparse.ArgumentParser:
                             "do, the pruning network's best few fully evaluated (faster)")
     train.add_argument("--teachers", nargs="+", metavar="WEIGHTS",
                        help="label: label every candidate of every decision that leaves a "
-                            "contact position by the mean of these networks' 0-ply "
+                            "contact position (crashed, with --crashed-decisions) by the "
+                            "mean of these networks' 0-ply "
                             "probabilities, moved to --from's own level decision by decision")
     train.add_argument("--fresh", action="store_true",
                        help="fit: the --classes networks start from random weights drawn "

@@ -71,6 +71,13 @@ _jobs = sa.table("procrastinate_jobs", sa.column("id", sa.BigInteger),
                  schema=SCHEMA)
 
 
+def _live_job(lock: Any) -> sa.Exists:
+    """Whether a job of the analysis whose queueing lock is ``lock`` (a string or an SQL
+    expression) waits or is at work."""
+    return sa.exists().where(_jobs.c.queueing_lock == lock,
+                             sa.cast(_jobs.c.status, sa.Text).in_(["todo", "doing"]))
+
+
 def lock_of(match_id: str, plies: int) -> str:
     """The queueing lock and lock of an analysis's job.
 
@@ -171,9 +178,7 @@ class JobQueue:
         key = lock_of(match_id, plies)
         async with self.engine.begin() as conn:
             await conn.execute(sa.select(sa.func.pg_advisory_xact_lock(sa.func.hashtext(key))))
-            if await conn.scalar(sa.select(sa.exists().where(
-                    _jobs.c.queueing_lock == key,
-                    sa.cast(_jobs.c.status, sa.Text).in_(["todo", "doing"])))):
+            if await conn.scalar(sa.select(_live_job(key))):
                 return False
             try:
                 await self.app.configure_task(
@@ -189,8 +194,7 @@ class JobQueue:
         lost): how many."""
         lock = (sa.literal("analysis:") + match_analyses.c.match_id + sa.literal(":")
                 + sa.cast(match_analyses.c.plies, sa.Text))
-        live = sa.exists().where(_jobs.c.queueing_lock == lock,
-                                 sa.cast(_jobs.c.status, sa.Text).in_(["todo", "doing"]))
+        live = _live_job(lock)
         async with self.engine.connect() as conn:
             rows = (await conn.execute(
                 sa.select(match_analyses.c.match_id, match_analyses.c.plies,

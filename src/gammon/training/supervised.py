@@ -256,9 +256,9 @@ class LabelRun:
     crashed_decisions: bool = False  # only the disagreements of crashed positions
     race_decisions: bool = False  # only the disagreements of race positions
     cube_only: bool = False  # every contact position met where a double is worth a look
-    # label every candidate of every decision that leaves a contact position by the mean
-    # of these networks' 0-ply probabilities, at the labeller's level (files; see
-    # teacher_games)
+    # label every candidate of every decision that leaves a contact position (a crashed
+    # one with crashed_decisions) by the mean of these networks' 0-ply probabilities, at
+    # the labeller's level (files; see teacher_games)
     teachers: tuple[str, ...] = ()
 
 
