@@ -200,16 +200,16 @@ def test_keyboard_alone_rolls_and_moves_a_checker(pages: Pages) -> None:
         != "moving"
 
 
-def test_a_drop_two_dice_away_sends_the_servers_reach_steps(pages: Pages) -> None:
-    page = pages.new()
-    start_bot_match(page)
+def roll_a_two_dice_move(page: Any) -> tuple[dict[str, Any], list[tuple[int, int, list[int]]]]:
+    """Play turns by clicks until a roll gives a checker a move of two or more dice: the
+    state, and those moves as (source, destination, dice)."""
     for _ in range(10):
         state = roll_until_movable(page)
         game = state["game"]
         far = [(int(s), int(d), dice) for s, points in game["reach"].items()
                for d, dice in points.items() if len(dice) >= 2 and int(d) > 0]
         if far:
-            break
+            return state, far
         for _ in range(6):  # no two-dice move this time: play the turn by clicks
             state = wait_match(page, f"({MY_ROLL}) || ({MY_MOVE})")
             if state["game"]["phase"] != "moving":
@@ -218,8 +218,13 @@ def test_a_drop_two_dice_away_sends_the_servers_reach_steps(pages: Pages) -> Non
             v = state["v"]
             page.mouse.click(c["x"], c["y"])
             wait_match(page, f"p.feed.v > {v}")
-    else:
-        raise AssertionError("no roll with a two-dice move")
+    raise AssertionError("no roll with a two-dice move")
+
+
+def test_a_drop_two_dice_away_sends_the_servers_reach_steps(pages: Pages) -> None:
+    page = pages.new()
+    start_bot_match(page)
+    state, far = roll_a_two_dice_move(page)
     source, destination, dice = far[0]
     drag(page, source, destination)
     # one drop, every step of the server's dice sequence accepted (nothing taken back)
@@ -227,3 +232,31 @@ def test_a_drop_two_dice_away_sends_the_servers_reach_steps(pages: Pages) -> Non
     assert page.locator(".status-line.error").count() == 0
     assert not [e for e in page.evaluate("window.gammon.app.page.feed.events")
                 if e["type"] == "step_undone"]
+
+
+def test_a_move_of_several_steps_is_played_whole_when_other_news_comes_between_them(
+        pages: Pages) -> None:
+    """A click plays the checker's longest move a step at a time, each step sent once the
+    server has taken the one before. News from the server that is not that answer must not
+    cut the move short: here the answer to the page's request for the match so far (made
+    when a page opens a match, and slow on a loaded server) comes between the first step
+    and its answer, and every die of the move is still played."""
+    page = pages.new()
+    start_bot_match(page)
+    state, far = roll_a_two_dice_move(page)
+    game = state["game"]
+    source = max(far, key=lambda move: len(move[2]))[0]
+    steps = max(len(dice) for dice in game["reach"][str(source)].values())
+    before = state["v"]
+
+    def played() -> int:
+        return len([e for e in page.evaluate("window.gammon.app.page.feed.events")
+                    if e["type"] == "checker_moved" and e["v"] > before])
+
+    page.evaluate(f"(() => {{ const p = window.gammon.app.page; p.feed.backfill();"
+                  f" p.ctrl.clickMove({source}); }})()")
+    try:
+        wait_match(page, f"p.feed.v >= {before + steps} || g.turn !== me")
+    except Exception as error:
+        raise AssertionError(f"{played()} of the move's {steps} steps played") from error
+    assert played() >= steps

@@ -46,7 +46,7 @@ export class RoundCtrl {
     /** @type {number | null} */ this.dragSrc = null; // the checker being dragged (input.js)
     this.busy = false; // an action is on its way: wait for the server's answer
     this.wasMine = false; // the game waited for this player at the last state (myDecision)
-    /** @type {{from: number, dice: number[]} | null} */ this.chain = null; // the rest of a multi-step move
+    /** @type {{from: number, dice: number[], v: number | null} | null} */ this.chain = null; // the rest of a multi-step move, and the version its last step was sent at
     this.message = "";
     this.messageError = false;
     this.spectatorBottom = 0;
@@ -401,7 +401,7 @@ export class RoundCtrl {
     if (!dice.length) return;
     const dest = (this.legal[String(src)] || {})[String(dice[0])];
     if (dest === undefined) return;
-    this.chain = dice.length > 1 ? { from: dest, dice: dice.slice(1) } : null;
+    this.chain = dice.length > 1 ? { from: dest, dice: dice.slice(1), v: this.feed.v } : null;
     this.selected = null;
     this.hover = null;
     this.setMessage("");
@@ -414,13 +414,17 @@ export class RoundCtrl {
     if (dice) this.movePath(src, dice);
   }
 
+  /** The next step of a multi-step move, once the server has taken the one before: a
+   *  state that leaves the version where the step was sent is other news (the answer to a
+   *  backfill, a resync) and the move waits on. */
   continueChain() {
     const chain = this.chain;
+    if (!chain || this.feed.v === chain.v) return;
     this.chain = null;
-    if (!chain || !this.moving) return;
+    if (!this.moving) return;
     const dest = (this.legal[String(chain.from)] || {})[String(chain.dice[0])];
     if (dest === undefined) return; // the server's reach said it goes on: the board moved meanwhile
-    this.chain = chain.dice.length > 1 ? { from: dest, dice: chain.dice.slice(1) } : null;
+    this.chain = chain.dice.length > 1 ? { from: dest, dice: chain.dice.slice(1), v: this.feed.v } : null;
     this.sendStep(chain.from, chain.dice[0]);
   }
 
