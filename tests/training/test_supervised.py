@@ -666,6 +666,48 @@ def test_a_fresh_fit_may_make_its_networks_larger(shards: Path, tmp_path: Path) 
         fit(LABELLER, shards, tmp_path / "f.npz", FitRun(**{**run.__dict__, "fresh_hidden": 513}))
 
 
+def test_a_widened_fit_starts_from_the_same_evaluations_with_more_units(
+        shards: Path, tmp_path: Path) -> None:
+    """--widen: the chosen classes' networks gain hidden units that are silent at first, so
+    before any step they evaluate every position exactly as the start does (checked on the
+    labelled positions with the engine's forward pass); the fit then moves them (the
+    held-out cross-entropy falls) and the other classes come through unchanged; a fresh
+    fit, no classes or too many units are refused."""
+    start = NetworkPair.load(LABELLER)
+    wider = start.contact.hidden + 24
+    widened = start.contact.widened(wider, seed=3)
+    assert widened.hidden == wider
+    boards, _ = load_shards(shards)
+    inputs = np.empty(MAX_INPUTS, dtype=np.float32)
+    hidden, before, after = np.empty(wider), np.empty(5), np.empty(5)
+    wide_pair = start.copy()
+    wide_pair.contact = widened
+    for board in boards[position_classes(boards) == CONTACT][:50]:
+        forward(inputs, *network_for(board, kernel_arrays(start), inputs), hidden, before)
+        forward(inputs, *network_for(board, kernel_arrays(wide_pair), inputs), hidden, after)
+        np.testing.assert_allclose(after, before, rtol=1e-6, atol=1e-7)
+    run = FitRun(epochs=2, alpha=0.003, seed=4, benchmark_pairs=0, min_class=2,
+                 classes=("contact",), widen=wider, optimiser="adam")
+    lines: list[str] = []
+    fitted = fit(LABELLER, shards, tmp_path / "wide.npz", run, log=lines.append)
+    assert NetworkPair.load(tmp_path / "wide.npz").contact.hidden == wider
+    assert np.abs(fitted.contact.output_weights[start.contact.hidden:]).max() > 0
+    first = float(lines[1].split("held-out cross-entropy ")[1].split()[0])
+    losses = [float(line.split("held out ")[1].split()[0]) for line in lines
+              if line.startswith("epoch")]
+    assert len(losses) == 2 and losses[1] < first
+    for a, b in zip(fitted.race.arrays(), start.race.arrays(), strict=True):
+        np.testing.assert_array_equal(a, b)
+    with pytest.raises(ValueError, match="names the classes"):
+        fit(LABELLER, shards, tmp_path / "a.npz", FitRun(widen=wider))
+    with pytest.raises(ValueError, match="names the classes"):
+        fit(LABELLER, shards, tmp_path / "b.npz", FitRun(**{**run.__dict__, "fresh": True}))
+    with pytest.raises(ValueError, match="at most"):
+        fit(LABELLER, shards, tmp_path / "c.npz", FitRun(**{**run.__dict__, "widen": 513}))
+    with pytest.raises(ValueError, match="cannot widen"):
+        start.contact.widened(start.contact.hidden - 1, seed=3)
+
+
 def test_cli_stages(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """gammon train --stage label / fit: missing or impossible settings are refused with
     a clear error and write nothing; a small run writes its shard and its networks."""

@@ -203,7 +203,7 @@ def cmd_train(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
                    shards=None if args.shards is None else tuple(args.shards),
                    min_class=args.min_class, rank_weight=args.rank_weight,
                    optimiser=args.optimiser, batch=args.batch, fresh=args.fresh,
-                   fresh_hidden=args.fresh_hidden,
+                   fresh_hidden=args.fresh_hidden, widen=args.widen,
                    classes=None if args.classes is None else tuple(args.classes)),
             log=log))
     if args.stage == "prune":
@@ -350,6 +350,10 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--fresh-hidden", type=int, default=None,
                        help="fit --fresh: hidden units of the new networks (default: those "
                             "of --from's networks they replace)")
+    train.add_argument("--widen", type=int, default=None, metavar="HIDDEN",
+                       help="fit: the --classes networks grow to HIDDEN units before the "
+                            "fit, the new units silent at first (the fit starts from "
+                            "--from's evaluations)")
     train.add_argument("--min-class", type=int, default=300,
                        help="fit: a class's network is fitted only on at least this many "
                             "positions of it")

@@ -83,6 +83,19 @@ class Network:
     def copy(self) -> Network:
         return Network(*(a.copy() for a in self.arrays()))
 
+    def widened(self, hidden: int, seed: int) -> Network:
+        """This network with ``hidden`` units: the new units' first-layer weights drawn as
+        :meth:`random` draws them, their output weights zero, so it computes exactly what
+        this one does until a fit moves them (a wider network that keeps what this one
+        learned)."""
+        if hidden < self.hidden:
+            raise ValueError(f"a network of {self.hidden} hidden units cannot widen to {hidden}")
+        extra = Network.random(hidden - self.hidden, seed, self.inputs)
+        return Network(np.concatenate([self.hidden_weights, extra.hidden_weights], axis=1),
+                       np.concatenate([self.hidden_bias, extra.hidden_bias]),
+                       np.concatenate([self.output_weights, 0.0 * extra.output_weights]),
+                       self.output_bias.copy())
+
 
 @dataclass
 class NetworkPair:

@@ -527,6 +527,10 @@ class FitRun:
     fresh: bool = False
     # hidden units of the fresh networks (None: those of ``start``'s networks they replace)
     fresh_hidden: int | None = None
+    # the chosen classes' networks widened to this many hidden units before the fit
+    # (``Network.widened``: the new units start silent, so the fit starts from ``start``'s
+    # evaluations, with room to learn more of its labels)
+    widen: int | None = None
 
 
 def fit(start: Path, directory: Path | Sequence[Path], path: Path, run: FitRun,
@@ -583,6 +587,13 @@ def fit(start: Path, directory: Path | Sequence[Path], path: Path, run: FitRun,
             settings["fresh_hidden"] = run.fresh_hidden
     elif run.fresh_hidden is not None:
         raise ValueError("the hidden units of fresh networks need a fit from random weights")
+    if run.widen is not None:
+        if run.fresh or run.classes is None:
+            raise ValueError("a widened fit names the classes to widen and starts from --from")
+        if not 0 < run.widen <= MAX_HIDDEN:
+            raise ValueError(f"networks have 1 to at most {MAX_HIDDEN} hidden units, "
+                             f"not {run.widen}")
+        settings["widen"] = run.widen
     if run.optimiser == "adam":  # the step's schedule spans the epochs
         settings |= {"optimiser": run.optimiser, "batch": run.batch, "epochs": run.epochs}
     if run.classes is not None:
@@ -608,6 +619,10 @@ def fit(start: Path, directory: Path | Sequence[Path], path: Path, run: FitRun,
                 if name in (run.classes or ()):
                     setattr(nets, name, Network.random(run.fresh_hidden or net.hidden,
                                                        run.seed, net.inputs))
+        if run.widen is not None:
+            for name, net in nets.networks().items():
+                if name in (run.classes or ()):
+                    setattr(nets, name, net.widened(run.widen, run.seed))
     arrays = kernel_arrays(nets)  # the kernels update these arrays in place
     kinds = position_classes(boards)
     if nets.crashed is None:
