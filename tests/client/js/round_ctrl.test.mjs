@@ -93,7 +93,12 @@ test("a move made: the longest move goes as steps, the second after the server t
   assert.deepEqual([...ctrl.reachOf(8).keys()].sort(), [4, 5, 7]);
   ctrl.clickMove(8); // 8/4: the 3 then the 1
   assert.deepEqual(actions().map((m) => [m.type, m.from, m.die]), [["step", 8, 3]]);
-  assert.deepEqual(ctrl.chain, { from: 5, dice: [1] });
+  assert.deepEqual(ctrl.chain, { from: 5, dice: [1], v: 4 });
+  // other news first (the answer to the page's backfill: nothing new, the same version):
+  // the move waits for its own answer
+  feed.onMessage({ type: "update", v: 4, events: [], game: game(MOVING) });
+  assert.deepEqual(actions().length, 1);
+  assert.deepEqual(ctrl.chain, { from: 5, dice: [1], v: 4 });
   const after = INITIAL.slice();
   after[8] -= 1;
   after[5] += 1;
