@@ -415,8 +415,8 @@ export class RoundCtrl {
   }
 
   /** The next step of a multi-step move, once the server has taken the one before: a
-   *  state that leaves the version where the step was sent is other news (the answer to a
-   *  backfill, a resync) and the move waits on. */
+   *  state still at the version the step was sent at is other news (the answer to the
+   *  page's backfill), and the move waits on for its own answer. */
   continueChain() {
     const chain = this.chain;
     if (!chain || this.feed.v === chain.v) return;
