@@ -93,7 +93,7 @@ class Network:
         extra = Network.random(hidden - self.hidden, seed, self.inputs)
         return Network(np.concatenate([self.hidden_weights, extra.hidden_weights], axis=1),
                        np.concatenate([self.hidden_bias, extra.hidden_bias]),
-                       np.concatenate([self.output_weights, 0.0 * extra.output_weights]),
+                       np.concatenate([self.output_weights, np.zeros_like(extra.output_weights)]),
                        self.output_bias.copy())
 
 

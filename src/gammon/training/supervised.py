@@ -533,6 +533,13 @@ class FitRun:
     widen: int | None = None
 
 
+def _hidden_units(count: int) -> int:
+    """``count`` hidden units for a network the fit makes, or a clear refusal."""
+    if not 0 < count <= MAX_HIDDEN:
+        raise ValueError(f"networks have 1 to at most {MAX_HIDDEN} hidden units, not {count}")
+    return count
+
+
 def fit(start: Path, directory: Path | Sequence[Path], path: Path, run: FitRun,
         log: Callable[[str], None] = print) -> NetworkPair:
     """Fit the networks of ``start`` to the shards in ``directory`` (or in each of several
@@ -581,19 +588,13 @@ def fit(start: Path, directory: Path | Sequence[Path], path: Path, run: FitRun,
             raise ValueError("a fit from random weights names the classes to start afresh")
         settings["fresh"] = True
         if run.fresh_hidden is not None:
-            if not 0 < run.fresh_hidden <= MAX_HIDDEN:
-                raise ValueError(f"fresh networks have 1 to at most {MAX_HIDDEN} hidden units, "
-                                 f"not {run.fresh_hidden}")
-            settings["fresh_hidden"] = run.fresh_hidden
+            settings["fresh_hidden"] = _hidden_units(run.fresh_hidden)
     elif run.fresh_hidden is not None:
         raise ValueError("the hidden units of fresh networks need a fit from random weights")
     if run.widen is not None:
         if run.fresh or run.classes is None:
             raise ValueError("a widened fit names the classes to widen and starts from --from")
-        if not 0 < run.widen <= MAX_HIDDEN:
-            raise ValueError(f"networks have 1 to at most {MAX_HIDDEN} hidden units, "
-                             f"not {run.widen}")
-        settings["widen"] = run.widen
+        settings["widen"] = _hidden_units(run.widen)
     if run.optimiser == "adam":  # the step's schedule spans the epochs
         settings |= {"optimiser": run.optimiser, "batch": run.batch, "epochs": run.epochs}
     if run.classes is not None:
@@ -614,15 +615,14 @@ def fit(start: Path, directory: Path | Sequence[Path], path: Path, run: FitRun,
         log(f"resuming {path} after epoch {done}")
     else:
         nets = NetworkPair.load(start)
-        if run.fresh:
-            for name, net in nets.networks().items():
-                if name in (run.classes or ()):
-                    setattr(nets, name, Network.random(run.fresh_hidden or net.hidden,
-                                                       run.seed, net.inputs))
-        if run.widen is not None:
-            for name, net in nets.networks().items():
-                if name in (run.classes or ()):
-                    setattr(nets, name, net.widened(run.widen, run.seed))
+        for name, net in nets.networks().items():  # the chosen ones afresh or widened
+            if name not in (run.classes or ()):
+                continue
+            if run.fresh:
+                setattr(nets, name, Network.random(run.fresh_hidden or net.hidden, run.seed,
+                                                   net.inputs))
+            elif run.widen is not None:
+                setattr(nets, name, net.widened(run.widen, run.seed))
     arrays = kernel_arrays(nets)  # the kernels update these arrays in place
     kinds = position_classes(boards)
     if nets.crashed is None:
