@@ -405,35 +405,58 @@ def bootstrap(values: np.ndarray, seed: int = 0,
     return float(values.mean()), float(low), float(high)
 
 
-def groups(kinds: np.ndarray) -> list[tuple[str, np.ndarray]]:
-    return [("all", np.ones(len(kinds), dtype=bool))] + [
+RACE_LEADS = (("behind 40+", 40, 999), ("behind 10-39", 10, 39), ("within 9", -9, 9),
+              ("ahead 10-39", -39, -10), ("ahead 40+", -999, -40))
+"""The contact decisions split by the mover's race deficit (its pip count minus the
+opponent's, before the roll): the holding and back games at the top."""
+
+
+def groups(kinds: np.ndarray, deficits: np.ndarray | None = None
+           ) -> list[tuple[str, np.ndarray]]:
+    """The decisions reported on: all, each class, and with ``deficits`` the contact ones
+    by race lead (:data:`RACE_LEADS`)."""
+    named = [("all", np.ones(len(kinds), dtype=bool))] + [
         (name, kinds == k) for k, name in enumerate(CLASSES) if np.any(kinds == k)]
+    if deficits is not None:
+        contact = kinds == CLASSES.index("contact")
+        named += [(name, contact & (deficits >= low) & (deficits <= high))
+                  for name, low, high in RACE_LEADS]
+    return named
 
 
-def error_lines(errors: np.ndarray, kinds: np.ndarray) -> list[str]:
+def race_deficits(positions_set: object, decisions: np.ndarray) -> np.ndarray:
+    """Each decision's mover's pip count minus its opponent's."""
+    return np.array([int(np.subtract(*Position.from_board(positions_set.boards[d].tolist())
+                                     .pips())) for d in decisions])
+
+
+def error_lines(errors: np.ndarray, kinds: np.ndarray, deficits: np.ndarray | None = None
+                ) -> list[str]:
     """Mean error (millipoints), blunder share and share of the referee's best play picked,
-    overall and per class, with bootstrap 95% intervals."""
-    lines = [f"{'':9} {'decisions':>9}  {'mean error (mpt) [95%]':>24}  "
+    overall and per class (:func:`groups`), with bootstrap 95% intervals."""
+    lines = [f"{'':12} {'decisions':>9}  {'mean error (mpt) [95%]':>24}  "
              f"{f'blunders > {BLUNDER} [95%]':>24}  {'best play':>9}"]
-    for name, members in groups(kinds):
+    for name, members in groups(kinds, deficits):
         e = errors[members]
         mean, low, high = bootstrap(1000 * e)
         blunders, b_low, b_high = bootstrap(100.0 * (e > BLUNDER))
         best = 100.0 * float(np.mean(e <= 0))
-        lines.append(f"{name:9} {len(e):>9,}  {mean:7.1f} [{low:6.1f}, {high:6.1f}]      "
+        lines.append(f"{name:12} {len(e):>9,}  {mean:7.1f} [{low:6.1f}, {high:6.1f}]      "
                      f"{blunders:5.2f}% [{b_low:5.2f}, {b_high:5.2f}]   {best:7.1f}%")
     return lines
 
 
-def paired_lines(errors: np.ndarray, other: np.ndarray, kinds: np.ndarray) -> list[str]:
-    """Per class, the mean of ``errors - other`` (millipoints) with its bootstrap 95%
-    interval (the same decisions), and how many decisions each side does better."""
-    lines = [f"{'':9} {'decisions':>9}  {'difference (mpt) [95%]':>24}  {'better':>7}  "
+def paired_lines(errors: np.ndarray, other: np.ndarray, kinds: np.ndarray,
+                 deficits: np.ndarray | None = None) -> list[str]:
+    """Per class (:func:`groups`), the mean of ``errors - other`` (millipoints) with its
+    bootstrap 95% interval (the same decisions), and how many decisions each side does
+    better."""
+    lines = [f"{'':12} {'decisions':>9}  {'difference (mpt) [95%]':>24}  {'better':>7}  "
              f"{'worse':>7}"]
-    for name, members in groups(kinds):
+    for name, members in groups(kinds, deficits):
         difference = 1000 * (errors[members] - other[members])
         mean, low, high = bootstrap(difference)
-        lines.append(f"{name:9} {len(difference):>9,}  {mean:+7.2f} [{low:+6.2f}, "
+        lines.append(f"{name:12} {len(difference):>9,}  {mean:+7.2f} [{low:+6.2f}, "
                      f"{high:+6.2f}]     {int((difference < 0).sum()):>7,}  "
                      f"{int((difference > 0).sum()):>7,}")
     return lines
@@ -476,6 +499,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--context", type=parse_plies, default=None,
                         help="GNU Backgammon plies whose own choices are graded too "
                              "(default 0 when grading deeper than 0-ply)")
+    parser.add_argument("--by-race-lead", action="store_true",
+                        help="also split the contact decisions by the mover's race lead "
+                             "(behind by 40+ pips, 10-39, within 9, ahead 10-39, 40+)")
     parser.add_argument("--gnubg", type=Path, default=None,
                         help="the GNU Backgammon program (default: gnubg on PATH, else "
                              "/usr/games/gnubg)")
@@ -507,6 +533,7 @@ def main(argv: list[str] | None = None) -> int:
     decisions = select(positions_set, args.positions, args.per_class)
     kinds = positions_set.kinds[decisions]
     rows = play_rows(positions_set, decisions)
+    deficits = race_deficits(positions_set, decisions) if args.by_race_lead else None
     counts = ", ".join(f"{int((kinds == k).sum()):,} {name}" for k, name in enumerate(CLASSES))
     print(f"{positions_set.meta['name']}: {len(decisions):,} decisions ({counts}), "
           f"{len(rows):,} plays; GNU Backgammon grades at {args.gnubg_ply}-ply"
@@ -544,18 +571,18 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\n{ours_name} at {args.ply}-ply, graded by "
           f"GNU Backgammon {args.gnubg_ply}-ply (error = its best play's equity - ours; "
           f"choices {elapsed:.0f} s):")
-    for line in error_lines(ours, kinds):
+    for line in error_lines(ours, kinds, deficits):
         print(line)
     for plies in context:
         theirs = errors_of(grade, start, decisions,
                            referee_choices(caches[plies].results[:, 5], start, decisions))
         print(f"\nfor context, GNU Backgammon's own {plies}-ply choices under its "
               f"{args.gnubg_ply}-ply grading:")
-        for line in error_lines(theirs, kinds):
+        for line in error_lines(theirs, kinds, deficits):
             print(line)
         print(f"paired: ours at {args.ply}-ply minus GNU Backgammon {plies}-ply (mpt; "
               f"negative: ours is closer to its {args.gnubg_ply}-ply)")
-        for line in paired_lines(ours, theirs, kinds):
+        for line in paired_lines(ours, theirs, kinds, deficits):
             print(line)
     if args.baseline is not None:
         base_nets = kernel_arrays(NetworkPair.load(args.baseline))
@@ -563,7 +590,7 @@ def main(argv: list[str] | None = None) -> int:
                          our_choices(positions_set, base_nets, args.ply, decisions, args.jobs))
         print(f"\npaired against {args.baseline.name} ({positions.file_hash(args.baseline)}) "
               f"at {args.ply}-ply (mpt; negative: ours is better)")
-        for line in paired_lines(ours, base, kinds):
+        for line in paired_lines(ours, base, kinds, deficits):
             print(line)
     mean, low, high = bootstrap(1000 * ours)
     print(f"\n{short_name} {args.ply}-ply against GNU Backgammon {args.gnubg_ply}-ply on "

@@ -162,6 +162,35 @@ def test_per_class_takes_the_first_decisions_of_each_class() -> None:
     assert list(reference.select(s, 7, None)) == list(range(7))
 
 
+def test_by_race_lead_splits_the_contact_decisions_by_the_movers_pip_deficit() -> None:
+    """--by-race-lead adds the contact decisions split by the mover's pip count minus the
+    opponent's: the opening is even, a known holding game is 40+ behind, and every contact
+    decision falls in exactly one split, no other class in any."""
+    s = positions.PositionSet.load(positions.DEFAULT_SET)
+    decisions = reference.select(s, 400, None)
+    deficits = reference.race_deficits(s, decisions)
+    for d, deficit in zip(decisions, deficits, strict=True):
+        mine, theirs = Position.from_board(s.boards[d].tolist()).pips()
+        assert deficit == mine - theirs
+    def deficit_of(position: Position) -> int:
+        one = positions.PositionSet(np.array([position.board], dtype=np.int8),
+                                    np.array([[3, 1]]), np.array([0]), np.array([0, 1]),
+                                    np.zeros((1, 26), np.int8), np.zeros(1), np.zeros(1), {})
+        return int(reference.race_deficits(one, np.array([0]))[0])
+
+    assert deficit_of(Position.initial()) == 0
+    # the mover holds the opponent's ace and bar points: 191 pips against 66
+    holding = board({24: 2, 18: 2, 13: 5, 8: 3, 6: 3}, {6: 4, 5: 4, 4: 3, 3: 2, 2: 2})
+    assert deficit_of(holding) == 125 and deficit_of(holding.swap()) == -125
+    kinds = s.kinds[decisions]
+    named = dict(reference.groups(kinds, deficits))
+    splits = np.array([named[name] for name, _, _ in reference.RACE_LEADS])
+    contact = kinds == reference.CLASSES.index("contact")
+    assert (splits.sum(axis=0) == contact).all()
+    assert splits[0].sum() > 0 and (deficits[splits[0]] >= 40).all()
+    assert [name for name, _ in reference.groups(kinds)] == ["all", *reference.CLASSES]
+
+
 def test_the_mean_of_networks_chooses_the_play_best_on_their_mean_equity(
         tmp_path: Path) -> None:
     """--mean-of picks, in each decision, the play whose equity averaged over the networks

@@ -38,6 +38,7 @@ from gammon.training.supervised import (
     group_slices,
     label,
     position_classes,
+    race_deficit,
     relative_equity_error,
     train_prune,
 )
@@ -282,6 +283,49 @@ def test_race_decisions_keep_the_disagreements_of_races_not_yet_bearing_off(
         label(LABELLER, tmp_path / "x", LabelRun(race_decisions=True, crashed_decisions=True))
 
 
+def test_the_race_deficit_is_the_pip_count_of_the_side_on_roll_minus_its_opponent_s() -> None:
+    """The deficit --behind compares is the difference of the pip counts the position
+    reports (a checker on the bar counts 25), for positions across whole games."""
+    from gammon.engine.playout import INITIAL, MAX_PLIES, end_turn, roll_plays
+
+    gen, result = _movegen.new_scratch(), np.empty(5)
+    board, seen = np.array(INITIAL, dtype=np.int8), 0
+    np.random.seed(4)
+    for ply in range(MAX_PLIES):
+        mine, theirs = Position.from_board(board).pips()
+        assert race_deficit(board) == mine - theirs
+        seen += board[25] > 0 or board[0] < 0  # a checker on the bar met
+        count = roll_plays(board, ply == 0, gen)
+        if end_turn(gen[0][np.random.randint(count)], board, result):
+            break
+    assert seen > 0
+
+
+def test_behind_keeps_the_disagreements_of_contact_positions_far_behind_in_the_race(
+        tmp_path: Path) -> None:
+    """--behind PIPS looks only at the decisions of contact positions whose side on roll
+    trails by PIPS or more: every kept play leaves its mover trailing by at least PIPS
+    less the roll it played (at most 24), in contact, from fewer decisions than the games
+    hold, labelled by the search like any other."""
+    run = LabelRun(shards=1, games=6, seed=2, plies=1)
+    label(LABELLER, tmp_path / "all", run, log=lambda line: None)
+    label(LABELLER, tmp_path / "behind", LabelRun(**{**run.__dict__, "behind": 30}),
+          log=lambda line: None)
+    kept, labels = load_shards(tmp_path / "behind")
+    assert len(kept) > 0 and (position_classes(kept) != RACE).all()
+    for board in kept:  # the opponent on roll: the mover's deficit is minus its own
+        assert -race_deficit(board) >= 30 - 24
+    with np.load(shard_path(tmp_path / "all", 0)) as plain, \
+            np.load(shard_path(tmp_path / "behind", 0)) as data:
+        assert 0 < int(data["disagreements"]) <= int(data["decisions"]) < int(plain["decisions"])
+        assert data["meta_behind"].item() == 30
+    assert_one_ply_values(kept[:10], labels[:10])
+    with pytest.raises(ValueError, match="picks contact decisions"):
+        label(LABELLER, tmp_path / "x", LabelRun(behind=30, race_decisions=True))
+    with pytest.raises(ValueError, match="count of pips"):
+        label(LABELLER, tmp_path / "y", LabelRun(behind=-1))
+
+
 def test_shards_record_the_decision_of_each_candidate(shards: Path) -> None:
     """Each kept position's group is the decision it is a candidate of: the boards of a
     group are different plays of one roll (the mover's pips the same in each unless it
@@ -401,6 +445,49 @@ def test_a_grouped_fit_reads_several_directories_as_one_data_set(
         fit(LABELLER, shards, tmp_path / "x.npz", FitRun(rank_weight=-1.0))
     with pytest.raises(ValueError, match="3 shard counts for 2 directories"):
         fit(LABELLER, [shards, shards], tmp_path / "x.npz", FitRun(shards=(1, 1, 1)))
+
+
+def test_repeat_weighs_each_directorys_decisions_by_its_count(
+        shards: Path, tmp_path: Path) -> None:
+    """--repeat takes each directory's training decisions that many times an epoch: the
+    positions to fit count each copy, the held-out ones do not change, and the set
+    repeated pulls the fit toward its labels. Counts that are not one per directory, or
+    below 1, are refused."""
+    boards, labels = load_shards(shards)
+    shifted = tmp_path / "shifted"  # the same positions, labels with more wins
+    shifted.mkdir()
+    with np.load(shard_path(shards, 0)) as data:
+        arrays = dict(data)
+    arrays["labels"] = np.clip(arrays["labels"] + [0.08, 0, 0, 0, 0], 0, 1).astype(np.float32)
+    np.savez_compressed(shard_path(shifted, 0), **arrays)
+    run = FitRun(epochs=2, alpha=0.003, holdout=0.2, seed=1, benchmark_pairs=0, min_class=1,
+                 rank_weight=2.0, optimiser="adam", batch=16, classes=("contact",))
+    counts, wins = {}, {}
+    for repeat in ((1, 1), (1, 4), (4, 1)):
+        lines: list[str] = []
+        out = tmp_path / f"fit-{repeat[0]}-{repeat[1]}.npz"
+        nets = fit(LABELLER, [shards, shifted], out,
+                   FitRun(**{**run.__dict__, "repeat": repeat}), log=lines.append)
+        counts[repeat] = [int(n.replace(",", "")) for n in re.findall(
+            r"([0-9,]+) positions to fit, ([0-9,]+) held out", lines[1])[0]]
+        arrays_now, inputs = kernel_arrays(nets), np.empty(MAX_INPUTS, dtype=np.float32)
+        hidden, out_row, total = np.empty(512), np.empty(5), 0.0
+        contact = boards[position_classes(boards) == CONTACT]
+        for board in contact:
+            forward(inputs, *network_for(board, arrays_now, inputs), hidden, out_row)
+            total += out_row[0]
+        wins[repeat] = total / len(contact)
+        with np.load(out) as data:
+            assert data["meta_repeat"].item() == f"{repeat[0]},{repeat[1]}"
+    once, shifted_more, plain_more = counts[(1, 1)], counts[(1, 4)], counts[(4, 1)]
+    assert shifted_more[1] == plain_more[1] == once[1]  # the held-out rows stay as they are
+    assert shifted_more[0] > once[0] and plain_more[0] > once[0]
+    assert shifted_more[0] + plain_more[0] == 5 * once[0]  # every copy counted
+    assert wins[(1, 4)] > wins[(1, 1)] > wins[(4, 1)]
+    with pytest.raises(ValueError, match="a count of 1 or more for each of the 2"):
+        fit(LABELLER, [shards, shifted], tmp_path / "x.npz", FitRun(repeat=(1,)))
+    with pytest.raises(ValueError, match="a count of 1 or more"):
+        fit(LABELLER, [shards, shifted], tmp_path / "y.npz", FitRun(repeat=(0, 2)))
 
 
 def cross_entropy(net: Network, inputs: np.ndarray, target: np.ndarray) -> float:

@@ -201,6 +201,7 @@ def cmd_train(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
             start, [Path(one) for one in args.data], Path(args.out),
             FitRun(epochs=args.epochs, alpha=args.alpha_start, seed=args.seed,
                    shards=None if args.shards is None else tuple(args.shards),
+                   repeat=None if args.repeat is None else tuple(args.repeat),
                    min_class=args.min_class, rank_weight=args.rank_weight,
                    optimiser=args.optimiser, batch=args.batch, fresh=args.fresh,
                    fresh_hidden=args.fresh_hidden, widen=args.widen,
@@ -226,7 +227,7 @@ def cmd_train(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
                      rollout_games=args.rollout_games, truncate=args.truncate,
                      rollout_pruned=args.rollout_pruned,
                      crashed_decisions=args.crashed_decisions, cube_only=args.cube_only,
-                     race_decisions=args.race_decisions,
+                     race_decisions=args.race_decisions, behind=args.behind,
                      teachers=tuple(args.teachers or ())),
             log=log))
     if args.stage == "bootstrap":
@@ -309,6 +310,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="label: shards in all (default 100); fit: use the first this "
                             "many shards of each --data directory, or one count for each "
                             "(default: all)")
+    train.add_argument("--repeat", type=int, nargs="+", default=None, metavar="TIMES",
+                       help="fit: take each --data directory's training decisions this many "
+                            "times an epoch, one count for each (default: once each): a "
+                            "small set of precise labels weighed against a large one")
     train.add_argument("--noise", type=float, default=0.05,
                        help="label, prune: equity noise of the self-play choices")
     train.add_argument("--plies", type=int, default=2, help="label: depth of the labels")
@@ -330,6 +335,10 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--race-decisions", action="store_true",
                        help="label: keep only the positions where search disagrees with "
                             "0-ply in race positions that are not pure bear-offs")
+    train.add_argument("--behind", type=int, default=0, metavar="PIPS",
+                       help="label: keep only the positions where search disagrees with "
+                            "0-ply in contact positions whose side on roll trails in the "
+                            "race by PIPS or more (holding and back games)")
     train.add_argument("--rollout-games", type=int, default=0,
                        help="label: label the positions by truncated rollouts of this many "
                             "games (0: by the search at --plies, which still picks them)")

@@ -206,7 +206,7 @@ def label_command(settings: dict[str, object], weights: str, out: str, shards: i
              f"--noise {settings['noise']}", f"--plies {settings['plies']}"]
     if teachers:
         words.append("--teachers " + " ".join(teachers))
-    for name in ("rollout_games", "truncate"):
+    for name in ("rollout_games", "truncate", "behind"):
         if settings.get(name):
             words.append(f"--{name.replace('_', '-')} {settings[name]}")
     for name, value in settings.items():  # the switches: every setting that is True

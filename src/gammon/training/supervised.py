@@ -126,11 +126,24 @@ def _rollout_label(board: np.ndarray, games: int, truncate: int, pruned: bool,
 
 
 @_jit
+def race_deficit(board: np.ndarray) -> int:
+    """The side on roll's pip count minus its opponent's (positive: it trails)."""
+    deficit = 0
+    for point in range(1, 26):  # 25 is the side on roll's bar, 0 the opponent's
+        if board[point] > 0:
+            deficit += board[point] * point
+    for point in range(25):
+        if board[point] < 0:
+            deficit += board[point] * (25 - point)
+    return deficit
+
+
+@_jit
 def label_games(nets: KernelArrays, games: int, seed: int, noise: float, plies: int,
                 keep: np.ndarray, margin: np.ndarray, crashed_only: bool = False,
                 rollout_games: int = 0, truncate: int = 0, race_only: bool = False,
                 rollout_pruned: bool = False, crashed_decisions: bool = False,
-                cube_only: bool = False, race_decisions: bool = False
+                cube_only: bool = False, race_decisions: bool = False, behind: int = 0
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Play ``games`` noisy 0-ply self-play games; returns the kept boards (side on roll),
     their labels at ``plies`` (side on roll's probabilities), the counts [decisions,
@@ -148,7 +161,8 @@ def label_games(nets: KernelArrays, games: int, seed: int, noise: float, plies: 
     network when ``rollout_pruned``; the candidates of one decision share their dice.
     With ``crashed_decisions`` only the decisions of crashed positions are looked at (the
     counts are then of those), with ``race_decisions`` only those of race positions that
-    are not pure bear-offs."""
+    are not pure bear-offs, with ``behind`` only those of contact positions whose side on
+    roll trails in the race by ``behind`` pips or more (holding and back games)."""
     np.random.seed(seed)
     gen = _movegen.new_scratch()
     level1 = _movegen.new_scratch()
@@ -181,6 +195,8 @@ def label_games(nets: KernelArrays, games: int, seed: int, noise: float, plies: 
                                        or (not is_race(board) and is_crashed(board)))
             if race_decisions:
                 looked_at = looked_at and is_race(board) and not is_bearoff_board(board)
+            if behind > 0:
+                looked_at = looked_at and not is_race(board) and race_deficit(board) >= behind
             if looked_at:
                 counts[0] += 1
             if crashed_only or race_only or cube_only:
@@ -255,6 +271,7 @@ class LabelRun:
     rollout_pruned: bool = False  # rollout plays chosen with the pruning network's help
     crashed_decisions: bool = False  # only the disagreements of crashed positions
     race_decisions: bool = False  # only the disagreements of race positions
+    behind: int = 0  # only the disagreements of contact positions trailing by this many pips
     cube_only: bool = False  # every contact position met where a double is worth a look
     # label every candidate of every decision that leaves a contact position (a crashed
     # one with crashed_decisions) by the mean of these networks' 0-ply probabilities, at
@@ -265,7 +282,8 @@ class LabelRun:
 # LabelRun settings recorded in a shard only when set, so that shards written before a
 # setting existed stay valid
 OPTIONAL_SETTINGS = ("crashed_only", "race_only", "rollout_games", "truncate", "rollout_pruned",
-                     "crashed_decisions", "cube_only", "race_decisions", "teachers_sha256")
+                     "crashed_decisions", "cube_only", "race_decisions", "behind",
+                     "teachers_sha256")
 
 
 def weights_digest(path: Path) -> str:
@@ -288,10 +306,16 @@ def label(weights: Path, directory: Path, run: LabelRun,
     if run.rollout_games < 0 or run.rollout_games == 1 or run.truncate < 0:
         raise ValueError("a rollout label needs 2 games or more, truncated after 0 "
                          "(to the end) or more plies")
+    if run.behind < 0:
+        raise ValueError(f"--behind is a count of pips, not {run.behind}")
+    if run.behind and (run.crashed_only or run.race_only or run.cube_only
+                       or run.race_decisions):
+        raise ValueError("--behind picks contact decisions: it does not go with "
+                         "--crashed-only, --race-only, --cube-only or --race-decisions")
     if run.rollout_pruned and not run.rollout_games:
         raise ValueError("--rollout-pruned applies to rollout labels (--rollout-games)")
     if run.teachers and (run.rollout_games or run.crashed_only or run.race_only
-                         or run.cube_only or run.race_decisions):
+                         or run.cube_only or run.race_decisions or run.behind):
         raise ValueError("teachers label every contact (or, with crashed decisions, crashed) "
                          "decision's candidates themselves: no rollouts, and no other choice "
                          "of positions")
@@ -338,7 +362,8 @@ def _label(weights: Path, directory: Path, run: LabelRun, log: Callable[[str], N
             boards, labels, counts, groups = label_games(
                 arrays, run.games, run.seed * 1_000_003 + index, run.noise, run.plies, KEEP,
                 MARGIN, run.crashed_only, run.rollout_games, run.truncate, run.race_only,
-                run.rollout_pruned, run.crashed_decisions, run.cube_only, run.race_decisions)
+                run.rollout_pruned, run.crashed_decisions, run.cube_only, run.race_decisions,
+                run.behind)
         path = shard_path(directory, index)
         temporary = path.with_suffix(".tmp.npz")
         np.savez_compressed(temporary, boards=boards, labels=labels.astype(np.float32),
@@ -355,7 +380,8 @@ def _label(weights: Path, directory: Path, run: LabelRun, log: Callable[[str], N
         else:
             kept = (f"positions from {counts[1]:,} of {counts[0]:,} "
                     f"{'crashed ' if run.crashed_decisions else ''}"
-                    f"{'race ' if run.race_decisions else ''}decisions where "
+                    f"{'race ' if run.race_decisions else ''}"
+                    f"{f'{run.behind}+ pips behind ' if run.behind else ''}decisions where "
                     f"{run.plies}-ply disagrees")
         if run.rollout_games:
             kept += (f", labelled by rollouts of {run.rollout_games} games"
@@ -511,6 +537,9 @@ class FitRun:
     benchmark_pairs: int = 500
     # the first this many shards of each directory, or a count for each (None: all)
     shards: int | tuple[int, ...] | None = None
+    # each directory's training decisions taken this many times an epoch, a count for each
+    # (None: once): a small set of precise labels weighed against a large one
+    repeat: tuple[int, ...] | None = None
     min_class: int = 300  # a class's network is fitted only on at least this many positions
     classes: tuple[str, ...] | None = None  # fit only these classes' networks (None: all)
     # weight of the candidates' equities relative to their decision's mean (0: plain
@@ -531,6 +560,22 @@ class FitRun:
     # (``Network.widened``: the new units start silent, so the fit starts from ``start``'s
     # evaluations, with room to learn more of its labels)
     widen: int | None = None
+
+
+def _repeated(boards: np.ndarray, labels: np.ndarray, group_of: np.ndarray,
+              train_rows: np.ndarray, times: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The data with each training row ``r`` present ``times[r]`` times: the copies are
+    appended as decisions of their own (new group numbers), the held-out rows untouched."""
+    copies = [train_rows[times[train_rows] > k] for k in range(1, int(times.max()))]
+    if not copies:
+        return boards, labels, group_of, train_rows
+    extra = np.concatenate(copies)
+    step = int(group_of.max()) + 1
+    numbers = np.concatenate([group_of[rows] + (k + 1) * step for k, rows in enumerate(copies)])
+    added = np.arange(len(boards), len(boards) + len(extra))
+    return (np.concatenate([boards, boards[extra]]), np.concatenate([labels, labels[extra]]),
+            np.concatenate([group_of, numbers]), np.concatenate([train_rows, added]))
 
 
 def _hidden_units(count: int) -> int:
@@ -579,6 +624,14 @@ def fit(start: Path, directory: Path | Sequence[Path], path: Path, run: FitRun,
     settings = {"start": str(start), "shards": ",".join(map(str, directories)),
                 "positions": len(boards), "alpha": run.alpha, "holdout": run.holdout,
                 "seed": run.seed, "min_class": run.min_class}
+    if run.repeat is not None:
+        if len(run.repeat) != len(directories) or min(run.repeat) < 1:
+            raise ValueError(f"--repeat takes a count of 1 or more for each of the "
+                             f"{len(directories)} directories, not {list(run.repeat)}")
+        settings["repeat"] = ",".join(map(str, run.repeat))
+        boards, labels64, group_of, train_rows = _repeated(
+            boards, labels64, group_of, train_rows,
+            np.repeat(run.repeat, [len(one[0]) for one in parts]))
     if run.rank_weight:
         settings["rank_weight"] = run.rank_weight
     if run.optimiser not in ("sgd", "adam"):
