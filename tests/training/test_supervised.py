@@ -795,6 +795,51 @@ def test_a_widened_fit_starts_from_the_same_evaluations_with_more_units(
         start.contact.widened(start.contact.hidden - 1, seed=3)
 
 
+def test_two_joined_networks_compute_the_mean_of_their_output_sums() -> None:
+    """Network.joined: one network of both's hidden units whose five outputs are the
+    sigmoids of the mean of the two networks' output sums (their logits), on any input;
+    networks of different inputs are refused."""
+    a, b = Network.random(7, seed=1, inputs=12), Network.random(5, seed=2, inputs=12)
+    b.output_bias[:] = np.random.default_rng(3).normal(0, 1, 5)
+    joined = a.joined(b)
+    assert joined.hidden == 12 and joined.inputs == 12
+    rng = np.random.default_rng(4)
+    hidden = np.empty(12)
+    for _ in range(20):
+        x = rng.uniform(0, 1, 12).astype(np.float32)
+        outs = []
+        for net in (a, b, joined):
+            out = np.empty(5)
+            forward(x, *net.arrays(), hidden, out)
+            outs.append(out)
+        logit = [np.log(p / (1 - p)) for p in outs[:2]]
+        np.testing.assert_allclose(outs[2], 1 / (1 + np.exp(-(logit[0] + logit[1]) / 2)),
+                                   rtol=1e-5)
+    with pytest.raises(ValueError, match="cannot join"):
+        a.joined(Network.random(5, seed=2, inputs=13))
+
+
+def test_a_joined_fit_starts_from_the_two_networks_side_by_side(
+        shards: Path, tmp_path: Path) -> None:
+    """--join WEIGHTS: the chosen classes' networks are joined with WEIGHTS' before the
+    fit (its file and digest recorded), the fit moves them, and the other classes come
+    through unchanged; no classes, or a widened or fresh fit beside it, are refused."""
+    start, partner = NetworkPair.load(LABELLER), NetworkPair.load(UNPRUNED)
+    run = FitRun(epochs=1, alpha=0.003, seed=4, benchmark_pairs=0, min_class=2,
+                 classes=("contact",), join=str(UNPRUNED), optimiser="adam")
+    fitted = fit(LABELLER, shards, tmp_path / "joined.npz", run, log=lambda line: None)
+    expected = start.contact.joined(partner.contact)
+    assert fitted.contact.hidden == start.contact.hidden + partner.contact.hidden
+    assert not np.allclose(fitted.contact.output_weights, expected.output_weights)
+    for a, b in zip(fitted.race.arrays(), start.race.arrays(), strict=True):
+        np.testing.assert_array_equal(a, b)
+    with np.load(tmp_path / "joined.npz") as data:
+        assert data["meta_join"].item().startswith(f"{UNPRUNED} ")
+    for bad in ({"classes": None}, {"widen": 300}, {"fresh": True}):
+        with pytest.raises(ValueError, match="names the classes to join"):
+            fit(LABELLER, shards, tmp_path / "x.npz", FitRun(**{**run.__dict__, **bad}))
+
+
 def test_cli_stages(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """gammon train --stage label / fit: missing or impossible settings are refused with
     a clear error and write nothing; a small run writes its shard and its networks."""

@@ -204,7 +204,7 @@ def cmd_train(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
                    repeat=None if args.repeat is None else tuple(args.repeat),
                    min_class=args.min_class, rank_weight=args.rank_weight,
                    optimiser=args.optimiser, batch=args.batch, fresh=args.fresh,
-                   fresh_hidden=args.fresh_hidden, widen=args.widen,
+                   fresh_hidden=args.fresh_hidden, widen=args.widen, join=args.join,
                    classes=None if args.classes is None else tuple(args.classes)),
             log=log))
     if args.stage == "prune":
@@ -363,6 +363,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="fit: the --classes networks grow to HIDDEN units before the "
                             "fit, the new units silent at first (the fit starts from "
                             "--from's evaluations)")
+    train.add_argument("--join", default=None, metavar="WEIGHTS",
+                       help="fit: the --classes networks joined side by side with WEIGHTS' "
+                            "before the fit, each's output halved (the fit starts from the "
+                            "mean of the two)")
     train.add_argument("--min-class", type=int, default=300,
                        help="fit: a class's network is fitted only on at least this many "
                             "positions of it")

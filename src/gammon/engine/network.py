@@ -96,6 +96,18 @@ class Network:
                        np.concatenate([self.output_weights, np.zeros_like(extra.output_weights)]),
                        self.output_bias.copy())
 
+    def joined(self, other: Network) -> Network:
+        """This network and ``other`` side by side as one network of both's hidden units,
+        each's output weights and bias halved: its outputs' sums are the mean of the two
+        networks' sums (a mean of two networks that runs, and fits, as one)."""
+        if other.inputs != self.inputs:
+            raise ValueError(f"a network of {other.inputs} inputs cannot join one of "
+                             f"{self.inputs}")
+        return Network(np.concatenate([self.hidden_weights, other.hidden_weights], axis=1),
+                       np.concatenate([self.hidden_bias, other.hidden_bias]),
+                       np.concatenate([self.output_weights, other.output_weights]) / 2,
+                       (self.output_bias + other.output_bias) / 2)
+
 
 @dataclass
 class NetworkPair:

@@ -560,6 +560,9 @@ class FitRun:
     # (``Network.widened``: the new units start silent, so the fit starts from ``start``'s
     # evaluations, with room to learn more of its labels)
     widen: int | None = None
+    # the chosen classes' networks joined side by side with this file's (``Network.joined``:
+    # the fit starts from the mean of the two networks' output sums, as one network)
+    join: str | None = None
 
 
 def _repeated(boards: np.ndarray, labels: np.ndarray, group_of: np.ndarray,
@@ -648,6 +651,13 @@ def fit(start: Path, directory: Path | Sequence[Path], path: Path, run: FitRun,
         if run.fresh or run.classes is None:
             raise ValueError("a widened fit names the classes to widen and starts from --from")
         settings["widen"] = _hidden_units(run.widen)
+    partner = None
+    if run.join is not None:
+        if run.fresh or run.widen is not None or run.classes is None:
+            raise ValueError("a joined fit names the classes to join and starts from --from "
+                             "and --join, neither fresh nor widened")
+        partner = NetworkPair.load(Path(run.join))
+        settings["join"] = f"{run.join} {weights_digest(Path(run.join))}"
     if run.optimiser == "adam":  # the step's schedule spans the epochs
         settings |= {"optimiser": run.optimiser, "batch": run.batch, "epochs": run.epochs}
     if run.classes is not None:
@@ -676,6 +686,12 @@ def fit(start: Path, directory: Path | Sequence[Path], path: Path, run: FitRun,
                                                    net.inputs))
             elif run.widen is not None:
                 setattr(nets, name, net.widened(run.widen, run.seed))
+            elif partner is not None:
+                other = partner.networks().get(name)
+                if other is None:
+                    raise ValueError(f"{run.join} has no {name} network to join")
+                _hidden_units(net.hidden + other.hidden)
+                setattr(nets, name, net.joined(other))
     arrays = kernel_arrays(nets)  # the kernels update these arrays in place
     kinds = position_classes(boards)
     if nets.crashed is None:
