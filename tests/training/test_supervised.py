@@ -453,7 +453,7 @@ def test_repeat_weighs_each_directorys_decisions_by_its_count(
     positions to fit count each copy, the held-out ones do not change, and the set
     repeated pulls the fit toward its labels. Counts that are not one per directory, or
     below 1, are refused."""
-    boards, labels = load_shards(shards)
+    boards, _ = load_shards(shards)
     shifted = tmp_path / "shifted"  # the same positions, labels with more wins
     shifted.mkdir()
     with np.load(shard_path(shards, 0)) as data:
