@@ -81,3 +81,39 @@ def test_the_other_process_applies_the_published_rows_without_reading_the_log(
         await acting.stop()
 
     run(main)
+
+
+def test_messages_queued_behind_a_log_read_that_got_ahead_of_them_read_nothing_more(
+        database_url: str, redis_url: str) -> None:
+    async def main() -> None:
+        bus = LocalBus()
+        acting = await servers(database_url, redis_url, bus).start()
+        watching = await servers(database_url, redis_url, bus).start()
+        match_id, users = await a_started_match(acting, watching)
+        socket = Socket(users[1])
+        await watching.hub.subscribe(socket, match_id, since=None)
+        held = await watching.room(match_id)
+        reads = count_log_reads(watching)
+
+        lost = acting.hub.publish
+
+        async def drop(_message: dict[str, Any]) -> None:
+            return None
+
+        acting.hub.publish = drop  # type: ignore[method-assign,assignment]
+        await play(acting, match_id, users, 2)  # lost: the next message leaves a gap
+        acting.hub.publish = lost  # type: ignore[method-assign]
+        async with held.lock:  # the watcher busy: the next messages queue on the lock
+            for seed in (3, 4):
+                await play(acting, match_id, users, seed)
+        stored = await acting.room(match_id)
+        # the first message's gap reads the log, which holds the later ones too
+        await until(lambda: socket.sent[-1].get("v") == stored.version)
+        await until(lambda: not bus._tasks)  # every message handled
+        assert reads == [match_id] and held.seq == stored.seq
+        assert json.loads(json.dumps(held.game_json())) == \
+            json.loads(json.dumps(stored.game_json()))
+        await watching.stop()
+        await acting.stop()
+
+    run(main)

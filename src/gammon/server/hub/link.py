@@ -52,11 +52,16 @@ def carried_events(room: LiveRoom, message: ActionStored) -> list[EventView] | N
     """The events of the committed actions a bus message carries (caller holds the room
     lock), or None when they cannot stand in for the log: none carried, the match ended
     (its result and ratings are in the database), or a gap before them (a message not yet
-    handled, or lost); the caller then catches up from the log."""
+    handled, or lost); the caller then catches up from the log. No events when the room
+    already holds them all (a read of the log for an earlier message got ahead of this one,
+    queued behind it on the lock): there is nothing to apply, and no reason to read again."""
     rows, first = message.rows, message.first
     if (rows is None or first is None or message.ended
-            or room.match is None or room.status != "playing"
-            or not first <= room.seq + 1 <= first + len(rows)):
+            or room.match is None or room.status != "playing"):
+        return None
+    if room.seq >= first + len(rows):
+        return []
+    if first > room.seq + 1:
         return None
     events: list[EventView] = []
     for n, (_kind, action, at) in enumerate(rows):
