@@ -60,6 +60,6 @@ def test_a_turn_ends_with_the_opponents_view_or_the_games_result() -> None:
 def test_the_kernel_arrays_are_named() -> None:
     nets = NetworkPair.load(SHIPPED)
     arrays = kernel_arrays(nets)
-    assert arrays.contact_w1 is arrays[0] and arrays.prune_keep is arrays[-1]
+    assert arrays.contact_w1 is arrays[0] and arrays.judge_margin is arrays[-1]
     assert arrays.feature_set[0] == nets.feature_set
     assert arrays.race_w1.shape == nets.race.arrays()[0].shape

@@ -18,6 +18,7 @@ from gammon.core.position import Position
 from gammon.engine import evaluate, search
 from gammon.engine.bearoff import is_bearoff_board
 from gammon.engine.evaluate import (
+    MAX_HIDDEN,
     MONEY_WEIGHTS,
     choose_play,
     choose_play_pruned,
@@ -750,7 +751,8 @@ def test_a_fresh_fit_may_make_its_networks_larger(shards: Path, tmp_path: Path) 
     with pytest.raises(ValueError, match="random weights"):
         fit(LABELLER, shards, tmp_path / "e.npz", FitRun(classes=("contact",), fresh_hidden=8))
     with pytest.raises(ValueError, match="at most"):
-        fit(LABELLER, shards, tmp_path / "f.npz", FitRun(**{**run.__dict__, "fresh_hidden": 513}))
+        fit(LABELLER, shards, tmp_path / "f.npz",
+            FitRun(**{**run.__dict__, "fresh_hidden": MAX_HIDDEN + 1}))
 
 
 def test_a_widened_fit_starts_from_the_same_evaluations_with_more_units(
@@ -790,7 +792,8 @@ def test_a_widened_fit_starts_from_the_same_evaluations_with_more_units(
     with pytest.raises(ValueError, match="names the classes"):
         fit(LABELLER, shards, tmp_path / "b.npz", FitRun(**{**run.__dict__, "fresh": True}))
     with pytest.raises(ValueError, match="at most"):
-        fit(LABELLER, shards, tmp_path / "c.npz", FitRun(**{**run.__dict__, "widen": 513}))
+        fit(LABELLER, shards, tmp_path / "c.npz",
+            FitRun(**{**run.__dict__, "widen": MAX_HIDDEN + 1}))
     with pytest.raises(ValueError, match="cannot widen"):
         start.contact.widened(start.contact.hidden - 1, seed=3)
 

@@ -214,6 +214,11 @@ def cmd_train(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
             start, Path(args.out),
             PruneRun(games=args.games, hidden=args.prune_hidden, epochs=args.epochs,
                      alpha=args.alpha_start, seed=args.seed, noise=args.noise), log=log))
+    if args.stage == "judge":
+        from gammon.training.judge import make_judge
+
+        return _from_weights(args, "WEIGHTS (the networks to judge for)", lambda start: make_judge(
+            start, [Path(member) for member in args.teachers or ()], Path(args.out), log=log))
     if args.stage == "label":
         from gammon.training.supervised import LabelRun, label
 
@@ -284,12 +289,14 @@ def build_parser() -> argparse.ArgumentParser:
     train = commands.add_parser(
         "train", help="self-play TD training of the networks (resumes from --out)")
     train.add_argument("--out", required=True, help="checkpoint file (.npz), resumed if present")
-    train.add_argument("--stage", choices=("td", "bootstrap", "label", "fit", "prune"),
+    train.add_argument("--stage", choices=("td", "bootstrap", "label", "fit", "prune", "judge"),
                        default="td",
                        help="td: self-play TD(0); bootstrap: fit 0-ply to 1-ply evaluations; "
                             "label: shards of positions where search disagrees with 0-ply "
                             "(--out is a directory); fit: fit --from to the --data shards; "
-                            "prune: add to --from a pruning network for the search")
+                            "prune: add to --from a pruning network for the search; judge: "
+                            "add to --from a judge, its contact network joined with "
+                            "--teachers' ones")
     train.add_argument("--data", nargs="+",
                        help="fit: the directories of labelled shards")
     train.add_argument("--from", dest="start",
@@ -352,7 +359,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="label: label every candidate of every decision that leaves a "
                             "contact position (crashed, with --crashed-decisions) by the "
                             "mean of these networks' 0-ply "
-                            "probabilities, moved to --from's own level decision by decision")
+                            "probabilities, moved to --from's own level decision by decision; "
+                            "judge: the weights whose contact networks join --from's")
     train.add_argument("--fresh", action="store_true",
                        help="fit: the --classes networks start from random weights drawn "
                             "from --seed, not from --from's (teachers for --teachers)")

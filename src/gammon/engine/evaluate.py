@@ -6,7 +6,9 @@ to finish, rolls to the first checker off) of :class:`gammon.engine.bearoff.Bear
 the four arrays of the crashed network (the contact network's again for the basic feature
 set, which has none), the feature set (``int64[1]``), the four arrays of the pruning network
 (the contact network's again when there is none) and how many plays it keeps (``int64[1]``,
-0: no pruning); build it with :func:`kernel_arrays`. Pure
+0: no pruning), then the four arrays of the judge (the contact network's again when there is
+none), how many plays it judges (``int64[1]``, 0: none) and within what margin
+(``float64[1]``); build it with :func:`kernel_arrays`. Pure
 bear-offs are evaluated exactly from the tables, every other position by its class's
 network (:func:`network_for`). Every function here is numba-compiled so that self-play
 training, benchmarks and search can call them in tight loops without returning to Python.
@@ -54,9 +56,15 @@ from gammon.engine.network import (
 )
 
 _jit = nb.njit(cache=True, nogil=True)
-MAX_HIDDEN = 512
+MAX_HIDDEN = 1024
 PRUNE_KEEP = 6
 """Plays that the pruning network passes on to the full evaluation inside the search."""
+JUDGE_KEEP = 3
+JUDGE_MARGIN = 0.03
+"""At most this many plays of a 0-ply ranking, within this margin of the best, get the
+judge's evaluation first (:func:`judge_plays`). Chosen on positions-v2 (docs/training.md,
+the thirteenth generation): more, or a wider margin, gained nothing GNU Backgammon's grade
+could see; these judge about 1.8 plays of a contact decision."""
 SEARCH_CACHE_ENTRIES = 1 << 15
 """Slots of the evaluation cache a search keeps (a 2-ply decision evaluates ~10,000
 positions, a quarter of them more than once)."""
@@ -85,19 +93,30 @@ class KernelArrays(NamedTuple):
     prune_w2: np.ndarray
     prune_b2: np.ndarray
     prune_keep: np.ndarray
+    judge_w1: np.ndarray
+    judge_b1: np.ndarray
+    judge_w2: np.ndarray
+    judge_b2: np.ndarray
+    judge_keep: np.ndarray
+    judge_margin: np.ndarray
 
 
 def kernel_arrays(nets: NetworkPair, bearoff: BearoffDatabase | None = None,
-                  prune_keep: int = PRUNE_KEEP) -> KernelArrays:
+                  prune_keep: int = PRUNE_KEEP, judge_keep: int = JUDGE_KEEP) -> KernelArrays:
     """The ``nets`` tuple the kernels take: the weights, then the bear-off tables.
-    ``prune_keep`` 0 turns the pruning network off (it is off when ``nets`` has none)."""
+    ``prune_keep`` 0 turns the pruning network off (it is off when ``nets`` has none);
+    ``judge_keep`` 0 the judge."""
     database = bearoff or BearoffDatabase.load()
     crashed = nets.crashed.arrays() if nets.crashed is not None else nets.contact.arrays()
     prune = nets.prune.arrays() if nets.prune is not None else nets.contact.arrays()
     keep = prune_keep if nets.prune is not None else 0
+    judge = nets.judge.arrays() if nets.judge is not None else nets.contact.arrays()
+    judged = judge_keep if nets.judge is not None else 0
     return KernelArrays._make((*nets.arrays(), database.rolls, database.first_off, *crashed,
                                np.array([nets.feature_set], dtype=np.int64), *prune,
-                               np.array([keep], dtype=np.int64)))
+                               np.array([keep], dtype=np.int64), *judge,
+                               np.array([judged], dtype=np.int64),
+                               np.array([JUDGE_MARGIN], dtype=np.float64)))
 
 
 @_jit
@@ -335,6 +354,60 @@ def choose_play_weighted(boards: np.ndarray, count: int, nets: KernelArrays, scr
             best = i
             best_probs[:] = probs
     return best
+
+
+@_jit
+def judge_plays(boards: np.ndarray, count: int, nets: KernelArrays, scratch: Arrays,
+                probs: np.ndarray, weights: np.ndarray) -> None:
+    """The judge's word on a 0-ply ranking of the plays ``boards[:count]``, whose 0-ply
+    probabilities are ``probs``: the best few by :func:`play_score` with ``weights`` (at
+    most ``nets.judge_keep[0]``, within ``nets.judge_margin[0]`` of the best), then
+    whichever play is best once they are judged, until the best is one the judge has seen,
+    get the judge network's probabilities in place of the contact network's (plays that
+    leave no contact position keep theirs). The judge is the mean of several contact
+    networks, whose errors partly cancel: too slow for every play of every search, cheap
+    for two plays a decision. Judging only the top would let the next play overtake them
+    on the contact network's word alone: the plays a network rates best are the ones it
+    overrates."""
+    keep = nets.judge_keep[0]
+    if keep <= 0:
+        return
+    scores = np.empty(count, dtype=np.float64)
+    for i in range(count):
+        scores[i] = play_score(probs[i], weights)
+    seen = np.zeros(count, dtype=np.bool_)  # judged, or not the judge's to judge
+    order = np.argsort(-scores, kind="mergesort")
+    floor = scores[order[0]] - nets.judge_margin[0]
+    for rank in range(min(keep, count)):
+        i = order[rank]
+        if scores[i] < floor:
+            break
+        _judge(boards[i], nets, scratch, probs[i])
+        scores[i] = play_score(probs[i], weights)
+        seen[i] = True
+    while True:
+        best = int(np.argmax(scores))
+        if seen[best]:
+            return
+        _judge(boards[best], nets, scratch, probs[best])
+        scores[best] = play_score(probs[best], weights)
+        seen[best] = True
+
+
+@_jit
+def _judge(after: np.ndarray, nets: KernelArrays, scratch: Arrays, out: np.ndarray) -> None:
+    """The judge's probabilities of a play for the side that made it, into ``out``, when
+    the play leaves a contact position (else ``out`` is left as it is)."""
+    theirs, swapped, inputs, hidden = scratch[2], scratch[3], scratch[0], scratch[1]
+    if terminal_result(after, theirs):
+        return
+    swap_board(after, swapped)
+    if is_race(swapped) or _encode_for(swapped, nets, inputs, False) != CONTACT:
+        return
+    forward(inputs, nets.judge_w1, nets.judge_b1, nets.judge_w2, nets.judge_b2, hidden, theirs)
+    rule_out_impossible(swapped, theirs)
+    make_consistent(theirs)
+    invert(theirs, out)
 
 
 @_jit

@@ -12,7 +12,9 @@ class, for one *feature set* (recorded in the weights file, so older files keep 
 
 Either may also hold a small *pruning* network (``expert.PRUNE_INPUTS`` raw inputs) that
 the search uses to pick the few plays worth a full evaluation (see
-:func:`gammon.engine.evaluate.choose_play_pruned`).
+:func:`gammon.engine.evaluate.choose_play_pruned`), and a *judge*: a larger contact network
+(several joined, :meth:`Network.joined`) that has the last word on the best few plays of a
+0-ply ranking (see :func:`gammon.engine.evaluate.judge_plays`).
 
 The first layer is stored input-major (``hidden_weights[input, unit]``) so the forward pass
 can skip the many zero inputs: a shape chosen for speed.
@@ -96,17 +98,20 @@ class Network:
                        np.concatenate([self.output_weights, np.zeros_like(extra.output_weights)]),
                        self.output_bias.copy())
 
-    def joined(self, other: Network) -> Network:
-        """This network and ``other`` side by side as one network of both's hidden units,
-        each's output weights and bias halved: its outputs' sums are the mean of the two
-        networks' sums (a mean of two networks that runs, and fits, as one)."""
-        if other.inputs != self.inputs:
-            raise ValueError(f"a network of {other.inputs} inputs cannot join one of "
-                             f"{self.inputs}")
-        return Network(np.concatenate([self.hidden_weights, other.hidden_weights], axis=1),
-                       np.concatenate([self.hidden_bias, other.hidden_bias]),
-                       np.concatenate([self.output_weights, other.output_weights]) / 2,
-                       (self.output_bias + other.output_bias) / 2)
+    def joined(self, *others: Network) -> Network:
+        """This network and ``others`` side by side as one network of all their hidden
+        units, each's output weights and bias divided by their number: its outputs' sums
+        are the mean of the networks' sums (a mean of networks that runs, and fits, as
+        one)."""
+        members = (self, *others)
+        for other in others:
+            if other.inputs != self.inputs:
+                raise ValueError(f"a network of {other.inputs} inputs cannot join one of "
+                                 f"{self.inputs}")
+        return Network(np.concatenate([m.hidden_weights for m in members], axis=1),
+                       np.concatenate([m.hidden_bias for m in members]),
+                       np.concatenate([m.output_weights for m in members]) / len(members),
+                       np.sum([m.output_bias for m in members], axis=0) / len(members))
 
 
 @dataclass
@@ -119,11 +124,15 @@ class NetworkPair:
     crashed: Network | None = None
     feature_set: int = BASIC
     prune: Network | None = None
+    judge: Network | None = None
 
     def __post_init__(self) -> None:
         if self.prune is not None and self.prune.inputs != expert.PRUNE_INPUTS:
             raise ValueError(f"the pruning network has {self.prune.inputs} inputs, not "
                              f"{expert.PRUNE_INPUTS}")
+        if self.judge is not None and self.judge.inputs != self.contact.inputs:
+            raise ValueError(f"the judge has {self.judge.inputs} inputs, the contact network "
+                             f"{self.contact.inputs}")
         if self.feature_set not in CLASS_INPUTS:
             raise ValueError(f"unknown feature set {self.feature_set!r}")
         if (self.crashed is None) != (self.feature_set == BASIC):
@@ -169,12 +178,13 @@ class NetworkPair:
             nets = {kind: Network(*(data[f"{kind}_{name}"].astype(np.float32)
                                     for name in _ARRAY_NAMES))
                     for kind in CLASS_INPUTS[feature_set]}
-            prune = None
-            if "prune_hidden_weights" in data:
-                prune = Network(*(data[f"prune_{name}"].astype(np.float32)
-                                  for name in _ARRAY_NAMES))
+            prune, judge = (Network(*(data[f"{kind}_{name}"].astype(np.float32)
+                                      for name in _ARRAY_NAMES))
+                            if f"{kind}_hidden_weights" in data else None
+                            for kind in ("prune", "judge"))
         try:
-            return cls(nets["contact"], nets["race"], nets.get("crashed"), feature_set, prune)
+            return cls(nets["contact"], nets["race"], nets.get("crashed"), feature_set, prune,
+                       judge)
         except ValueError as error:
             raise ValueError(f"{path}: {error}") from None
 
@@ -187,6 +197,8 @@ class NetworkPair:
         stored = self.networks()
         if self.prune is not None:
             stored["prune"] = self.prune
+        if self.judge is not None:
+            stored["judge"] = self.judge
         for kind, net in stored.items():
             for name, array in zip(_ARRAY_NAMES, net.arrays(), strict=True):
                 arrays[f"{kind}_{name}"] = array
@@ -199,7 +211,8 @@ class NetworkPair:
     def copy(self) -> NetworkPair:
         return NetworkPair(self.contact.copy(), self.race.copy(),
                            None if self.crashed is None else self.crashed.copy(),
-                           self.feature_set, None if self.prune is None else self.prune.copy())
+                           self.feature_set, None if self.prune is None else self.prune.copy(),
+                           None if self.judge is None else self.judge.copy())
 
     def arrays(self) -> tuple[np.ndarray, ...]:
         """Contact then race weights, as the kernels take them (see

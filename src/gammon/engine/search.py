@@ -38,6 +38,7 @@ from gammon.engine.evaluate import (
     choose_play_weighted,
     evaluate_after,
     evaluate_position,
+    judge_plays,
     lost_result,
     new_scratch,
     play_score,
@@ -162,10 +163,12 @@ def rank_plays(boards: np.ndarray, count: int, plies: int, keep: np.ndarray,
     """Evaluate ``boards[:count]`` (candidate plays) with the move filter.
 
     Every candidate gets a 0-ply evaluation; survivors of the filter at ply n are
-    evaluated at ply n + 1, up to ``plies``. ``probs[i]`` holds candidate i's deepest
-    evaluation and ``depth[i]`` the ply it reached. ``scratch`` is best made once for many
-    searches with ``nets``, with an evaluation cache (``new_scratch(SEARCH_CACHE_ENTRIES)``):
-    a 2-ply search meets a quarter of its positions more than once. The filter compares
+    evaluated at ply n + 1, up to ``plies``; a 0-ply ranking ends with the judge's word on
+    its best few (:func:`~gammon.engine.evaluate.judge_plays`, when ``nets`` has a judge).
+    ``probs[i]`` holds candidate i's deepest evaluation and ``depth[i]`` the ply it
+    reached. ``scratch`` is best made once for many searches with ``nets``, with an
+    evaluation cache (``new_scratch(SEARCH_CACHE_ENTRIES)``): a 2-ply search meets a
+    quarter of its positions more than once. The filter compares
     cubeless money equities (:func:`rank_plays_weighted` with :data:`MONEY_WEIGHTS`).
     """
     rank_plays_weighted(boards, count, plies, keep, margin, MONEY_WEIGHTS, MONEY_WEIGHTS, nets,
@@ -186,6 +189,8 @@ def rank_plays_weighted(boards: np.ndarray, count: int, plies: int, keep: np.nda
     for i in range(count):
         play_value(boards[i], 0, nets, scratch, level1, level2, probs[i])
         depth[i] = 0
+    if plies == 0:
+        judge_plays(boards, count, nets, scratch, probs, weights)
     for ply in range(1, plies + 1):
         # filter on the ply just done
         equities = np.full(count, -1e9)
