@@ -370,7 +370,8 @@ def our_choices(positions_set: object, nets: tuple[np.ndarray, ...], plies: int,
 def mean_choices(positions_set: object, weight_files: Sequence[Path],
                  decisions: np.ndarray) -> np.ndarray:
     """The play with the best mean 0-ply equity over several networks in each decision:
-    their probabilities averaged, as ``gammon train --stage label --teachers`` labels."""
+    their probabilities averaged, as ``gammon train --stage label --teachers`` labels
+    (each file's networks themselves: a judge, which is itself a mean, stays out)."""
     start, plays = positions_set.start, positions_set.plays  # type: ignore[attr-defined]
     sums = [np.zeros(start[d + 1] - start[d]) for d in decisions]
     move_filter = MoveFilter()
@@ -378,7 +379,7 @@ def mean_choices(positions_set: object, weight_files: Sequence[Path],
     margin = np.array(move_filter.margin, dtype=np.float64)
     levels = search.new_levels()
     for path in weight_files:
-        nets = kernel_arrays(NetworkPair.load(path))
+        nets = kernel_arrays(NetworkPair.load(path), judge_keep=0)
         scratch = new_scratch()
         for i, d in enumerate(decisions):
             count = len(sums[i])

@@ -1,6 +1,6 @@
 """Versioned weights (basic and expert feature sets), routing of positions to their class's
-network, resumable TD training, and the evaluation's speed shortcuts
-(gammon.engine.network / evaluate / training / search)."""
+network, resumable TD training, the evaluation's speed shortcuts and the judge of 0-ply
+rankings (gammon.engine.network / evaluate / training / search)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,10 @@ from gammon.core import _movegen
 from gammon.core.position import Position
 from gammon.engine import expert, features, search
 from gammon.engine.evaluate import (
+    JUDGE_KEEP,
+    JUDGE_MARGIN,
     SEARCH_CACHE_ENTRIES,
+    choose_play,
     evaluate_position,
     kernel_arrays,
     new_scratch,
@@ -23,6 +26,7 @@ from gammon.engine.network import (
     EXPERT,
     Network,
     NetworkPair,
+    equity,
     forward,
     forward_from_sums,
     hidden_sigmoid,
@@ -50,12 +54,16 @@ def test_files_without_a_feature_set_load_as_the_basic_feature_set() -> None:
     assert nets.contact.inputs == features.INPUTS
 
 
-def test_shipped_weights_are_the_expert_networks_with_a_pruning_network() -> None:
-    """The shipped file holds the three expert-input networks and the search's pruning
-    network (2-ply stays cheap only with it)."""
+def test_shipped_weights_are_the_expert_networks_with_a_pruning_network_and_a_judge() -> None:
+    """The shipped file holds the three expert-input networks, the search's pruning
+    network (2-ply stays cheap only with it) and the judge of 0-ply rankings (its contact
+    network joined with three others)."""
     nets = NetworkPair.load(SHIPPED)
     assert nets.feature_set == EXPERT
     assert nets.crashed is not None and nets.prune is not None
+    assert nets.judge is not None and nets.judge.hidden == 4 * nets.contact.hidden
+    np.testing.assert_array_equal(nets.judge.hidden_weights[:, :nets.contact.hidden],
+                                  nets.contact.hidden_weights)
     assert nets.contact.inputs == expert.CONTACT_INPUTS
     assert nets.race.inputs == expert.RACE_INPUTS
 
@@ -324,3 +332,98 @@ def test_the_search_cache_changes_no_result() -> None:
         for probs, depth in figures[1:]:
             np.testing.assert_array_equal(probs, figures[0][0])
             np.testing.assert_array_equal(depth, figures[0][1])
+
+
+# -- the judge: the last word on the best few plays of a 0-ply ranking ------------------------
+
+TWELFTH = Path(__file__).parents[2] / "training/checkpoints/td-expert-h256-seed3-gen12-prune.npz"
+TEACHER = Path(__file__).parents[2] / "training/checkpoints/teacher-contact-gen10-seed11.npz"
+
+
+def _ranked(nets: NetworkPair, board: np.ndarray, roll: tuple[int, int],
+            plies: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every play's probabilities and depth from ``search.rank_plays``: the default filter."""
+    level = _movegen.new_scratch()
+    count = search._generate(board, *roll, level)
+    levels = search.new_levels()
+    probs, depth = np.empty((count, 5)), np.empty(count, dtype=np.int64)
+    search.rank_plays(level[0][:count].copy(), count, plies, np.array([8, 2]),
+                      np.array([0.16, 0.04]), kernel_arrays(nets), new_scratch(), levels[1],
+                      levels[2], probs, depth)
+    return probs, depth
+
+
+def _judged_pair() -> tuple[NetworkPair, NetworkPair, NetworkPair]:
+    """The twelfth networks without a judge, with the mean of their contact network and a
+    teacher's as judge, and with that judge as their contact network (no judge): the
+    judge's evaluation of every play, computed the plain way."""
+    plain = NetworkPair.load(TWELFTH)
+    assert plain.judge is None
+    judge = plain.contact.joined(NetworkPair.load(TEACHER).contact)
+    judged, as_contact = plain.copy(), plain.copy()
+    judged.judge, as_contact.contact = judge, judge
+    return plain, judged, as_contact
+
+
+def test_the_judge_values_the_best_plays_of_a_0_ply_ranking_and_the_best_is_one_it_judged() -> None:
+    """With a judge, a 0-ply ranking gives each play either the contact network's
+    probabilities or the judge's: the judge's for the best few (at most JUDGE_KEEP, within
+    JUDGE_MARGIN of the best by the contact network) and for the play ranked best at the
+    end, so a play the judge never saw cannot overtake those it marked down; the others
+    keep the contact network's. Plays that leave a race keep their race evaluation."""
+    plain, judged, as_contact = _judged_pair()
+    rolls = [(6, 5), (3, 1), (4, 4), (6, 2), (5, 3), (2, 1), (6, 6), (5, 4)]
+    kept_plain = changed_choice = 0
+    for seed in range(40):
+        board = random_game_position(100 + seed, 3 + seed % 37).array()
+        roll = rolls[seed % len(rolls)]
+        mine, _ = _ranked(plain, board, roll, 0)
+        theirs, _ = _ranked(as_contact, board, roll, 0)
+        probs, depth = _ranked(judged, board, roll, 0)
+        assert not depth.any()
+        is_judge = np.all(np.abs(probs - theirs) < 1e-7, axis=1)
+        is_plain = np.all(np.abs(probs - mine) < 1e-7, axis=1)
+        assert np.all(is_judge | is_plain)
+        equities = [equity(row) for row in mine]
+        order = np.argsort(equities, kind="stable")[::-1]
+        for i in order[:JUDGE_KEEP]:
+            if equities[i] >= equities[order[0]] - JUDGE_MARGIN:
+                assert is_judge[i]
+        best = int(np.argmax([equity(row) for row in probs]))
+        assert is_judge[best]
+        kept_plain += int(np.sum(is_plain & ~is_judge))
+        changed_choice += int(best != order[0])
+        # the games' 0-ply player (benchmarks, self-play) makes the same choice
+        level = _movegen.new_scratch()
+        count = search._generate(board, *roll, level)
+        assert choose_play(level[0], count, kernel_arrays(judged), new_scratch(),
+                           np.empty(5)) == best
+    assert kept_plain > 0 and changed_choice > 0  # the judge is not everywhere, and matters
+
+
+def test_the_judge_leaves_deeper_searches_and_networks_without_one_as_they_were() -> None:
+    """The judge speaks only at 0-ply: a 1-ply ranking is the same, to the bit, with or
+    without it; the kernel arrays of networks without a judge judge nothing."""
+    plain, judged, _ = _judged_pair()
+    assert kernel_arrays(plain).judge_keep[0] == 0
+    assert kernel_arrays(judged).judge_keep[0] == JUDGE_KEEP
+    for position, roll in zip(SEARCH_POSITIONS, [(6, 5), (3, 1), (4, 4), (6, 2), (5, 3), (2, 1)],
+                              strict=True):
+        for (a, da), (b, db) in [(_ranked(plain, position.array(), roll, 1),
+                                  _ranked(judged, position.array(), roll, 1))]:
+            np.testing.assert_array_equal(a, b)
+            np.testing.assert_array_equal(da, db)
+
+
+def test_a_judge_is_saved_and_loaded_and_one_of_other_inputs_refused(tmp_path: Path) -> None:
+    nets = small_expert()
+    nets.judge = nets.contact.joined(small_expert(seed=9).contact)
+    nets.save(tmp_path / "judged.npz")
+    loaded = NetworkPair.load(tmp_path / "judged.npz")
+    assert loaded.judge is not None and loaded.judge.hidden == 16
+    for saved, read in zip(nets.judge.arrays(), loaded.judge.arrays(), strict=True):
+        np.testing.assert_array_equal(saved, read)
+    assert loaded.copy().judge is not None
+    with pytest.raises(ValueError, match="the judge has 4 inputs"):
+        NetworkPair(nets.contact, nets.race, nets.crashed, EXPERT, None,
+                    Network.random(3, seed=1, inputs=4))

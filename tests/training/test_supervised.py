@@ -798,28 +798,31 @@ def test_a_widened_fit_starts_from_the_same_evaluations_with_more_units(
         start.contact.widened(start.contact.hidden - 1, seed=3)
 
 
-def test_two_joined_networks_compute_the_mean_of_their_output_sums() -> None:
-    """Network.joined: one network of both's hidden units whose five outputs are the
-    sigmoids of the mean of the two networks' output sums (their logits), on any input;
-    networks of different inputs are refused."""
+def test_joined_networks_compute_the_mean_of_their_output_sums() -> None:
+    """Network.joined: one network of all their hidden units whose five outputs are the
+    sigmoids of the mean of the networks' output sums (their logits), on any input, for
+    two networks as for three; networks of different inputs are refused."""
     a, b = Network.random(7, seed=1, inputs=12), Network.random(5, seed=2, inputs=12)
+    c = Network.random(4, seed=5, inputs=12)
     b.output_bias[:] = np.random.default_rng(3).normal(0, 1, 5)
-    joined = a.joined(b)
-    assert joined.hidden == 12 and joined.inputs == 12
+    c.output_bias[:] = np.random.default_rng(6).normal(0, 1, 5)
     rng = np.random.default_rng(4)
-    hidden = np.empty(12)
-    for _ in range(20):
-        x = rng.uniform(0, 1, 12).astype(np.float32)
-        outs = []
-        for net in (a, b, joined):
-            out = np.empty(5)
-            forward(x, *net.arrays(), hidden, out)
-            outs.append(out)
-        logit = [np.log(p / (1 - p)) for p in outs[:2]]
-        np.testing.assert_allclose(outs[2], 1 / (1 + np.exp(-(logit[0] + logit[1]) / 2)),
-                                   rtol=1e-5)
+    hidden = np.empty(16)
+    for members in ((a, b), (a, b, c)):
+        joined = members[0].joined(*members[1:])
+        assert joined.hidden == sum(m.hidden for m in members) and joined.inputs == 12
+        for _ in range(20):
+            x = rng.uniform(0, 1, 12).astype(np.float32)
+            outs = []
+            for net in (*members, joined):
+                out = np.empty(5)
+                forward(x, *net.arrays(), hidden, out)
+                outs.append(out)
+            logits = [np.log(p / (1 - p)) for p in outs[:-1]]
+            np.testing.assert_allclose(outs[-1], 1 / (1 + np.exp(-np.mean(logits, axis=0))),
+                                       rtol=1e-5)
     with pytest.raises(ValueError, match="cannot join"):
-        a.joined(Network.random(5, seed=2, inputs=13))
+        a.joined(b, Network.random(5, seed=2, inputs=13))
 
 
 def test_a_joined_fit_starts_from_the_two_networks_side_by_side(

@@ -334,9 +334,21 @@ def play_score(probs: np.ndarray, weights: np.ndarray) -> float:
 @_jit
 def choose_play(boards: np.ndarray, count: int, nets: KernelArrays, scratch: Arrays,
                 best_probs: np.ndarray) -> int:
-    """Index of the play with the highest cubeless equity at 0-ply; its probabilities go
-    to ``best_probs``."""
-    return choose_play_weighted(boards, count, nets, scratch, best_probs, MONEY_WEIGHTS)
+    """Index of the play with the highest cubeless equity at 0-ply, after the judge's word
+    when ``nets`` has a judge (as a 0-ply ranking has it, :func:`judge_plays`); its
+    probabilities go to ``best_probs``."""
+    if nets.judge_keep[0] <= 0:
+        return choose_play_weighted(boards, count, nets, scratch, best_probs, MONEY_WEIGHTS)
+    probs = np.empty((count, OUTPUTS), dtype=np.float64)
+    for i in range(count):
+        evaluate_after(boards[i], nets, scratch, probs[i])
+    judge_plays(boards, count, nets, scratch, probs, MONEY_WEIGHTS)
+    best = 0
+    for i in range(1, count):
+        if equity(probs[i]) > equity(probs[best]):
+            best = i
+    best_probs[:] = probs[best]
+    return best
 
 
 @_jit
