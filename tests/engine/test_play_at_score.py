@@ -123,14 +123,22 @@ def test_in_money_play_the_cube_changes_the_values_not_the_search(engine: Engine
 
 def test_the_bot_plays_at_the_score_unless_told_to_play_money(engine: Engine) -> None:
     """At double match point the bot's play is the one with the best winning chance; the
-    money-play bot (``at_score=False``) keeps the cubeless money choice."""
+    money-play bot (``at_score=False``) keeps the cubeless money choice. Without a judge a
+    play's 0-ply probabilities do not depend on the score, so the best winning chance is
+    read from the money ranking; the judge values the best few plays at the score's prices,
+    so with it the winning chances are read from the ranking at the score."""
     dmp = CubeInfo.match(1, 1)
-    differ = 0
+    assert engine.nets.judge is not None
+    nets = engine.nets.copy()
+    nets.judge = None
+    plain, differ = Engine(nets), 0
     for position, roll in decisions(80, seed=3):
-        best_win = max(engine.rank_plays(position, roll), key=lambda r: r.probabilities.win)
-        chosen = choose(engine, position, roll, context=dmp)
-        assert chosen.position == best_win.play.position
-        differ += choose(engine, position, roll).position != chosen.position
+        for bot, ranking in ((plain, None), (engine, dmp)):
+            best_win = max(bot.rank_plays(position, roll, context=ranking),
+                           key=lambda r: r.probabilities.win)
+            chosen = choose(bot, position, roll, context=dmp)
+            assert chosen.position == best_win.play.position
+            differ += choose(bot, position, roll).position != chosen.position
     assert differ > 0  # the score changed some plays: the test can tell the two apart
 
 
@@ -185,7 +193,8 @@ def test_the_match_bot_plays_at_its_own_view_of_the_score(engine: Engine) -> Non
 
 def test_the_analysis_grades_a_play_at_the_score(engine: Engine) -> None:
     """The analysis of a DMP game values each play by its winning chance: the best play
-    has the best winning chance, and the loss is twice the difference in winning chance."""
+    has the best winning chance, and the loss is twice the difference in winning chance
+    (the chances of the ranking at that score: the judge values its best plays there)."""
     rng = random.Random(9)
     record: list = []
     bots = (MatchBot(engine, rng=random.Random(1), at_score=False),
@@ -197,7 +206,7 @@ def test_the_analysis_grades_a_play_at_the_score(engine: Engine) -> None:
     for d in graded[:15]:
         position = Position.from_id(d.position_id)
         roll = Roll(int(d.roll[0]), int(d.roll[1]))
-        ranked = engine.rank_plays(position, roll)
+        ranked = engine.rank_plays(position, roll, context=CubeInfo.match(1, 1))
         best = max(r.probabilities.win for r in ranked)
         played = next(r for r in ranked if r.play.notation() == d.played)
         assert d.best_equity == pytest.approx(2 * best - 1, abs=1e-9)

@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 G=${GAMMON:-.venv/bin/gammon}
 W=$1
-MONEY_BASELINE=${2:-benchmarks/results/gnubg-money-nocube-expert-vs-gnubg0ply-seed1-wfde3060d715b.txt}
+MONEY_BASELINE=${2:-benchmarks/results/gnubg-money-nocube-expert-vs-gnubg0ply-seed1-w8a7967eea36b.txt}
 B=src/gammon/engine/weights/gammon.npz
 $G bench reference --gnubg-ply 2 --context "" --ply 0 --weights $W --baseline $B
 $G bench reference --gnubg-ply 2 --context "" --ply 1 --weights $W --baseline $B
