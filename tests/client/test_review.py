@@ -247,6 +247,10 @@ class Reviewed:
         page.goto(self.pages.base + f"/#/review/{self.match_id}")
         page.wait_for_function("window.gammon && window.gammon.socket.status === 'open'")
         page.wait_for_selector(".review-status [data-status=done]", timeout=180_000)
+        # the analysis may come (HTTP) before the match's events (the socket's feed): the
+        # review rates the frames once both are in
+        page.wait_for_function(f"{PAGE}.frames.length > 0 "
+                               f"&& {PAGE}.rated.length === {PAGE}.frames.length")
         return page
 
 
