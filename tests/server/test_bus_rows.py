@@ -44,15 +44,37 @@ async def play(server: Server, match_id: str, users: Any, seed: int) -> None:
                      play=random_play(game, random.Random(seed)))
 
 
+async def watched_match(database_url: str, redis_url: str, bus: LocalBus
+                        ) -> tuple[Server, Server, str, Any, Socket]:
+    """Two server processes on ``bus``: ``acting``, where a started match is played, and
+    ``watching``, holding the match with one of its players subscribed."""
+    acting = await servers(database_url, redis_url, bus).start()
+    watching = await servers(database_url, redis_url, bus).start()
+    match_id, users = await a_started_match(acting, watching)
+    socket = Socket(users[1])
+    await watching.hub.subscribe(socket, match_id, since=None)
+    return acting, watching, match_id, users, socket
+
+
+async def play_unannounced(server: Server, match_id: str, users: Any, seed: int) -> None:
+    """:func:`play` with ``server``'s bus messages lost."""
+    publish = server.hub.publish
+
+    async def drop(_message: dict[str, Any]) -> None:
+        return None
+
+    server.hub.publish = drop  # type: ignore[method-assign,assignment]
+    try:
+        await play(server, match_id, users, seed)
+    finally:
+        server.hub.publish = publish  # type: ignore[method-assign]
+
+
 def test_the_other_process_applies_the_published_rows_without_reading_the_log(
         database_url: str, redis_url: str) -> None:
     async def main() -> None:
-        bus = LocalBus()
-        acting = await servers(database_url, redis_url, bus).start()
-        watching = await servers(database_url, redis_url, bus).start()
-        match_id, users = await a_started_match(acting, watching)
-        socket = Socket(users[1])
-        await watching.hub.subscribe(socket, match_id, since=None)
+        acting, watching, match_id, users, socket = await watched_match(
+            database_url, redis_url, LocalBus())
         reads = count_log_reads(watching)
 
         await play(acting, match_id, users, 1)  # the play and the next roll: one transition
@@ -64,14 +86,7 @@ def test_the_other_process_applies_the_published_rows_without_reading_the_log(
         assert held.seq == stored.seq and reads == []
 
         # a message lost: the next one leaves a gap, and the log fills it
-        lost = acting.hub.publish
-
-        async def drop(_message: dict[str, Any]) -> None:
-            return None
-
-        acting.hub.publish = drop  # type: ignore[method-assign,assignment]
-        await play(acting, match_id, users, 2)
-        acting.hub.publish = lost  # type: ignore[method-assign]
+        await play_unannounced(acting, match_id, users, 2)
         await play(acting, match_id, users, 3)
         await until(lambda: socket.sent[-1].get("v") == stored.version)
         assert held.seq == stored.seq and reads == [match_id]
@@ -87,22 +102,12 @@ def test_messages_queued_behind_a_log_read_that_got_ahead_of_them_read_nothing_m
         database_url: str, redis_url: str) -> None:
     async def main() -> None:
         bus = LocalBus()
-        acting = await servers(database_url, redis_url, bus).start()
-        watching = await servers(database_url, redis_url, bus).start()
-        match_id, users = await a_started_match(acting, watching)
-        socket = Socket(users[1])
-        await watching.hub.subscribe(socket, match_id, since=None)
+        acting, watching, match_id, users, socket = await watched_match(
+            database_url, redis_url, bus)
         held = await watching.room(match_id)
         reads = count_log_reads(watching)
 
-        lost = acting.hub.publish
-
-        async def drop(_message: dict[str, Any]) -> None:
-            return None
-
-        acting.hub.publish = drop  # type: ignore[method-assign,assignment]
-        await play(acting, match_id, users, 2)  # lost: the next message leaves a gap
-        acting.hub.publish = lost  # type: ignore[method-assign]
+        await play_unannounced(acting, match_id, users, 2)  # the next message leaves a gap
         async with held.lock:  # the watcher busy: the next messages queue on the lock
             for seed in (3, 4):
                 await play(acting, match_id, users, seed)
