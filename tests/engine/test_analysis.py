@@ -37,6 +37,32 @@ def test_the_best_play_loses_nothing_and_a_bad_one_is_a_blunder(engine: Engine) 
     assert summary.performance_rating == pytest.approx(500 * bad.decisions[0].loss)
 
 
+def test_at_0_ply_the_play_made_is_valued_by_the_judge_as_the_best_is(engine: Engine) -> None:
+    """A 0-ply ranking gives its best plays the judge's values; the analysis values the
+    play made by the judge too, so both sides of the loss come from one evaluator. The
+    judge's values here are computed the plain way: networks whose contact network is the
+    judge. At double match point a play is worth 2 P(win) - 1."""
+    assert engine.nets.judge is not None
+    as_contact = engine.nets.copy()
+    as_contact.contact, as_contact.judge = engine.nets.judge, None
+    judge = Engine(as_contact)
+    position, roll = Position.initial(), Roll(3, 1)
+
+    def judged(notation: str) -> float:
+        play = next(p for p in legal_plays(position, roll) if p.notation() == notation)
+        return 2 * judge.evaluate(play.next_position).inverted().win - 1
+
+    decision = analyse_actions([opening(0), PlayMove(0, "24/23 13/10")], Rules(length=1),
+                               engine=engine, plies=0).decisions[0]
+    assert decision.best == "8/5 6/5"
+    assert decision.best_equity == pytest.approx(judged("8/5 6/5"), abs=1e-9)
+    assert decision.played_equity == pytest.approx(judged("24/23 13/10"), abs=1e-9)
+    # the ranking itself left the play made to the contact network: the test can tell
+    ranked = engine.rank_plays(position, roll, plies=0)
+    alone = next(r for r in ranked if r.play.notation() == "24/23 13/10").probabilities
+    assert abs(2 * alone.win - 1 - judged("24/23 13/10")) > 1e-4
+
+
 def test_a_forced_play_is_not_an_unforced_decision(engine: Engine) -> None:
     # A lone checker on the bar, 5-5, and only their 5-point open: bar/20 then 20/15/10/5
     # is the one legal play (the checkers on the 1-point cannot move while one is out).

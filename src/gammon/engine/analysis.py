@@ -450,6 +450,13 @@ def _rate_play(engine: Evaluator, position: Position, roll: Roll, action: PlayMo
         # filtered out early: value it at the same depth as the best for a fair comparison
         after = engine.evaluate(played.next_position, plies=best.ply)
         played_equity = play_equity(after.inverted(), context, played.next_position)
+    elif best.ply == 0 and mine is not best:
+        # at 0-ply the judge valued the best (Engine.judge_play): value the play made by it
+        # too, not by the network whose overrating of its top plays the judge corrects
+        judge = getattr(engine, "judge_play", None)
+        judged = judge(played.position) if judge is not None else None
+        if judged is not None:
+            played_equity = play_equity(judged, context, played.next_position)
     best_play, best_equity, graded_by = best.play, best.equity, f"{best.ply}-ply"
     graded = [(r.play, r.equity) for r in ranked if r.ply == best.ply][:ALTERNATIVES]
     if all(play.position != played.position for play, _ in graded):

@@ -394,32 +394,34 @@ def judge_plays(boards: np.ndarray, count: int, nets: KernelArrays, scratch: Arr
         i = order[rank]
         if scores[i] < floor:
             break
-        _judge(boards[i], nets, scratch, probs[i])
+        judge_after(boards[i], nets, scratch, probs[i])
         scores[i] = play_score(probs[i], weights)
         seen[i] = True
     while True:
         best = int(np.argmax(scores))
         if seen[best]:
             return
-        _judge(boards[best], nets, scratch, probs[best])
+        judge_after(boards[best], nets, scratch, probs[best])
         scores[best] = play_score(probs[best], weights)
         seen[best] = True
 
 
 @_jit
-def _judge(after: np.ndarray, nets: KernelArrays, scratch: Arrays, out: np.ndarray) -> None:
-    """The judge's probabilities of a play for the side that made it, into ``out``, when
-    the play leaves a contact position (else ``out`` is left as it is)."""
+def judge_after(after: np.ndarray, nets: KernelArrays, scratch: Arrays, out: np.ndarray) -> bool:
+    """The judge's probabilities of a play for the side that made it, from the board after
+    it, into ``out``; False (``out`` left as it is) when the play leaves no contact
+    position or ``nets`` has no judge."""
     theirs, swapped, inputs, hidden = scratch[2], scratch[3], scratch[0], scratch[1]
-    if terminal_result(after, theirs):
-        return
+    if nets.judge_keep[0] <= 0 or terminal_result(after, theirs):
+        return False
     swap_board(after, swapped)
     if is_race(swapped) or _encode_for(swapped, nets, inputs, False) != CONTACT:
-        return
+        return False
     forward(inputs, nets.judge_w1, nets.judge_b1, nets.judge_w2, nets.judge_b2, hidden, theirs)
     rule_out_impossible(swapped, theirs)
     make_consistent(theirs)
     invert(theirs, out)
+    return True
 
 
 @_jit

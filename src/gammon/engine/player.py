@@ -143,6 +143,16 @@ class Engine:
         return [from_rows(plays[i], plies_reached[i], probs, i, float(values[i]))
                 for i in order.tolist()]
 
+    def judge_play(self, after: Position) -> Probabilities | None:
+        """The judge's probabilities of a play for the side that made it (``after``: the
+        position it leaves, still from the mover's side, as :attr:`Play.position`), as a
+        0-ply ranking gives them to the best few plays; None when the networks have no
+        judge or the play leaves no contact position."""
+        out = np.empty(OUTPUTS, dtype=np.float64)
+        if not evaluate.judge_after(after.array(), self._arrays, self._scratch(), out):
+            return None
+        return Probabilities.from_array(out)
+
     def choose(self, position: Position, roll: Roll, level: BotLevel | str = "expert",
                rng: random.Random | None = None, *, context: CubeInfo | None = None) -> Play:
         """The play the engine makes at ``level`` (noise drawn from ``rng``), at
