@@ -409,10 +409,9 @@ def test_the_judge_leaves_deeper_searches_and_networks_without_one_as_they_were(
     assert kernel_arrays(judged).judge_keep[0] == JUDGE_KEEP
     for position, roll in zip(SEARCH_POSITIONS, [(6, 5), (3, 1), (4, 4), (6, 2), (5, 3), (2, 1)],
                               strict=True):
-        for (a, da), (b, db) in [(_ranked(plain, position.array(), roll, 1),
-                                  _ranked(judged, position.array(), roll, 1))]:
-            np.testing.assert_array_equal(a, b)
-            np.testing.assert_array_equal(da, db)
+        (a, da), (b, db) = (_ranked(nets, position.array(), roll, 1) for nets in (plain, judged))
+        np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(da, db)
 
 
 def test_a_judge_is_saved_and_loaded_and_one_of_other_inputs_refused(tmp_path: Path) -> None:
